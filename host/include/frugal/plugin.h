@@ -1,0 +1,176 @@
+/* frugal plugin ABI, version 1.
+ *
+ * A plugin is a shared object exporting ONE C symbol, `frugal_plugin_entry`.
+ * The host calls it with the ABI version it speaks; the plugin answers with a
+ * descriptor (or NULL when it cannot serve that version). Only then does the host
+ * look at the kind-specific function table the descriptor points to. Every table
+ * starts with its own size so that later versions can append functions.
+ *
+ * Only C types and opaque handles cross the boundary. Structured data travels as
+ * UTF-8 JSON text (cost tables, plans, options, reports) or as serialized ONNX
+ * bytes (models), so a plugin may be written in any language against any ONNX
+ * library. Tensors travel as `frugal_tensor` views of caller-owned memory.
+ *
+ * Errors: every function that can fail returns a `frugal_status`; on failure it
+ * writes a NUL-terminated message into the caller's `frugal_error` buffer. Nothing
+ * may throw across this boundary.
+ *
+ * Ownership:
+ *   - Pointers passed IN are borrowed for the duration of the call only.
+ *   - Buffers passed OUT are `frugal_blob`s allocated by the plugin; the host calls
+ *     blob.release(blob.data) exactly once when done (release may be NULL for
+ *     static data).
+ *   - Handles (`frugal_executor*`) are created by the plugin and destroyed by the
+ *     host through the same table's `destroy`.
+ *   - The descriptor and tables are static data of the plugin; they stay valid until
+ *     the host unloads the shared object.
+ */
+#ifndef FRUGAL_PLUGIN_H
+#define FRUGAL_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FRUGAL_ABI_VERSION 1u
+#define FRUGAL_ENTRY_SYMBOL "frugal_plugin_entry"
+
+#if defined(__GNUC__)
+#define FRUGAL_EXPORT __attribute__((visibility("default")))
+#else
+#define FRUGAL_EXPORT
+#endif
+
+typedef enum frugal_kind {
+  FRUGAL_KIND_FOLDER = 1,
+  FRUGAL_KIND_PREDICTOR = 2,
+  FRUGAL_KIND_PLANNER = 3,
+  FRUGAL_KIND_EXECUTOR = 4
+} frugal_kind;
+
+typedef enum frugal_status {
+  FRUGAL_OK = 0,
+  FRUGAL_ERR_INVALID_ARGUMENT = 1, /* bad options, malformed JSON/ONNX, bad shapes */
+  FRUGAL_ERR_UNSUPPORTED = 2,      /* op / dtype / feature this plugin lacks */
+  FRUGAL_ERR_OUT_OF_MEMORY = 3,    /* host or device allocation failed */
+  FRUGAL_ERR_BUDGET = 4,           /* does not fit the memory budget */
+  FRUGAL_ERR_DEVICE = 5,           /* device missing, lost, or failing */
+  FRUGAL_ERR_INTERNAL = 6
+} frugal_status;
+
+#define FRUGAL_ERROR_CAPACITY 2048
+typedef struct frugal_error {
+  char message[FRUGAL_ERROR_CAPACITY]; /* NUL-terminated, written by the plugin */
+} frugal_error;
+
+typedef struct frugal_blob {
+  void* data;
+  size_t size;
+  void (*release)(void* data); /* called once by the receiver; may be NULL */
+} frugal_blob;
+
+/* Element types: values of ONNX TensorProto.DataType. */
+typedef enum frugal_dtype { FRUGAL_DTYPE_FLOAT32 = 1, FRUGAL_DTYPE_INT64 = 7 } frugal_dtype;
+
+/* A view of a dense, C-ordered tensor in caller-owned memory. */
+typedef struct frugal_tensor {
+  const char* name;
+  int32_t dtype; /* frugal_dtype */
+  int32_t rank;
+  const int64_t* dims;
+  void* data;
+  size_t bytes; /* size of data in bytes (checked by the receiver) */
+} frugal_tensor;
+
+/* ---- folder ---------------------------------------------------------------
+ * fold: takes a serialized ONNX model, returns the folded model (ONNX bytes) and
+ * a JSON report {"bn_total":N,"bn_folded":N,"nodes":[{"name","folded","direction",
+ * "into":[...],"reason"}...]}. options_json may be NULL. */
+typedef struct frugal_folder_api {
+  size_t struct_size;
+  frugal_status (*fold)(const void* onnx, size_t onnx_size, const char* options_json,
+                        frugal_blob* out_onnx, frugal_blob* out_report_json, frugal_error* err);
+} frugal_folder_api;
+
+/* ---- planner --------------------------------------------------------------
+ * plan: takes a cost table (JSON, see docs/COSTS.md) and options
+ * {"budget_bytes":N,"batch":B,"unit_bytes":U,...}, returns a plan (JSON, see
+ * docs/PLAN.md). */
+typedef struct frugal_planner_api {
+  size_t struct_size;
+  frugal_status (*plan)(const char* costs_json, const char* options_json, frugal_blob* out_plan_json,
+                        frugal_error* err);
+} frugal_planner_api;
+
+/* ---- predictor ------------------------------------------------------------
+ * predict: takes the model (ONNX bytes), a cost table with some measured entries
+ * and options {"upto":B}; returns the cost table with every entry for batch sizes
+ * 1..upto filled, each marked "measured" or "predicted". */
+typedef struct frugal_predictor_api {
+  size_t struct_size;
+  frugal_status (*predict)(const void* onnx, size_t onnx_size, const char* costs_json,
+                           const char* options_json, frugal_blob* out_costs_json, frugal_error* err);
+} frugal_predictor_api;
+
+/* ---- executor -------------------------------------------------------------
+ * An executor instance holds one model, prepared for running, and one arena.
+ * Layers are the executor's schedulable units (a conv with the BN/ReLU that run
+ * in place after it counts as one layer), listed by describe(). */
+typedef struct frugal_executor frugal_executor; /* opaque */
+
+typedef struct frugal_layer_bytes {
+  uint64_t in_bytes;  /* input activations read by the layer at this batch */
+  uint64_t out_bytes; /* output activations written */
+  uint64_t ws_bytes;  /* workspace (im2col, gathered weights, ...) */
+} frugal_layer_bytes;
+
+typedef struct frugal_executor_api {
+  size_t struct_size;
+  /* options_json: {"threads":T,"device":N,...}; may be NULL. */
+  frugal_status (*create)(const void* onnx, size_t onnx_size, const char* options_json,
+                          frugal_executor** out, frugal_error* err);
+  void (*destroy)(frugal_executor* ex);
+  /* JSON {"device":"...","layers":[{"name":..,"inputs":[..],"ops":[..],
+   *  "macs_per_sample":N}...],"inputs":[{"name","shape"}],"outputs":[...]} */
+  frugal_status (*describe)(frugal_executor* ex, frugal_blob* out_json, frugal_error* err);
+  /* Bytes layer `layer` (index into describe's list) really uses at `batch`. */
+  frugal_status (*layer_bytes)(frugal_executor* ex, int32_t layer, int32_t batch,
+                               frugal_layer_bytes* out, frugal_error* err);
+  /* Allocates (or re-allocates) the arena of exactly budget_bytes. */
+  frugal_status (*set_budget)(frugal_executor* ex, uint64_t budget_bytes, frugal_error* err);
+  /* Runs the graph on the inputs. plan_json NULL: whole batch, layer by layer.
+   * Otherwise the plan's steps in order. Outputs are caller-allocated with the
+   * right shapes. Refuses (FRUGAL_ERR_BUDGET) before running anything that would
+   * not fit. report_json (may be NULL): {"peak_bytes":N,"seconds":S,
+   * "steps":[{"layer","first","count","seconds"}]}. */
+  frugal_status (*run)(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs,
+                       size_t n_inputs, frugal_tensor* outputs, size_t n_outputs,
+                       frugal_blob* out_report_json, frugal_error* err);
+  /* Times layer `layer` at `batch` (per-batch seconds; median of `repeats` after a
+   * warm-up), on synthetic data inside the arena. */
+  frugal_status (*time_layer)(frugal_executor* ex, int32_t layer, int32_t batch, int32_t repeats,
+                              double* out_median_seconds, double* out_spread_seconds,
+                              frugal_error* err);
+} frugal_executor_api;
+
+/* ---- the entry point ------------------------------------------------------ */
+typedef struct frugal_plugin_descriptor {
+  size_t struct_size;
+  uint32_t abi_version; /* FRUGAL_ABI_VERSION the plugin was built against */
+  int32_t kind;         /* frugal_kind */
+  const char* name;     /* short, unique per kind: "cpu", "banoff", "vbs" */
+  const char* version;  /* plugin's own version string */
+  const char* description;
+  const void* api; /* frugal_<kind>_api*, starting with its struct_size */
+} frugal_plugin_descriptor;
+
+typedef const frugal_plugin_descriptor* (*frugal_plugin_entry_fn)(uint32_t host_abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FRUGAL_PLUGIN_H */
