@@ -1,0 +1,189 @@
+#include "plugins/executor_client.h"
+
+#include <cmath>
+#include <utility>
+
+#include "onnx/onnx_export.h"
+#include "plugins/plugin_call.h"
+
+namespace frugal {
+
+namespace {
+
+// The names listed under describe()[key], checked.
+std::vector<std::string> names_in(const LoadedPlugin& p, const nlohmann::json& d, const char* key) {
+  if (!d.contains(key) || !d[key].is_array())
+    throw Error(plugin_label(p) + ": describe() has no \"" + key + "\" list");
+  std::vector<std::string> names;
+  for (const auto& t : d[key]) {
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
+      throw Error(plugin_label(p) + ": describe() lists an entry of \"" + key + "\" without a name");
+    names.push_back(t["name"].get<std::string>());
+  }
+  return names;
+}
+
+// Views of host tensors for the C ABI; `dims` and `views` must outlive the call.
+void make_views(const std::vector<std::string>& names, const std::vector<Tensor>& tensors,
+                const char* role, std::vector<frugal_tensor>& views) {
+  if (names.size() != tensors.size())
+    throw Error(std::string("executor run: ") + std::to_string(tensors.size()) + " " + role + " tensors but " +
+                std::to_string(names.size()) + " names");
+  views.clear();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dims.empty() || t.numel() != static_cast<int64_t>(t.data.size()))
+      throw Error(std::string("executor run: ") + role + " '" + names[i] + "' has shape " + t.shape_string() +
+                  " but " + std::to_string(t.data.size()) + " values");
+    frugal_tensor v;
+    v.name = names[i].c_str();
+    v.dtype = FRUGAL_DTYPE_FLOAT32;
+    v.rank = static_cast<int32_t>(t.dims.size());
+    v.dims = t.dims.data();
+    // Inputs are declared read-only by the ABI's ownership rules; the C struct
+    // has one pointer type for both directions.
+    v.data = const_cast<float*>(t.data.data());
+    v.bytes = t.bytes();
+    views.push_back(v);
+  }
+}
+
+}  // namespace
+
+ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options)
+    : plugin_(&executor) {
+  require_kind(executor, FRUGAL_KIND_EXECUTOR);
+  create(save_onnx_bytes(model), options);
+}
+
+ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,
+                               const nlohmann::json& options)
+    : plugin_(&executor) {
+  require_kind(executor, FRUGAL_KIND_EXECUTOR);
+  create(onnx_bytes, options);
+}
+
+ExecutorClient::~ExecutorClient() { release(); }
+
+ExecutorClient::ExecutorClient(ExecutorClient&& other) noexcept
+    : plugin_(other.plugin_), handle_(std::exchange(other.handle_, nullptr)) {}
+
+ExecutorClient& ExecutorClient::operator=(ExecutorClient&& other) noexcept {
+  if (this != &other) {
+    release();
+    plugin_ = other.plugin_;
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+void ExecutorClient::release() noexcept {
+  if (handle_) api().destroy(handle_);
+  handle_ = nullptr;
+}
+
+const frugal_executor_api& ExecutorClient::api() const {
+  return *static_cast<const frugal_executor_api*>(plugin_->api);
+}
+
+void ExecutorClient::create(const std::string& onnx_bytes, const nlohmann::json& options) {
+  const std::string opts = options.is_null() ? std::string() : options.dump();
+  frugal_error err = fresh_error();
+  frugal_executor* h = nullptr;
+  const int status =
+      api().create(onnx_bytes.data(), onnx_bytes.size(), options.is_null() ? nullptr : opts.c_str(), &h, &err);
+  if (status != FRUGAL_OK && h) api().destroy(h);  // a failed create must not leak a half-built one
+  check_status(*plugin_, status, err, "create");
+  if (!h) throw Error(plugin_label(*plugin_) + ": create returned OK but no executor");
+  handle_ = h;
+}
+
+nlohmann::json ExecutorClient::describe() const {
+  if (!handle_) throw Error(plugin_label(*plugin_) + ": executor used after being moved from");
+  BlobHolder out;
+  frugal_error err = fresh_error();
+  check_status(*plugin_, api().describe(handle_, out.out(), &err), err, "describe");
+  nlohmann::json d = blob_json(*plugin_, out, "description", false);
+  if (!d.is_object()) throw Error(plugin_label(*plugin_) + ": describe() returned a JSON " +
+                                  std::string(d.type_name()) + ", not an object");
+  return d;
+}
+
+std::vector<std::string> ExecutorClient::input_names() const { return names_in(*plugin_, describe(), "inputs"); }
+std::vector<std::string> ExecutorClient::output_names() const { return names_in(*plugin_, describe(), "outputs"); }
+
+std::vector<std::vector<int64_t>> ExecutorClient::output_shapes(int64_t batch) const {
+  const nlohmann::json d = describe();
+  const auto names = names_in(*plugin_, d, "outputs");
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto& s = d["outputs"][i].value("shape", nlohmann::json());
+    if (!s.is_array() || s.empty())
+      throw Error(plugin_label(*plugin_) + ": describe() gives output '" + names[i] + "' no shape");
+    std::vector<int64_t> dims;
+    for (size_t k = 0; k < s.size(); ++k) {
+      if (k == 0) {
+        dims.push_back(batch);  // the batch dimension, whatever the model was created with
+      } else if (s[k].is_number_integer() && s[k].get<int64_t>() >= 0) {
+        dims.push_back(s[k].get<int64_t>());
+      } else {
+        throw Error(plugin_label(*plugin_) + ": describe() gives output '" + names[i] + "' dimension " +
+                    std::to_string(k) + " = " + s[k].dump() + ", not a size");
+      }
+    }
+    shapes.push_back(std::move(dims));
+  }
+  return shapes;
+}
+
+LayerBytes ExecutorClient::layer_bytes(int layer, int batch) const {
+  frugal_layer_bytes b{0, 0, 0};
+  frugal_error err = fresh_error();
+  check_status(*plugin_, api().layer_bytes(handle_, layer, batch, &b, &err), err,
+               "layer_bytes(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")");
+  return LayerBytes{b.in_bytes, b.out_bytes, b.ws_bytes};
+}
+
+void ExecutorClient::set_budget(uint64_t bytes) {
+  frugal_error err = fresh_error();
+  check_status(*plugin_, api().set_budget(handle_, bytes, &err), err,
+               "set_budget(" + std::to_string(bytes) + " bytes)");
+}
+
+LayerTiming ExecutorClient::time_layer(int layer, int batch, int repeats) {
+  double median = -1, spread = -1;
+  frugal_error err = fresh_error();
+  const std::string what = "time_layer(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")";
+  check_status(*plugin_, api().time_layer(handle_, layer, batch, repeats, &median, &spread, &err), err, what);
+  if (!std::isfinite(median) || median < 0 || !std::isfinite(spread) || spread < 0)
+    throw Error(plugin_label(*plugin_) + ": " + what + " returned OK but median " + std::to_string(median) +
+                " s, spread " + std::to_string(spread) + " s");
+  return LayerTiming{median, spread};
+}
+
+nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
+                                   const std::vector<Tensor>& inputs,
+                                   const std::vector<std::string>& output_names, std::vector<Tensor>& outputs) {
+  std::vector<frugal_tensor> in_views, out_views;
+  make_views(input_names, inputs, "input", in_views);
+  make_views(output_names, outputs, "output", out_views);
+  const bool whole_batch = plan.is_null() || (plan.is_object() && plan.empty());
+  const std::string plan_text = whole_batch ? std::string() : plan.dump();
+  BlobHolder report;
+  frugal_error err = fresh_error();
+  const int status = api().run(handle_, whole_batch ? nullptr : plan_text.c_str(), in_views.data(),
+                               in_views.size(), out_views.data(), out_views.size(), report.out(), &err);
+  check_status(*plugin_, status, err, "run");
+  return blob_json(*plugin_, report, "run report", true, nlohmann::json::object());
+}
+
+nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+                                   std::vector<Tensor>& outputs) {
+  if (inputs.empty() || inputs[0].dims.empty())
+    throw Error(plugin_label(*plugin_) + ": run needs at least one input with a batch dimension");
+  if (outputs.empty())
+    for (auto& dims : output_shapes(inputs[0].dims[0])) outputs.emplace_back(std::move(dims));
+  return run(plan, input_names(), inputs, output_names(), outputs);
+}
+
+}  // namespace frugal

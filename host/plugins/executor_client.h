@@ -1,0 +1,75 @@
+// One executor instance (a model prepared for running, with its arena) held on
+// the host side. RAII: the plugin's create() in the constructor, destroy() in the
+// destructor. Every call checks the status and what comes back, and failures are
+// frugal::Errors naming the plugin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/plugin.h"
+#include "graph/graph.h"
+#include "plugins/plugin_registry.h"
+#include "tensor/tensor.h"
+
+namespace frugal {
+
+struct LayerBytes {
+  uint64_t in_bytes = 0, out_bytes = 0, ws_bytes = 0;
+};
+
+struct LayerTiming {
+  double median_seconds = 0, spread_seconds = 0;  // per batch
+};
+
+class ExecutorClient {
+ public:
+  // options: {"threads":T,"device":N,...} or null.
+  ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options = nullptr);
+  ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,
+                 const nlohmann::json& options = nullptr);
+  ~ExecutorClient();
+  ExecutorClient(ExecutorClient&& other) noexcept;
+  ExecutorClient& operator=(ExecutorClient&& other) noexcept;
+  ExecutorClient(const ExecutorClient&) = delete;
+  ExecutorClient& operator=(const ExecutorClient&) = delete;
+
+  const LoadedPlugin& plugin() const { return *plugin_; }
+
+  // {"device","layers":[...],"inputs":[{"name","shape"}],"outputs":[...]}; asks the
+  // plugin each time (an object is required).
+  nlohmann::json describe() const;
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  // Output shapes from describe() with dimension 0 (the batch) set to `batch`.
+  std::vector<std::vector<int64_t>> output_shapes(int64_t batch) const;
+
+  LayerBytes layer_bytes(int layer, int batch) const;
+  void set_budget(uint64_t bytes);
+  LayerTiming time_layer(int layer, int batch, int repeats);
+
+  // Runs the model. plan: a plan object, or null / empty object for a whole-batch
+  // run. Every tensor's data must hold exactly its dims' element count; outputs
+  // must be allocated with the right shapes. Returns the plugin's report
+  // ({"peak_bytes","seconds","steps"}; {} when it sends none).
+  nlohmann::json run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
+                     const std::vector<Tensor>& inputs, const std::vector<std::string>& output_names,
+                     std::vector<Tensor>& outputs);
+  // Same with the names from describe(), in its order. Empty `outputs` are
+  // allocated from output_shapes(batch of inputs[0]).
+  nlohmann::json run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+                     std::vector<Tensor>& outputs);
+
+ private:
+  void create(const std::string& onnx_bytes, const nlohmann::json& options);
+  void release() noexcept;
+  const frugal_executor_api& api() const;
+
+  const LoadedPlugin* plugin_ = nullptr;
+  frugal_executor* handle_ = nullptr;
+};
+
+}  // namespace frugal
