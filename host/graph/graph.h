@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace frugal {
@@ -123,6 +124,11 @@ struct Graph {
   std::string producer_name = "frugal";
   std::string producer_version;
   std::string model_doc;
+  // Further ModelProto/GraphProto fields, kept only so that export reproduces import.
+  std::string graph_doc;
+  std::string model_domain;
+  int64_t model_version = 0;
+  std::vector<std::pair<std::string, std::string>> metadata_props;
 
   const TensorDesc& tensor(const std::string& n) const;  // throws if absent
   TensorDesc& tensor(const std::string& n);

@@ -1,0 +1,40 @@
+#include "graph/macs.h"
+
+#include "graph/ops.h"
+#include "util/error.h"
+
+namespace frugal {
+
+namespace {
+
+ValueShape shape_of(const Graph& g, const Node& n, const std::string& name) {
+  ValueShape v;
+  if (name.empty()) return v;
+  auto it = g.tensors.find(name);
+  if (it == g.tensors.end() || !it->second.has_shape || !shape_is_known(it->second.shape))
+    throw Error(n.op_type + " node '" + n.name + "': shape of '" + name +
+                "' is not known; run infer_shapes before counting MACs");
+  v.name = name;
+  v.present = true;
+  v.dims = known_dims(it->second.shape);
+  v.dtype = it->second.dtype;
+  return v;
+}
+
+}  // namespace
+
+int64_t node_macs(const Graph& g, const Node& n) {
+  const OpDef* op = find_op(n);
+  if (!op) throw Error(n.op_type + " node '" + n.name + "': op is not known, cannot count its MACs");
+  if (!op->macs) return 0;
+  std::vector<ValueShape> in, out;
+  for (const std::string& i : n.inputs) in.push_back(shape_of(g, n, i));
+  for (const std::string& o : n.outputs) out.push_back(shape_of(g, n, o));
+  try {
+    return op->macs(n, in, out);
+  } catch (const std::exception& e) {
+    throw Error(n.op_type + " node '" + n.name + "': " + e.what());
+  }
+}
+
+}  // namespace frugal

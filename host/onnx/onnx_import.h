@@ -1,0 +1,25 @@
+// ONNX model -> Graph, through the official protobuf schema (libonnx-dev).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "graph/graph.h"
+
+namespace frugal {
+
+// Loads a model file. Every failure is a frugal::Error whose message starts with
+// the path: missing/unreadable file, not a protobuf, truncated, semantic errors
+// (undefined values, duplicate outputs, bad initializer sizes, ...), external
+// data, unsupported dtypes or attribute kinds.
+//
+// The result keeps everything export needs for a faithful round trip. Graph
+// inputs that are also initializers become initializers only; nodes without a
+// name get "<OpType>_<file index>"; nodes are sorted topologically; every node
+// output gets a TensorDesc (dtype Undefined and no shape unless value_info says).
+Graph load_onnx_file(const std::string& path);
+
+// Same from bytes in memory; `origin` (a file name, or "<memory>") starts messages.
+Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin);
+
+}  // namespace frugal
