@@ -6,9 +6,18 @@
 
 namespace frugal {
 
+namespace {
+std::string dims_string(const std::vector<int64_t>& dims) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
+  os << "]";
+  return os.str();
+}
+}  // namespace
+
 Tensor::Tensor(std::vector<int64_t> d, float fill) : dims(std::move(d)) {
-  int64_t n = numel();
-  if (n < 0) throw Error("tensor shape " + shape_string() + " has a negative dimension");
+  int64_t n = checked_element_count(dims);
   data.assign(static_cast<size_t>(n), fill);
 }
 
@@ -18,12 +27,19 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-std::string Tensor::shape_string() const {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
-  os << "]";
-  return os.str();
+std::string Tensor::shape_string() const { return dims_string(dims); }
+
+int64_t checked_element_count(const std::vector<int64_t>& dims) {
+  for (int64_t x : dims)
+    if (x < 0) throw Error("tensor shape " + dims_string(dims) + " has a negative dimension");
+  for (int64_t x : dims)
+    if (x == 0) return 0;
+  int64_t n = 1;
+  for (int64_t x : dims) {
+    if (x != 0 && n > INT64_MAX / x) throw Error("tensor shape " + dims_string(dims) + " has too many elements");
+    n *= x;
+  }
+  return n;
 }
 
 }  // namespace frugal

@@ -1,0 +1,67 @@
+#include "lua/lua_frugal.h"
+
+#include <cmath>
+
+#include "cli/byte_size.h"
+#include "cli/paths.h"
+#include "lua/lua_binding.h"
+#include "lua/lua_model.h"
+#include "lua/lua_plugins.h"
+#include "lua/lua_tensor.h"
+#include "lua/lua_zoo.h"
+#include "util/error.h"
+
+namespace frugal {
+
+namespace {
+
+int l_parse_bytes(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TNUMBER) {
+    int ok = 0;
+    lua_Integer v = lua_tointegerx(L, 1, &ok);
+    if (!ok) {
+      double d = lua_tonumber(L, 1);
+      if (!std::isfinite(d) || d < 0 || d >= 9.2e18) throw Error("memory size " + std::to_string(d) + " is out of range");
+      v = static_cast<lua_Integer>(std::floor(d));
+    }
+    if (v < 0) throw Error("memory size must be >= 0, got " + std::to_string(v));
+    lua_pushinteger(L, v);
+    return 1;
+  }
+  lua_pushinteger(L, parse_bytes(check_string_arg(L, 1)));
+  return 1;
+}
+
+int l_format_bytes(lua_State* L) {
+  lua_Integer n = luaL_checkinteger(L, 1);
+  std::string s = format_bytes(n, lua_toboolean(L, 2));
+  lua_pushlstring(L, s.data(), s.size());
+  return 1;
+}
+
+int l_script_dir(lua_State* L) {
+  lua_pushstring(L, script_dir().c_str());
+  return 1;
+}
+
+const LuaBinding kFunctions[] = {{"parse_bytes", l_parse_bytes},
+                                 {"format_bytes", l_format_bytes},
+                                 {"script_dir", l_script_dir},
+                                 {nullptr, nullptr}};
+
+}  // namespace
+
+int open_frugal_module(lua_State* L) {
+  lua_newtable(L);
+  int module = lua_gettop(L);
+  lua_pushstring(L, FRUGAL_VERSION);
+  lua_setfield(L, module, "version");
+  register_bindings(L, module, kFunctions, "frugal.");
+  open_lua_tensor(L, module);
+  open_lua_model(L, module);
+  open_lua_zoo(L, module);
+  open_lua_plugins(L, module);
+  return 1;
+}
+
+}  // namespace frugal

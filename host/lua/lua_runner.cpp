@@ -1,0 +1,130 @@
+#include "lua/lua_runner.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <new>
+#include <unistd.h>
+
+#include "cli/byte_size.h"
+#include "cli/paths.h"
+#include "lua/lua_frugal.h"
+
+namespace frugal {
+
+namespace {
+
+// Error message plus traceback; error objects that are not strings are described.
+int message_handler(lua_State* L) {
+  const char* msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
+    else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+size_t default_heap_limit() {
+  if (const char* env = std::getenv("FRUGAL_LUA_MEMORY")) {
+    try {
+      int64_t v = parse_bytes(env);
+      if (v > 0) return static_cast<size_t>(v);
+    } catch (const std::exception&) {
+      // An unparsable override falls back to the default.
+    }
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return static_cast<size_t>(4) << 30;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page) / 2;
+}
+
+int open_frugal_global(lua_State* L) {
+  open_frugal_module(L);
+  return 1;
+}
+
+}  // namespace
+
+void* LuaRunner::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
+  auto* heap = static_cast<HeapLimit*>(ud);
+  if (!ptr) old_size = 0;  // old_size then encodes the object type, not a size
+  if (new_size == 0) {
+    std::free(ptr);
+    heap->used -= old_size;
+    return nullptr;
+  }
+  if (new_size > old_size && heap->used - old_size + new_size > heap->limit) return nullptr;
+  void* p = std::realloc(ptr, new_size);
+  if (p) heap->used = heap->used - old_size + new_size;
+  return p;
+}
+
+LuaRunner::LuaRunner() : err_(&std::cerr) {
+  heap_.limit = default_heap_limit();
+  L_ = lua_newstate(&LuaRunner::allocate, &heap_);
+  if (!L_) throw std::bad_alloc();
+  luaL_openlibs(L_);
+  // require("frugal") and the global `frugal` are the same table.
+  luaL_requiref(L_, "frugal", open_frugal_global, 1);
+  lua_pop(L_, 1);
+  // Scripts may share helpers through scripts/lib (require "argparse").
+  lua_getglobal(L_, "package");
+  std::string path = script_dir() + "/lib/?.lua;";
+  lua_getfield(L_, -1, "path");
+  path += lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "";
+  lua_pop(L_, 1);
+  lua_pushstring(L_, path.c_str());
+  lua_setfield(L_, -2, "path");
+  lua_pop(L_, 1);
+}
+
+LuaRunner::~LuaRunner() {
+  if (L_) lua_close(L_);
+}
+
+int LuaRunner::run_file(const std::string& path, const std::vector<std::string>& args) {
+  return run_loaded(luaL_loadfile(L_, path.c_str()), path, args);
+}
+
+int LuaRunner::run_string(const std::string& code, const std::string& chunkname,
+                          const std::vector<std::string>& args) {
+  int status = luaL_loadbuffer(L_, code.data(), code.size(), ("=" + chunkname).c_str());
+  return run_loaded(status, chunkname, args);
+}
+
+int LuaRunner::run_loaded(int load_status, const std::string& script, const std::vector<std::string>& args) {
+  last_error_.clear();
+  int base = lua_gettop(L_) - 1;  // below the loaded chunk (or its error message)
+  if (load_status == LUA_OK) {
+    // arg, as lua.c builds it.
+    lua_createtable(L_, static_cast<int>(args.size()), 2);
+    lua_pushstring(L_, "frugal");
+    lua_rawseti(L_, -2, -1);
+    lua_pushlstring(L_, script.data(), script.size());
+    lua_rawseti(L_, -2, 0);
+    for (size_t i = 0; i < args.size(); ++i) {
+      lua_pushlstring(L_, args[i].data(), args[i].size());
+      lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+    }
+    lua_setglobal(L_, "arg");
+
+    luaL_checkstack(L_, static_cast<int>(args.size()) + 4, "too many script arguments");
+    lua_pushcfunction(L_, message_handler);
+    lua_insert(L_, base + 1);  // under the chunk
+    for (const std::string& a : args) lua_pushlstring(L_, a.data(), a.size());
+    load_status = lua_pcall(L_, static_cast<int>(args.size()), 0, base + 1);
+  }
+  if (load_status == LUA_OK) {
+    lua_settop(L_, base);
+    return 0;
+  }
+  const char* msg = lua_tostring(L_, -1);
+  last_error_ = msg ? msg : "(error object is not a string)";
+  std::fflush(stdout);  // keep what the script printed before the error
+  *err_ << "frugal: " << last_error_ << std::endl;
+  lua_settop(L_, base);
+  return 1;
+}
+
+}  // namespace frugal
