@@ -1,0 +1,248 @@
+#include "cost_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "util/error.h"
+
+namespace frugal::planner {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kMaxBatch = 1024;  // the DPs are quadratic in the batch
+
+[[noreturn]] void fail(const std::string& origin, const std::string& what) {
+  throw Error(origin + ": " + what);
+}
+
+std::string layer_ref(const std::string& name, size_t index) {
+  return "layer " + std::to_string(index) + " '" + name + "'";
+}
+
+const json& require(const json& obj, const char* key, const std::string& origin, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end()) fail(origin, where + " has no \"" + key + "\"");
+  return *it;
+}
+
+// A non-negative integer byte count; JSON floats are accepted when integral.
+uint64_t as_bytes(const json& v, const std::string& origin, const std::string& where) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) {
+    int64_t x = v.get<int64_t>();
+    if (x < 0) fail(origin, where + " is negative (" + std::to_string(x) + ")");
+    return static_cast<uint64_t>(x);
+  }
+  if (v.is_number_float()) {
+    double x = v.get<double>();
+    if (std::isnan(x)) fail(origin, where + " is NaN");
+    if (x < 0) fail(origin, where + " is negative (" + v.dump() + ")");
+    if (x != std::floor(x) || x > 9.0e18) fail(origin, where + " is not a whole number of bytes (" + v.dump() + ")");
+    return static_cast<uint64_t>(x);
+  }
+  fail(origin, where + " is not a number (" + v.dump() + ")");
+}
+
+double as_seconds(const json& v, const std::string& origin, const std::string& where) {
+  if (!v.is_number()) fail(origin, where + " is not a number (" + v.dump() + ")");
+  double x = v.get<double>();
+  if (std::isnan(x)) fail(origin, where + " is NaN");
+  if (!std::isfinite(x)) fail(origin, where + " is infinite");
+  if (x < 0) fail(origin, where + " is negative (" + v.dump() + ")");
+  return x;
+}
+
+const json& batch_array(const json& layer, const char* key, int B, const std::string& origin,
+                        const std::string& where) {
+  const json& a = require(layer, key, origin, where);
+  if (!a.is_array()) fail(origin, where + " \"" + std::string(key) + "\" is not an array");
+  if (static_cast<int>(a.size()) != B)
+    fail(origin, where + " \"" + std::string(key) + "\" has " + std::to_string(a.size()) +
+                     " entries, batch_max is " + std::to_string(B) + " (one entry per batch size 1.." +
+                     std::to_string(B) + ")");
+  return a;
+}
+
+std::string entry(const std::string& where, const char* key, int i) {
+  return where + " " + key + "[" + std::to_string(i) + "] (batch " + std::to_string(i + 1) + ")";
+}
+
+void check_proportional(const std::vector<uint64_t>& v, const char* key, const std::string& origin,
+                        const std::string& where) {
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] != v[0] * (i + 1))
+      fail(origin, entry(where, key, static_cast<int>(i)) + " = " + std::to_string(v[i]) + " is not " +
+                       std::to_string(i + 1) + " x " + key + "[0] = " + std::to_string(v[0] * (i + 1)) +
+                       "; activation bytes must be proportional to the batch (docs/COSTS.md)");
+}
+
+}  // namespace
+
+std::vector<int> CostTable::distinct_inputs(int layer) const {
+  std::vector<int> v = layers[layer].inputs;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+int CostTable::find(const std::string& name) const {
+  for (int i = 0; i < size(); ++i)
+    if (layers[i].name == name) return i;
+  return -1;
+}
+
+CostTable parse_cost_table(const json& j, const std::string& origin) {
+  if (!j.is_object()) fail(origin, "is not a JSON object");
+  CostTable t;
+  if (j.contains("model")) {
+    if (!j["model"].is_string()) fail(origin, "\"model\" is not a string");
+    t.model = j["model"].get<std::string>();
+  }
+  if (j.contains("executor")) {
+    if (!j["executor"].is_string()) fail(origin, "\"executor\" is not a string");
+    t.executor = j["executor"].get<std::string>();
+  }
+  const json& bm = require(j, "batch_max", origin, "the table");
+  if (!bm.is_number_integer() || bm.get<int64_t>() < 1)
+    fail(origin, "\"batch_max\" must be a positive integer (got " + bm.dump() + ")");
+  if (bm.get<int64_t>() > kMaxBatch)
+    fail(origin, "\"batch_max\" " + bm.dump() + " is above the supported " + std::to_string(kMaxBatch));
+  t.batch_max = static_cast<int>(bm.get<int64_t>());
+  const int B = t.batch_max;
+
+  const json& layers = require(j, "layers", origin, "the table");
+  if (!layers.is_array()) fail(origin, "\"layers\" is not an array");
+  if (layers.empty()) fail(origin, "\"layers\" is empty: no layers to plan");
+
+  // Names first, so that a reference to a later layer can be told from an unknown one.
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const json& l = layers[i];
+    if (!l.is_object()) fail(origin, "layer " + std::to_string(i) + " is not a JSON object");
+    const json& nm = require(l, "name", origin, "layer " + std::to_string(i));
+    if (!nm.is_string() || nm.get<std::string>().empty())
+      fail(origin, "layer " + std::to_string(i) + " has no usable \"name\" (got " + nm.dump() + ")");
+    std::string name = nm.get<std::string>();
+    auto [it, fresh] = index.emplace(name, i);
+    if (!fresh)
+      fail(origin, "layer name '" + name + "' is used twice (layers " + std::to_string(it->second) + " and " +
+                       std::to_string(i) + ")");
+  }
+
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const json& l = layers[i];
+    LayerCost lc;
+    lc.name = l["name"].get<std::string>();
+    const std::string where = layer_ref(lc.name, i);
+
+    const json& ins = require(l, "inputs", origin, where);
+    if (!ins.is_array()) fail(origin, where + " \"inputs\" is not an array");
+    if (ins.empty()) lc.inputs.push_back(kNetworkInput);  // [] reads the network input
+    for (const json& in : ins) {
+      if (!in.is_string()) fail(origin, where + " has a non-string input " + in.dump());
+      std::string src = in.get<std::string>();
+      if (src.empty()) {
+        lc.inputs.push_back(kNetworkInput);
+        continue;
+      }
+      auto it = index.find(src);
+      if (it == index.end()) fail(origin, where + " reads '" + src + "', which is not a layer of the table");
+      if (it->second == i) fail(origin, where + " reads its own output (a cycle)");
+      if (it->second > i)
+        fail(origin, where + " reads '" + src + "' (layer " + std::to_string(it->second) +
+                         "), which comes after it: layers must be listed in execution order, and the "
+                         "graph must have no cycle");
+      lc.inputs.push_back(static_cast<int>(it->second));
+    }
+
+    const json& time = batch_array(l, "time_s", B, origin, where);
+    const json& in_b = batch_array(l, "in_bytes", B, origin, where);
+    const json& out_b = batch_array(l, "out_bytes", B, origin, where);
+    const json& ws_b = batch_array(l, "ws_bytes", B, origin, where);
+    for (int b = 0; b < B; ++b) {
+      lc.time_s.push_back(as_seconds(time[b], origin, entry(where, "time_s", b)));
+      lc.in_bytes.push_back(as_bytes(in_b[b], origin, entry(where, "in_bytes", b)));
+      lc.out_bytes.push_back(as_bytes(out_b[b], origin, entry(where, "out_bytes", b)));
+      lc.ws_bytes.push_back(as_bytes(ws_b[b], origin, entry(where, "ws_bytes", b)));
+    }
+    if (l.contains("source")) {
+      const json& src = batch_array(l, "source", B, origin, where);
+      for (int b = 0; b < B; ++b) {
+        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted"))
+          fail(origin, entry(where, "source", b) + " must be \"measured\" or \"predicted\" (got " +
+                           src[b].dump() + ")");
+        lc.source.push_back(src[b].get<std::string>());
+      }
+    }
+    check_proportional(lc.out_bytes, "out_bytes", origin, where);
+    check_proportional(lc.in_bytes, "in_bytes", origin, where);
+    t.layers.push_back(std::move(lc));
+  }
+
+  // in_bytes is the sum over the listed inputs: it fixes the network input's size
+  // and must agree with the producers' out_bytes everywhere else.
+  const int n = t.size();
+  bool input_known = false;
+  for (int i = 0; i < n; ++i) {
+    const LayerCost& l = t.layers[i];
+    uint64_t from_layers = 0;
+    int net = 0;
+    for (int src : l.inputs) {
+      if (src == kNetworkInput) ++net;
+      else from_layers += t.out_per_sample(src);
+    }
+    const std::string where = layer_ref(l.name, i);
+    if (net == 0) {
+      if (l.in_bytes[0] != from_layers)
+        fail(origin, where + " in_bytes[0] = " + std::to_string(l.in_bytes[0]) +
+                         " is not the sum of its inputs' out_bytes[0] = " + std::to_string(from_layers));
+      continue;
+    }
+    if (l.in_bytes[0] < from_layers || (l.in_bytes[0] - from_layers) % net != 0)
+      fail(origin, where + " in_bytes[0] = " + std::to_string(l.in_bytes[0]) +
+                       " does not fit its inputs (layer inputs give " + std::to_string(from_layers) + " bytes)");
+    uint64_t per_sample = (l.in_bytes[0] - from_layers) / net;
+    if (!input_known) {
+      t.input_bytes_per_sample = per_sample;
+      input_known = true;
+    } else if (per_sample != t.input_bytes_per_sample) {
+      fail(origin, where + " implies a network input of " + std::to_string(per_sample) +
+                       " bytes per sample, an earlier layer implies " +
+                       std::to_string(t.input_bytes_per_sample));
+    }
+  }
+
+  t.consumers.assign(n, {});
+  for (int i = 0; i < n; ++i)
+    for (int src : t.distinct_inputs(i)) (src == kNetworkInput ? t.input_consumers : t.consumers[src]).push_back(i);
+  return t;
+}
+
+CostTable parse_cost_table_text(const std::string& text, const std::string& origin) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(origin + ": not valid JSON: " + e.what());
+  }
+  return parse_cost_table(j, origin);
+}
+
+json cost_table_to_json(const CostTable& t) {
+  json layers = json::array();
+  for (const LayerCost& l : t.layers) {
+    json ins = json::array();
+    for (int s : l.inputs) ins.push_back(s == kNetworkInput ? std::string() : t.layers[s].name);
+    json jl = {{"name", l.name},         {"inputs", ins},           {"time_s", l.time_s},
+               {"in_bytes", l.in_bytes}, {"out_bytes", l.out_bytes}, {"ws_bytes", l.ws_bytes}};
+    if (!l.source.empty()) jl["source"] = l.source;
+    layers.push_back(std::move(jl));
+  }
+  return {{"model", t.model}, {"executor", t.executor}, {"batch_max", t.batch_max}, {"layers", layers}};
+}
+
+}  // namespace frugal::planner

@@ -1,0 +1,62 @@
+// The planner's input: per-layer time and memory for every batch size 1..B, as
+// measured by an executor or filled in by a predictor (format: docs/COSTS.md).
+// parse_cost_table() validates hard; everything downstream trusts the result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace frugal::planner {
+
+// Index of the network input among a layer's inputs (layers are 0..n-1).
+constexpr int kNetworkInput = -1;
+
+struct LayerCost {
+  std::string name;
+  std::vector<int> inputs;        // producer layer indices, kNetworkInput for the network input
+  std::vector<double> time_s;     // per-sample seconds at batch b = index + 1
+  std::vector<uint64_t> in_bytes;   // sum over the layer's inputs (one entry per listed input)
+  std::vector<uint64_t> out_bytes;  // its one output tensor
+  std::vector<uint64_t> ws_bytes;   // workspace while it runs
+  std::vector<std::string> source;  // "measured" or "predicted" per batch (may be empty)
+};
+
+struct CostTable {
+  std::string model;
+  std::string executor;
+  int batch_max = 0;              // B: the arrays hold batch sizes 1..B
+  std::vector<LayerCost> layers;  // in execution order: producers before consumers
+
+  // Derived by parse_cost_table(); activation bytes are proportional to the batch.
+  uint64_t input_bytes_per_sample = 0;   // the network input tensor
+  std::vector<std::vector<int>> consumers;  // per layer: layers reading its output (deduplicated)
+  std::vector<int> input_consumers;        // layers reading the network input (deduplicated)
+
+  int size() const { return static_cast<int>(layers.size()); }
+  uint64_t out_per_sample(int layer) const { return layers[layer].out_bytes[0]; }
+  // Bytes one sample of tensor `t` occupies (t = kNetworkInput or a layer index).
+  uint64_t tensor_per_sample(int t) const {
+    return t == kNetworkInput ? input_bytes_per_sample : out_per_sample(t);
+  }
+  const std::vector<int>& tensor_consumers(int t) const {
+    return t == kNetworkInput ? input_consumers : consumers[t];
+  }
+  // The layer's distinct input tensors (a layer listing one tensor twice holds it once).
+  std::vector<int> distinct_inputs(int layer) const;
+  int find(const std::string& name) const;  // -1 when absent
+  double time(int layer, int batch) const { return layers[layer].time_s[batch - 1]; }
+  uint64_t out(int layer, int batch) const { return layers[layer].out_bytes[batch - 1]; }
+  uint64_t ws(int layer, int batch) const { return layers[layer].ws_bytes[batch - 1]; }
+};
+
+// Parses and validates a cost table; throws frugal::Error naming the layer, the
+// field and the index at fault. `origin` (e.g. a file name) prefixes messages.
+CostTable parse_cost_table(const nlohmann::json& j, const std::string& origin = "cost table");
+CostTable parse_cost_table_text(const std::string& text, const std::string& origin = "cost table");
+
+nlohmann::json cost_table_to_json(const CostTable& t);
+
+}  // namespace frugal::planner

@@ -1,0 +1,42 @@
+// The three planners behind the plugins (vbs, fbs, greedy): options parsing,
+// choosing among candidate plans, and the plan JSON of docs/PLAN.md.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cost_table.h"
+#include "util/error.h"
+
+namespace frugal::planner {
+
+// The budget cannot hold any plan; the message says the smallest one that works.
+struct BudgetError : Error {
+  using Error::Error;
+};
+
+struct PlanOptions {
+  uint64_t budget_bytes = 0;
+  int batch = 0;                 // r: samples in the request
+  uint64_t unit_bytes = 0;       // 0: budget / 256, rounded up
+  double latency_s = std::numeric_limits<double>::infinity();  // per top-level phase
+  bool table = false;            // also plans for every budget in units up to budget_bytes
+  std::vector<std::string> methods{"extended", "paper", "greedy", "fbs", "minpeak"};  // vbs candidates
+  uint64_t max_table_bytes = uint64_t{1} << 30;  // cap on the DP tables; the default unit grows to fit
+};
+
+PlanOptions parse_plan_options(const nlohmann::json& j, const std::string& planner);
+
+nlohmann::json plan_vbs(const CostTable& costs, const PlanOptions& opt);
+nlohmann::json plan_fbs(const CostTable& costs, const PlanOptions& opt);
+nlohmann::json plan_greedy(const CostTable& costs, const PlanOptions& opt);
+
+// planner: "vbs", "fbs" or "greedy". Parses both JSON texts (errors name them).
+nlohmann::json run_planner(const std::string& planner, const std::string& costs_json,
+                           const std::string& options_json);
+
+}  // namespace frugal::planner
