@@ -95,6 +95,13 @@ void GraphBuilder::add_float(const std::string& name, const std::vector<int64_t>
   g_.add_initializer(name, DType::Float32, dims, values.data());
 }
 
+void GraphBuilder::add_random(const std::string& name, const std::vector<int64_t>& dims, double stddev) {
+  if (g_.has_tensor(name)) throw Error("zoo model '" + g_.name + "': initializer '" + name + "' defined twice");
+  TensorDesc& t = g_.add_initializer(name, DType::Float32, dims, nullptr);
+  SplitMix64 rng = tensor_stream(seed_, name);
+  fill_normalish(rng, t.f32(), static_cast<size_t>(element_count(dims)), stddev);
+}
+
 void GraphBuilder::require_rank(const std::string& x, size_t rank, const std::string& name) const {
   if (shape(x).size() != rank)
     throw Error("zoo model '" + g_.name + "': node '" + name + "' needs a rank-" + std::to_string(rank) +
@@ -122,9 +129,7 @@ std::string GraphBuilder::conv(const std::string& x, const std::string& name, in
     throw Error("zoo model '" + g_.name + "': conv '" + name + "' has groups=" + std::to_string(o.groups) +
                 " not dividing " + std::to_string(cin) + " -> " + std::to_string(out_channels) + " channels");
   const int64_t fan_in = cin / o.groups * kernel * kernel;
-  SplitMix64 rng = tensor_stream(seed_, name + ".weight");
-  add_float(name + ".weight", {out_channels, cin / o.groups, kernel, kernel},
-            normal_floats(rng, static_cast<size_t>(out_channels * fan_in), std::sqrt(o.gain / fan_in)));
+  add_random(name + ".weight", {out_channels, cin / o.groups, kernel, kernel}, std::sqrt(o.gain / fan_in));
   std::vector<std::string> inputs{x, name + ".weight"};
   if (o.bias) {
     // PyTorch's default bias init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
@@ -308,10 +313,7 @@ std::string GraphBuilder::flatten(const std::string& x, const std::string& name)
 std::string GraphBuilder::gemm(const std::string& x, const std::string& name, int64_t out_features, double gain) {
   require_rank(x, 2, name);
   const int64_t in_features = shape(x)[1];
-  SplitMix64 rng = tensor_stream(seed_, name + ".weight");
-  add_float(name + ".weight", {out_features, in_features},
-            normal_floats(rng, static_cast<size_t>(out_features * in_features),
-                          std::sqrt(gain / static_cast<double>(in_features))));
+  add_random(name + ".weight", {out_features, in_features}, std::sqrt(gain / static_cast<double>(in_features)));
   SplitMix64 brng = tensor_stream(seed_, name + ".bias");
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
   std::vector<float> b(static_cast<size_t>(out_features));
@@ -326,10 +328,7 @@ std::string GraphBuilder::matmul(const std::string& x, const std::string& name, 
   std::vector<int64_t> out = shape(x);
   if (out.empty()) throw Error("zoo model '" + g_.name + "': matmul '" + name + "' needs a non-scalar input");
   const int64_t in_features = out.back();
-  SplitMix64 rng = tensor_stream(seed_, name + ".weight");
-  add_float(name + ".weight", {in_features, out_features},
-            normal_floats(rng, static_cast<size_t>(out_features * in_features),
-                          std::sqrt(gain / static_cast<double>(in_features))));
+  add_random(name + ".weight", {in_features, out_features}, std::sqrt(gain / static_cast<double>(in_features)));
   add_node("MatMul", name, {x, name + ".weight"});
   out.back() = out_features;
   return define_value(name, out);
@@ -396,7 +395,7 @@ Graph GraphBuilder::finish(const std::string& x) {
   }
   g_.outputs = {out};
   g_.topological_sort();  // throws if anything is undefined or cyclic
-  return g_;
+  return std::move(g_);
 }
 
 }  // namespace frugal::zoo

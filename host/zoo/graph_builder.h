@@ -85,6 +85,8 @@ class GraphBuilder {
   std::string pool(const std::string& op, const std::string& x, const std::string& name, int64_t kernel,
                    int64_t stride, int64_t pad, bool ceil_mode);
   void add_float(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  // Zero-mean weights with standard deviation `stddev`, drawn from the tensor's own stream.
+  void add_random(const std::string& name, const std::vector<int64_t>& dims, double stddev);
   void require_rank(const std::string& x, size_t rank, const std::string& name) const;
 
   Graph g_;

@@ -20,12 +20,17 @@ double SplitMix64::normal() {
     have_spare_ = false;
     return spare_;
   }
-  // 1 - uniform() lies in (0, 1], so the log is finite.
-  const double r = std::sqrt(-2.0 * std::log(1.0 - uniform()));
-  const double theta = 2.0 * M_PI * uniform();
-  spare_ = r * std::sin(theta);
+  // Marsaglia's polar form of Box-Muller: no trigonometry, one log per pair.
+  double u, v, s;
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  const double f = std::sqrt(-2.0 * std::log(s) / s);
+  spare_ = v * f;
   have_spare_ = true;
-  return r * std::cos(theta);
+  return u * f;
 }
 
 SplitMix64 tensor_stream(uint64_t seed, const std::string& name) {
@@ -39,10 +44,17 @@ SplitMix64 tensor_stream(uint64_t seed, const std::string& name) {
   return SplitMix64(mix.next());
 }
 
-std::vector<float> normal_floats(SplitMix64& rng, size_t count, double stddev) {
-  std::vector<float> out(count);
-  for (float& v : out) v = static_cast<float>(stddev * rng.normal());
-  return out;
+void fill_normalish(SplitMix64& rng, float* out, size_t count, double stddev) {
+  // Irwin-Hall with four 16-bit uniforms from one 64-bit draw: mean 0, variance 1,
+  // bell-shaped within +-3.46. Several times faster than Box-Muller, which matters
+  // for the 138M weights of vgg16_bn.
+  const double scale = stddev / std::sqrt(4.0 * (65536.0 * 65536.0 - 1.0) / 12.0);
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t r = rng.next();
+    const int64_t sum = static_cast<int64_t>(r & 0xFFFF) + static_cast<int64_t>((r >> 16) & 0xFFFF) +
+                        static_cast<int64_t>((r >> 32) & 0xFFFF) + static_cast<int64_t>(r >> 48);
+    out[i] = static_cast<float>(scale * (static_cast<double>(sum) - 2.0 * 65535.0));
+  }
 }
 
 }  // namespace frugal::zoo
