@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "util/error.h"
+
 namespace frugal {
 
 namespace {
@@ -40,7 +42,7 @@ std::string check_string_arg(lua_State* L, int idx) {
 
 int64_t check_nonnegative_integer(lua_State* L, int idx, const char* what) {
   lua_Integer v = luaL_checkinteger(L, idx);
-  if (v < 0) luaL_error(L, "%s must be >= 0, got %I", what, v);
+  if (v < 0) throw Error(std::string(what) + " must be >= 0, got " + std::to_string(v));
   return static_cast<int64_t>(v);
 }
 
@@ -53,7 +55,9 @@ std::vector<int64_t> check_integer_list(lua_State* L, int idx, const char* what)
     lua_geti(L, idx, i);
     int ok = 0;
     lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok) luaL_error(L, "%s[%I] must be an integer, got %s", what, i, luaL_typename(L, -1));
+    if (!ok)
+      throw Error(std::string(what) + "[" + std::to_string(i) + "] must be an integer, got " +
+                  (lua_type(L, -1) == LUA_TNUMBER ? std::string(lua_tostring(L, -1)) : luaL_typename(L, -1)));
     out.push_back(static_cast<int64_t>(v));
     lua_pop(L, 1);
   }
@@ -70,7 +74,7 @@ int64_t opt_integer_field(lua_State* L, int idx, const char* field, int64_t def)
   }
   int ok = 0;
   lua_Integer v = lua_tointegerx(L, -1, &ok);
-  if (!ok) luaL_error(L, "option '%s' must be an integer, got %s", field, luaL_typename(L, -1));
+  if (!ok) throw Error(std::string("option '") + field + "' must be an integer, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
   return static_cast<int64_t>(v);
 }

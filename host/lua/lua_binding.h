@@ -27,7 +27,8 @@ struct LuaBinding {
 // ("frugal." for module functions, "tensor:" for methods).
 void register_bindings(lua_State* L, int table_index, const LuaBinding* list, const char* prefix);
 
-// Argument helpers; they raise Lua errors naming the argument.
+// Argument helpers, for use inside bindings: they throw frugal::Error (or raise
+// Lua's "bad argument" error) naming the argument.
 std::string check_string_arg(lua_State* L, int idx);
 // A positive or zero int64 (e.g. a size, a batch, a seed).
 int64_t check_nonnegative_integer(lua_State* L, int idx, const char* what);

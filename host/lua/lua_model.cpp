@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <new>
 
 #include "graph/macs.h"
 #include "graph/ops.h"
@@ -130,9 +129,11 @@ void push_value_list(lua_State* L, const Graph& g, const std::vector<std::string
   }
 }
 
+// The userdata holds a LuaModel*; __gc deletes it and leaves nullptr (see check_model).
 int model_gc(lua_State* L) {
-  auto* m = static_cast<LuaModel*>(luaL_checkudata(L, 1, kModelMetatable));
-  m->~LuaModel();
+  auto** slot = static_cast<LuaModel**>(luaL_checkudata(L, 1, kModelMetatable));
+  delete *slot;
+  *slot = nullptr;
   return 0;
 }
 
@@ -163,7 +164,8 @@ std::vector<int64_t> input_dims_at_batch(const TensorDesc& d, int64_t batch) {
 
 int l_random_input(lua_State* L) {
   LuaModel& m = check_model(L, 1);
-  int64_t batch = check_nonnegative_integer(L, 2, "batch");
+  lua_Integer batch = luaL_checkinteger(L, 2);
+  if (batch < 1) throw Error("batch must be >= 1, got " + std::to_string(batch));
   int64_t seed = lua_isnoneornil(L, 3) ? 0 : check_nonnegative_integer(L, 3, "seed");
   const Graph& g = m.graph;
   if (g.inputs.empty()) throw Error("model '" + m.origin + "' has no inputs");
@@ -361,14 +363,17 @@ const LuaBinding kMethods[] = {
 }  // namespace
 
 LuaModel& check_model(lua_State* L, int idx) {
-  return *static_cast<LuaModel*>(luaL_checkudata(L, idx, kModelMetatable));
+  auto** slot = static_cast<LuaModel**>(luaL_checkudata(L, idx, kModelMetatable));
+  if (!*slot) throw Error("argument #" + std::to_string(idx) + " is a model that was already freed (__gc)");
+  return **slot;
 }
 
 LuaModel& push_model(lua_State* L, Graph g, std::string origin) {
-  void* mem = lua_newuserdatauv(L, sizeof(LuaModel), 0);
-  auto* m = new (mem) LuaModel{std::move(g), std::move(origin)};  // moves: no throw
-  luaL_setmetatable(L, kModelMetatable);
-  return *m;
+  auto** slot = static_cast<LuaModel**>(lua_newuserdatauv(L, sizeof(LuaModel*), 0));
+  *slot = nullptr;
+  luaL_setmetatable(L, kModelMetatable);  // from here on __gc owns *slot
+  *slot = new LuaModel{std::move(g), std::move(origin)};
+  return **slot;
 }
 
 void open_lua_model(lua_State* L, int module_index) {

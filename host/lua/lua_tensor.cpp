@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <new>
 #include <sstream>
 #include <unistd.h>
 
@@ -25,9 +24,12 @@ std::string size_string(const std::vector<int64_t>& dims) {
   return s;
 }
 
+// The userdata holds a Tensor*; __gc deletes it and leaves nullptr, so a script
+// that calls __gc by hand gets an error on next use, not a dangling pointer.
 int tensor_gc(lua_State* L) {
-  auto* t = static_cast<Tensor*>(luaL_checkudata(L, 1, kTensorMetatable));
-  t->~Tensor();
+  auto** slot = static_cast<Tensor**>(luaL_checkudata(L, 1, kTensorMetatable));
+  delete *slot;
+  *slot = nullptr;
   return 0;
 }
 
@@ -42,7 +44,8 @@ size_t offset_of(lua_State* L, const Tensor& t, int first, int count) {
     lua_Integer i = lua_tointegerx(L, first + k, &ok);
     if (!ok)
       throw Error("index " + std::to_string(k + 1) + " must be an integer, got " +
-                  luaL_typename(L, first + k));
+                  (lua_type(L, first + k) == LUA_TNUMBER ? std::string(lua_tostring(L, first + k))
+                                                           : std::string(luaL_typename(L, first + k))));
     if (i < 1 || i > t.dims[k])
       throw Error("index " + std::to_string(i) + " out of range for dimension " + std::to_string(k + 1) +
                   " (size " + std::to_string(t.dims[k]) + ")");
@@ -442,15 +445,23 @@ void check_tensor_fits_memory(const std::vector<int64_t>& dims) {
   }
 }
 
-Tensor* test_tensor(lua_State* L, int idx) { return static_cast<Tensor*>(luaL_testudata(L, idx, kTensorMetatable)); }
+Tensor* test_tensor(lua_State* L, int idx) {
+  auto** slot = static_cast<Tensor**>(luaL_testudata(L, idx, kTensorMetatable));
+  return slot ? *slot : nullptr;
+}
 
-Tensor& check_tensor(lua_State* L, int idx) { return *static_cast<Tensor*>(luaL_checkudata(L, idx, kTensorMetatable)); }
+Tensor& check_tensor(lua_State* L, int idx) {
+  auto** slot = static_cast<Tensor**>(luaL_checkudata(L, idx, kTensorMetatable));
+  if (!*slot) throw Error("argument #" + std::to_string(idx) + " is a tensor that was already freed (__gc)");
+  return **slot;
+}
 
 Tensor& push_tensor(lua_State* L, Tensor t) {
-  void* mem = lua_newuserdatauv(L, sizeof(Tensor), 0);
-  auto* p = new (mem) Tensor(std::move(t));  // move: cannot throw
-  luaL_setmetatable(L, kTensorMetatable);
-  return *p;
+  auto** slot = static_cast<Tensor**>(lua_newuserdatauv(L, sizeof(Tensor*), 0));
+  *slot = nullptr;
+  luaL_setmetatable(L, kTensorMetatable);  // from here on __gc owns *slot
+  *slot = new Tensor(std::move(t));
+  return **slot;
 }
 
 Tensor& push_new_tensor(lua_State* L, const std::vector<int64_t>& dims) {
