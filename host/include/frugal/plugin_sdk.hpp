@@ -9,8 +9,9 @@
 //   - frugal::sdk::put_blob(out, bytes) hands a buffer to the host together with
 //     the function that frees it.
 //
-// Only the C++17 standard library and plugin.h are needed, so an out-of-tree
-// plugin builds against the installed headers alone (see docs/PLUGINS.md).
+// Only the C++17 standard library and plugin.h are needed (nlohmann_json is used
+// when present), so an out-of-tree plugin builds against the installed headers
+// alone (see docs/PLUGINS.md).
 //
 //   static frugal_status my_plan(const char* costs, const char* options,
 //                                frugal_blob* out, frugal_error* err) {
@@ -43,6 +44,17 @@
 #if __has_include("util/error.h") && __has_include("tensor/tensor.h") && __has_include("graph/graph.h")
 #include "util/error.h"
 #define FRUGAL_SDK_HAS_HOST_ERROR 1
+#endif
+#endif
+
+// Plugins usually read their JSON inputs with nlohmann_json; when it is on the
+// include path, its exceptions (malformed JSON, missing keys, wrong types in the
+// caller's input) map to FRUGAL_ERR_INVALID_ARGUMENT. Define FRUGAL_SDK_NO_JSON to
+// leave it out.
+#if !defined(FRUGAL_SDK_NO_JSON) && defined(__has_include)
+#if __has_include(<nlohmann/json.hpp>)
+#include <nlohmann/json.hpp>
+#define FRUGAL_SDK_HAS_JSON 1
 #endif
 #endif
 
@@ -80,7 +92,8 @@ inline frugal_status error(frugal_error* err, frugal_status status, const std::s
 // Runs body() and maps what it throws to a status:
 //   sdk::Failure            -> its own status
 //   std::bad_alloc          -> FRUGAL_ERR_OUT_OF_MEMORY
-//   frugal::Error (in tree), std::invalid_argument, std::out_of_range
+//   frugal::Error (in tree), nlohmann::json::exception (when available),
+//   std::invalid_argument, std::out_of_range
 //                           -> FRUGAL_ERR_INVALID_ARGUMENT
 //   any other exception     -> FRUGAL_ERR_INTERNAL
 // body may return void (success is FRUGAL_OK) or a frugal_status of its own.
@@ -101,6 +114,11 @@ frugal_status guard(frugal_error* err, Body&& body) noexcept {
     return FRUGAL_ERR_OUT_OF_MEMORY;
 #ifdef FRUGAL_SDK_HAS_HOST_ERROR
   } catch (const frugal::Error& e) {
+    set_error(err, e.what());
+    return FRUGAL_ERR_INVALID_ARGUMENT;
+#endif
+#ifdef FRUGAL_SDK_HAS_JSON
+  } catch (const nlohmann::json::exception& e) {
     set_error(err, e.what());
     return FRUGAL_ERR_INVALID_ARGUMENT;
 #endif

@@ -1,0 +1,63 @@
+// The SDK as an out-of-tree plugin author gets it: install the "sdk" component of
+// this build into a scratch prefix, build examples/plugin against it with a
+// separate CMake project, load the result and plan with it. Also checks that the
+// installed plugin.h is plain C and that the pkg-config file points at it.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "plugins/planner_client.h"
+#include "plugins/plugin_registry.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kWork = FRUGAL_SDK_INSTALL_WORKDIR;
+const std::string kCMake = FRUGAL_CMAKE_COMMAND;
+
+int sh(const std::string& command) {
+  INFO(command);
+  return std::system((command + " > " + kWork + "/last_command.log 2>&1").c_str());
+}
+
+}  // namespace
+
+TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[plugins][slow]") {
+  fs::remove_all(kWork);
+  fs::create_directories(kWork);
+  const std::string prefix = kWork + "/prefix", build = kWork + "/build";
+  REQUIRE(sh(kCMake + " --install " + FRUGAL_TEST_BINARY_DIR + " --component sdk --prefix " + prefix) == 0);
+  CHECK(fs::exists(prefix + "/include/frugal/plugin.h"));
+  CHECK(fs::exists(prefix + "/include/frugal/plugin_sdk.hpp"));
+  CHECK(fs::exists(prefix + "/lib/cmake/frugal/frugalConfig.cmake"));
+
+  // plugin.h is the C ABI: it must compile as C99, via the pkg-config flags.
+  {
+    std::FILE* f = std::fopen((kWork + "/abi.c").c_str(), "w");
+    REQUIRE(f != nullptr);
+    std::fputs("#include <frugal/plugin.h>\nint main(void) { return FRUGAL_ABI_VERSION == 1u ? 0 : 1; }\n", f);
+    std::fclose(f);
+    CHECK(sh("cc -std=c99 -Wall -Wextra -Werror -pedantic $(PKG_CONFIG_PATH=" + prefix +
+             "/share/pkgconfig pkg-config --cflags frugal-sdk) " + kWork + "/abi.c -o " + kWork + "/abi && " + kWork +
+             "/abi") == 0);
+  }
+
+  REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/plugin -B " + build +
+             " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix) == 0);
+  REQUIRE(sh(kCMake + " --build " + build) == 0);
+
+  frugal::PluginRegistry r;
+  std::string why;
+  const frugal::LoadedPlugin* p = r.load_file(build + "/halfbatch.so", &why);
+  INFO(why);
+  REQUIRE(p != nullptr);
+  CHECK(p->name == "halfbatch");
+  const nlohmann::json costs = {{"layers", {{{"name", "l1"}, {"time_s", {2.0, 1.5}}}}}};
+  const auto plan = frugal::make_plan(*p, costs, {{"batch", 4}});
+  const nlohmann::json steps = {{{"layer", "l1"}, {"first", 0}, {"count", 2}},
+                                {{"layer", "l1"}, {"first", 2}, {"count", 2}}};
+  CHECK(plan["steps"] == steps);
+  CHECK(plan["time_per_sample_s"].get<double>() == Approx(1.5));
+}
