@@ -18,8 +18,12 @@
  * Ownership:
  *   - Pointers passed IN are borrowed for the duration of the call only.
  *   - Buffers passed OUT are `frugal_blob`s allocated by the plugin; the host calls
- *     blob.release(blob.data) exactly once when done (release may be NULL for
- *     static data).
+ *     blob.release(blob.data) exactly once when done, whether the call succeeded or
+ *     failed (release may be NULL for static data; it is not called when data is
+ *     NULL). A blob left untouched ({NULL, 0, NULL}) is an empty answer.
+ *   - Input tensors are read-only for the plugin even though `frugal_tensor::data`
+ *     is not const (one struct serves both directions); output tensors are
+ *     allocated by the caller with the right shapes.
  *   - Handles (`frugal_executor*`) are created by the plugin and destroyed by the
  *     host through the same table's `destroy`.
  *   - The descriptor and tables are static data of the plugin; they stay valid until
