@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include "util/error.h"
 
@@ -19,12 +18,14 @@ std::string read_file_bytes(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error("cannot read " + what + " '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error("cannot open " + what + " '" + path + "': " + std::strerror(errno));
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
-  return os.str();
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error("cannot read " + what + " '" + path + "': cannot tell its size");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  return bytes;
 }
 
 void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size, const std::string& origin,
