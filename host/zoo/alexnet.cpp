@@ -19,9 +19,9 @@ Graph build_alexnet(uint64_t seed) {
   x = b.maxpool(x, "features.12", 3, 2);  // [N,256,6,6]
   x = b.flatten(x, "flatten");
   x = b.dropout(x, "classifier.0");
-  x = b.relu(b.gemm(x, "classifier.1", 4096, 2.0), "classifier.2");
+  x = b.relu(b.gemm(x, "classifier.1", 4096), "classifier.2");
   x = b.dropout(x, "classifier.3");
-  x = b.relu(b.gemm(x, "classifier.4", 4096, 2.0), "classifier.5");
+  x = b.relu(b.gemm(x, "classifier.4", 4096), "classifier.5");
   return b.finish(b.gemm(x, "classifier.6", 1000));
 }
 

@@ -41,11 +41,8 @@ std::string mbconv(GraphBuilder& b, const std::string& x, const std::string& p, 
   if (expanded != in) y = conv_bn_silu(b, y, next(), expanded, 1);
   y = conv_bn_silu(b, y, next(), expanded, kernel, stride, expanded);
   y = squeeze_excitation(b, y, next(), std::max<int64_t>(1, in / 4));
-  // The SE gate halves activations on average; gain 2 keeps them O(1).
   const std::string proj = next();
-  ConvOptions linear;
-  linear.gain = 2.0;
-  y = b.bn(b.conv(y, proj + ".0", out, 1, linear), proj + ".1");
+  y = b.bn(b.conv(y, proj + ".0", out, 1), proj + ".1");
   return (stride == 1 && in == out) ? b.add(y, x, p + ".add") : y;
 }
 

@@ -55,12 +55,12 @@ GraphBuilder::GraphBuilder(std::string graph_name, uint64_t seed) : seed_(seed) 
 
 std::string GraphBuilder::input(int64_t channels, int64_t height, int64_t width) {
   if (!g_.inputs.empty()) throw Error("zoo model '" + g_.name + "': input declared twice");
-  std::string x = define_value("input", {kBatch, channels, height, width});
+  std::string x = define_value("input", {kBatch, channels, height, width}, {0.0, 1.0});  // normalised images
   g_.inputs.push_back(x);
   return x;
 }
 
-std::string GraphBuilder::define_value(const std::string& name, std::vector<int64_t> dims) {
+std::string GraphBuilder::define_value(const std::string& name, std::vector<int64_t> dims, Moments m) {
   if (shapes_.count(name) || g_.has_tensor(name))
     throw Error("zoo model '" + g_.name + "': value '" + name + "' defined twice");
   for (int64_t d : dims)
@@ -73,6 +73,7 @@ std::string GraphBuilder::define_value(const std::string& name, std::vector<int6
   for (int64_t d : dims) t.shape.push_back(d == kBatch ? Dim{-1, "N"} : Dim{d, ""});
   g_.tensors[name] = std::move(t);
   shapes_[name] = std::move(dims);
+  moments_[name] = m;
   return name;
 }
 
@@ -114,6 +115,12 @@ const std::vector<int64_t>& GraphBuilder::shape(const std::string& x) const {
   return it->second;
 }
 
+const Moments& GraphBuilder::moments(const std::string& x) const {
+  auto it = moments_.find(x);
+  if (it == moments_.end()) throw Error("zoo model '" + g_.name + "': no value named '" + x + "'");
+  return it->second;
+}
+
 int64_t GraphBuilder::channels(const std::string& x) const {
   const auto& s = shape(x);
   if (s.size() < 2) throw Error("zoo model '" + g_.name + "': value '" + x + "' has no channel dimension");
@@ -129,7 +136,10 @@ std::string GraphBuilder::conv(const std::string& x, const std::string& name, in
     throw Error("zoo model '" + g_.name + "': conv '" + name + "' has groups=" + std::to_string(o.groups) +
                 " not dividing " + std::to_string(cin) + " -> " + std::to_string(out_channels) + " channels");
   const int64_t fan_in = cin / o.groups * kernel * kernel;
-  add_random(name + ".weight", {out_channels, cin / o.groups, kernel, kernel}, std::sqrt(o.gain / fan_in));
+  // E[y^2] = fan_in * Var(w) * E[x^2] = 1 for zero-mean weights (ignoring padding).
+  const double fan_m2 = static_cast<double>(fan_in) * moments(x).mean_square;
+  add_random(name + ".weight", {out_channels, cin / o.groups, kernel, kernel}, std::sqrt(1.0 / fan_m2));
+  double out_m2 = 1.0;
   std::vector<std::string> inputs{x, name + ".weight"};
   if (o.bias) {
     // PyTorch's default bias init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
@@ -139,13 +149,14 @@ std::string GraphBuilder::conv(const std::string& x, const std::string& name, in
     for (float& v : b) v = static_cast<float>(brng.uniform(-bound, bound));
     add_float(name + ".bias", {out_channels}, b);
     inputs.push_back(name + ".bias");
+    out_m2 += bound * bound / 3.0;
   }
   Node& n = add_node("Conv", name, inputs);
   n.attributes = {int_attr("group", o.groups), ints_attr("kernel_shape", {kernel, kernel}),
                   ints_attr("pads", {o.pad, o.pad, o.pad, o.pad}), ints_attr("strides", {o.stride, o.stride}),
                   ints_attr("dilations", {o.dilation, o.dilation})};
   auto out_size = [&](int64_t s) { return (s + 2 * o.pad - o.dilation * (kernel - 1) - 1) / o.stride + 1; };
-  return define_value(name, {in[0], out_channels, out_size(in[2]), out_size(in[3])});
+  return define_value(name, {in[0], out_channels, out_size(in[2]), out_size(in[3])}, {0.0, out_m2});
 }
 
 std::string GraphBuilder::bn(const std::string& x, const std::string& name, double epsilon) {
@@ -176,23 +187,37 @@ std::string GraphBuilder::bn(const std::string& x, const std::string& name, doub
   Node& node = add_node("BatchNormalization", name,
                         {x, name + ".weight", name + ".bias", name + ".running_mean", name + ".running_var"});
   node.attributes = {float_attr("epsilon", epsilon), float_attr("momentum", 0.9)};
-  return define_value(name, shape(x));
+  // Per channel y = a x + c with a = gamma / sqrt(var + eps), c = beta - a mean;
+  // average E[y] and E[y^2] over channels.
+  const Moments in_m = moments(x);
+  Moments out_m{0.0, 0.0};
+  for (size_t i = 0; i < n; ++i) {
+    const double a = gamma[i] / std::sqrt(double(var[i]) + epsilon), c = beta[i] - a * mean[i];
+    out_m.mean += a * in_m.mean + c;
+    out_m.mean_square += a * a * in_m.mean_square + 2.0 * a * c * in_m.mean + c * c;
+  }
+  out_m.mean /= static_cast<double>(n);
+  out_m.mean_square /= static_cast<double>(n);
+  return define_value(name, shape(x), out_m);
 }
 
-std::string GraphBuilder::elementwise(const std::string& op, const std::string& x, const std::string& name) {
+std::string GraphBuilder::elementwise(const std::string& op, const std::string& x, const std::string& name,
+                                      Moments m) {
   add_node(op, name, {x});
-  return define_value(name, shape(x));
+  return define_value(name, shape(x), m);
 }
 
-std::string GraphBuilder::relu(const std::string& x, const std::string& name) { return elementwise("Relu", x, name); }
+std::string GraphBuilder::relu(const std::string& x, const std::string& name) {
+  return elementwise("Relu", x, name, relu_moments(moments(x)));
+}
 std::string GraphBuilder::sigmoid(const std::string& x, const std::string& name) {
-  return elementwise("Sigmoid", x, name);
+  return elementwise("Sigmoid", x, name, sigmoid_moments(moments(x)));
 }
 std::string GraphBuilder::dropout(const std::string& x, const std::string& name) {
-  return elementwise("Dropout", x, name);
+  return elementwise("Dropout", x, name, moments(x));
 }
 std::string GraphBuilder::identity(const std::string& x, const std::string& name) {
-  return elementwise("Identity", x, name);
+  return elementwise("Identity", x, name, moments(x));
 }
 
 std::string GraphBuilder::relu6(const std::string& x, const std::string& name) {
@@ -202,12 +227,14 @@ std::string GraphBuilder::relu6(const std::string& x, const std::string& name) {
     add_float("relu6.max", {}, {6.0f});
   }
   add_node("Clip", name, {x, "relu6.min", "relu6.max"});
-  return define_value(name, shape(x));
+  return define_value(name, shape(x), relu6_moments(moments(x)));
 }
 
 std::string GraphBuilder::silu(const std::string& x, const std::string& name) {
   std::string s = sigmoid(x, name + ".sigmoid");
-  return mul(x, s, name);
+  std::string y = mul(x, s, name);
+  moments_[y] = silu_moments(moments(x));  // x and Sigmoid(x) are not independent
+  return y;
 }
 
 std::string GraphBuilder::binary(const std::string& op, const std::string& a, const std::string& b,
@@ -226,7 +253,7 @@ std::string GraphBuilder::binary(const std::string& op, const std::string& a, co
                   dims_string(shape(a)) + " with " + dims_string(shape(b)));
   }
   add_node(op, name, {a, b});
-  return define_value(name, out);
+  return define_value(name, out, op == "Add" ? add_moments(moments(a), moments(b)) : mul_moments(moments(a), moments(b)));
 }
 
 std::string GraphBuilder::add(const std::string& a, const std::string& b, const std::string& name) {
@@ -250,7 +277,13 @@ std::string GraphBuilder::concat(const std::vector<std::string>& xs, const std::
   }
   Node& n = add_node("Concat", name, xs);
   n.attributes = {int_attr("axis", 1)};
-  return define_value(name, out);
+  Moments m{0.0, 0.0};
+  for (const std::string& x : xs) {
+    const double share = static_cast<double>(shape(x)[1]) / static_cast<double>(out[1]);
+    m.mean += share * moments(x).mean;
+    m.mean_square += share * moments(x).mean_square;
+  }
+  return define_value(name, out, m);
 }
 
 std::string GraphBuilder::pool(const std::string& op, const std::string& x, const std::string& name, int64_t kernel,
@@ -270,7 +303,7 @@ std::string GraphBuilder::pool(const std::string& op, const std::string& x, cons
   n.attributes = {ints_attr("kernel_shape", {kernel, kernel}), ints_attr("pads", {pad, pad, pad, pad}),
                   ints_attr("strides", {stride, stride})};
   if (ceil_mode) n.attributes.push_back(int_attr("ceil_mode", 1));
-  return define_value(name, {in[0], in[1], out_size(in[2]), out_size(in[3])});
+  return define_value(name, {in[0], in[1], out_size(in[2]), out_size(in[3])}, moments(x));
 }
 
 std::string GraphBuilder::maxpool(const std::string& x, const std::string& name, int64_t kernel, int64_t stride,
@@ -289,7 +322,7 @@ std::string GraphBuilder::global_avgpool(const std::string& x, const std::string
   require_rank(x, 4, name);
   const std::vector<int64_t> in = shape(x);
   add_node("GlobalAveragePool", name, {x});
-  return define_value(name, {in[0], in[1], 1, 1});
+  return define_value(name, {in[0], in[1], 1, 1}, moments(x));
 }
 
 std::string GraphBuilder::lrn(const std::string& x, const std::string& name, int64_t size, double alpha, double beta,
@@ -298,7 +331,7 @@ std::string GraphBuilder::lrn(const std::string& x, const std::string& name, int
   Node& n = add_node("LRN", name, {x});
   n.attributes = {float_attr("alpha", alpha), float_attr("beta", beta), float_attr("bias", bias),
                   int_attr("size", size)};
-  return define_value(name, shape(x));
+  return define_value(name, shape(x), moments(x));
 }
 
 std::string GraphBuilder::flatten(const std::string& x, const std::string& name) {
@@ -307,13 +340,14 @@ std::string GraphBuilder::flatten(const std::string& x, const std::string& name)
   for (size_t i = 1; i < in.size(); ++i) rest *= in[i];
   Node& n = add_node("Flatten", name, {x});
   n.attributes = {int_attr("axis", 1)};
-  return define_value(name, {in.empty() ? 1 : in[0], rest});
+  return define_value(name, {in.empty() ? 1 : in[0], rest}, moments(x));
 }
 
-std::string GraphBuilder::gemm(const std::string& x, const std::string& name, int64_t out_features, double gain) {
+std::string GraphBuilder::gemm(const std::string& x, const std::string& name, int64_t out_features) {
   require_rank(x, 2, name);
   const int64_t in_features = shape(x)[1];
-  add_random(name + ".weight", {out_features, in_features}, std::sqrt(gain / static_cast<double>(in_features)));
+  add_random(name + ".weight", {out_features, in_features},
+             std::sqrt(1.0 / (static_cast<double>(in_features) * moments(x).mean_square)));
   SplitMix64 brng = tensor_stream(seed_, name + ".bias");
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
   std::vector<float> b(static_cast<size_t>(out_features));
@@ -321,17 +355,18 @@ std::string GraphBuilder::gemm(const std::string& x, const std::string& name, in
   add_float(name + ".bias", {out_features}, b);
   Node& n = add_node("Gemm", name, {x, name + ".weight", name + ".bias"});
   n.attributes = {float_attr("alpha", 1.0), float_attr("beta", 1.0), int_attr("transB", 1)};
-  return define_value(name, {shape(x)[0], out_features});
+  return define_value(name, {shape(x)[0], out_features}, {0.0, 1.0 + bound * bound / 3.0});
 }
 
-std::string GraphBuilder::matmul(const std::string& x, const std::string& name, int64_t out_features, double gain) {
+std::string GraphBuilder::matmul(const std::string& x, const std::string& name, int64_t out_features) {
   std::vector<int64_t> out = shape(x);
   if (out.empty()) throw Error("zoo model '" + g_.name + "': matmul '" + name + "' needs a non-scalar input");
   const int64_t in_features = out.back();
-  add_random(name + ".weight", {in_features, out_features}, std::sqrt(gain / static_cast<double>(in_features)));
+  add_random(name + ".weight", {in_features, out_features},
+             std::sqrt(1.0 / (static_cast<double>(in_features) * moments(x).mean_square)));
   add_node("MatMul", name, {x, name + ".weight"});
   out.back() = out_features;
-  return define_value(name, out);
+  return define_value(name, out, {0.0, 1.0});
 }
 
 std::string GraphBuilder::reshape(const std::string& x, const std::string& name, const std::vector<int64_t>& target) {
@@ -367,13 +402,20 @@ std::string GraphBuilder::reshape(const std::string& x, const std::string& name,
                 dims_string(target));
   g_.add_initializer(name + ".shape", DType::Int64, {static_cast<int64_t>(target.size())}, target.data());
   add_node("Reshape", name, {x, name + ".shape"});
-  return define_value(name, out);
+  return define_value(name, out, moments(x));
 }
 
 std::string GraphBuilder::softmax(const std::string& x, const std::string& name, int64_t axis) {
+  const std::vector<int64_t> s = shape(x);
+  const int64_t rank = static_cast<int64_t>(s.size()), a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank || s[static_cast<size_t>(a)] == kBatch)
+    throw Error("zoo model '" + g_.name + "': softmax '" + name + "' axis " + std::to_string(axis) + " is not valid for " +
+                dims_string(s));
   Node& n = add_node("Softmax", name, {x});
   n.attributes = {int_attr("axis", axis)};
-  return define_value(name, shape(x));
+  const int64_t len = s[static_cast<size_t>(a)];
+  const double p = 1.0 / static_cast<double>(len);  // about uniform probabilities
+  return define_value(name, s, {p, p * p});
 }
 
 Graph GraphBuilder::finish(const std::string& x) {
@@ -392,6 +434,8 @@ Graph GraphBuilder::finish(const std::string& x) {
     g_.tensors[out] = std::move(t);
     shapes_[out] = shapes_[x];
     shapes_.erase(x);
+    moments_[out] = moments_[x];
+    moments_.erase(x);
   }
   g_.outputs = {out};
   g_.topological_sort();  // throws if anything is undefined or cyclic

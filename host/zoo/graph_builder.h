@@ -9,6 +9,13 @@
 // Node names are the torchvision module names ("layer1.0.conv1"); a node's
 // output value has the node's name; weights are "<node>.weight", "<node>.bias",
 // "<node>.running_mean", ... as in a torchvision state_dict.
+//
+// Weight scale: the builder propagates estimates of each value's mean and mean
+// square (activation_moments.h; from the weights it drew and a Gaussian model of
+// each op) and scales every conv/linear weight so that the layer's output has
+// mean square about 1, as He initialisation does for a plain ReLU network. Activations then stay O(1) through
+// any depth and the logits are O(1), with BN statistics that stay "realistic"
+// (running_var in [0.5, 2]) rather than calibrated on data.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "zoo/activation_moments.h"
 
 namespace frugal::zoo {
 
@@ -26,9 +34,6 @@ struct ConvOptions {
   int64_t groups = 1;
   int64_t dilation = 1;
   bool bias = false;
-  // Weight variance = gain / fan_in: 2 for a conv feeding ReLU (He), about 1 for
-  // one feeding nothing nonlinear. Keeps activations O(1) through depth.
-  double gain = 2.0;
 };
 
 class GraphBuilder {
@@ -60,9 +65,9 @@ class GraphBuilder {
                   double beta = 0.75, double bias = 1.0);
   std::string flatten(const std::string& x, const std::string& name);  // axis 1
   // Linear layer as torch exports it: Gemm(x, W[out, in], b, transB=1).
-  std::string gemm(const std::string& x, const std::string& name, int64_t out_features, double gain = 1.0);
+  std::string gemm(const std::string& x, const std::string& name, int64_t out_features);
   // x[..., in] @ W[in, out] (no bias).
-  std::string matmul(const std::string& x, const std::string& name, int64_t out_features, double gain = 1.0);
+  std::string matmul(const std::string& x, const std::string& name, int64_t out_features);
   // Reshape to `shape` (ONNX semantics: 0 copies the input dim, -1 is inferred).
   std::string reshape(const std::string& x, const std::string& name, const std::vector<int64_t>& shape);
   std::string softmax(const std::string& x, const std::string& name, int64_t axis = -1);
@@ -72,6 +77,8 @@ class GraphBuilder {
   // Channels (dim 1) and full shape of a value built so far; dim 0 is -1 (batch N).
   int64_t channels(const std::string& x) const;
   const std::vector<int64_t>& shape(const std::string& x) const;
+  // The builder's estimate of a value's mean and E[x^2] (see the top of this file).
+  const Moments& moments(const std::string& x) const;
 
   // Renames `x` to "output", declares it the graph output, checks that the
   // graph is well formed and returns it.
@@ -79,8 +86,8 @@ class GraphBuilder {
 
  private:
   Node& add_node(const std::string& op, const std::string& name, std::vector<std::string> inputs);
-  std::string define_value(const std::string& name, std::vector<int64_t> shape);
-  std::string elementwise(const std::string& op, const std::string& x, const std::string& name);
+  std::string define_value(const std::string& name, std::vector<int64_t> shape, Moments m);
+  std::string elementwise(const std::string& op, const std::string& x, const std::string& name, Moments m);
   std::string binary(const std::string& op, const std::string& a, const std::string& b, const std::string& name);
   std::string pool(const std::string& op, const std::string& x, const std::string& name, int64_t kernel,
                    int64_t stride, int64_t pad, bool ceil_mode);
@@ -92,6 +99,7 @@ class GraphBuilder {
   Graph g_;
   uint64_t seed_;
   std::map<std::string, std::vector<int64_t>> shapes_;
+  std::map<std::string, Moments> moments_;
 };
 
 }  // namespace frugal::zoo

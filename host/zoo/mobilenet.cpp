@@ -61,9 +61,7 @@ std::string inverted_residual(GraphBuilder& b, const std::string& x, const std::
   auto next = [&] { return p + ".conv." + std::to_string(layer++); };
   if (expand_ratio != 1) y = conv_bn_relu6(b, y, next(), hidden, 1, {});
   y = conv_bn_relu6(b, y, next(), hidden, 3, depthwise(hidden, stride));
-  ConvOptions linear;
-  linear.gain = 1.0;
-  y = b.conv(y, next(), out, 1, linear);
+  y = b.conv(y, next(), out, 1);
   y = b.bn(y, next());
   return (stride == 1 && in == out) ? b.add(x, y, p + ".add") : y;
 }

@@ -9,14 +9,14 @@ namespace {
 
 // Projection shortcut: 1x1 conv + BN, when the block changes shape.
 std::string downsample(GraphBuilder& b, const std::string& x, const std::string& p, int64_t out, int64_t stride) {
-  std::string d = b.conv(x, p + ".downsample.0", out, 1, {stride, 0, 1, 1, false, 1.0});
+  std::string d = b.conv(x, p + ".downsample.0", out, 1, {stride, 0});
   return b.bn(d, p + ".downsample.1");
 }
 
 std::string basic_block(GraphBuilder& b, const std::string& x, const std::string& p, int64_t planes, int64_t stride) {
   std::string y = b.conv(x, p + ".conv1", planes, 3, {stride, 1});
   y = b.relu(b.bn(y, p + ".bn1"), p + ".relu1");
-  y = b.conv(y, p + ".conv2", planes, 3, {1, 1, 1, 1, false, 1.0});
+  y = b.conv(y, p + ".conv2", planes, 3, {1, 1});
   y = b.bn(y, p + ".bn2");
   std::string shortcut = (stride != 1 || b.channels(x) != planes) ? downsample(b, x, p, planes, stride) : x;
   return b.relu(b.add(y, shortcut, p + ".add"), p + ".relu2");
@@ -26,7 +26,7 @@ std::string bottleneck(GraphBuilder& b, const std::string& x, const std::string&
   const int64_t out = planes * 4;
   std::string y = b.relu(b.bn(b.conv(x, p + ".conv1", planes, 1), p + ".bn1"), p + ".relu1");
   y = b.relu(b.bn(b.conv(y, p + ".conv2", planes, 3, {stride, 1}), p + ".bn2"), p + ".relu2");
-  y = b.bn(b.conv(y, p + ".conv3", out, 1, {1, 0, 1, 1, false, 1.0}), p + ".bn3");
+  y = b.bn(b.conv(y, p + ".conv3", out, 1, {}), p + ".bn3");
   std::string shortcut = (stride != 1 || b.channels(x) != out) ? downsample(b, x, p, out, stride) : x;
   return b.relu(b.add(y, shortcut, p + ".add"), p + ".relu3");
 }

@@ -45,7 +45,7 @@ Graph build_toy_branched(uint64_t seed) {
   x = conv_bn_relu(b, x, "stem", 8, 3, 1, 1);
 
   std::string r = b.relu(b.bn(b.conv(x, "res.conv1", 8, 3, {1, 1}), "res.bn1"), "res.relu1");
-  r = b.bn(b.conv(r, "res.conv2", 8, 3, {1, 1, 1, 1, false, 1.0}), "res.bn2");
+  r = b.bn(b.conv(r, "res.conv2", 8, 3, {1, 1}), "res.bn2");
   x = b.relu(b.add(r, x, "res.add"), "res.relu2");
 
   std::string a = b.relu(b.conv(x, "branch_a.conv", 8, 1, {1, 0, 1, 1, true}), "branch_a.relu");
@@ -78,7 +78,7 @@ Graph build_toy_allops(uint64_t seed) {
   // Squeeze-excitation.
   std::string s = b.global_avgpool(x, "se.pool");
   s = b.relu(b.conv(s, "se.fc1", 4, 1, {1, 0, 1, 1, true}), "se.relu");
-  s = b.sigmoid(b.conv(s, "se.fc2", 8, 1, {1, 0, 1, 1, true, 1.0}), "se.gate");
+  s = b.sigmoid(b.conv(s, "se.fc2", 8, 1, {1, 0, 1, 1, true}), "se.gate");
   x = b.mul(x, s, "se.scale");
 
   std::string r = b.relu(x, "relu");

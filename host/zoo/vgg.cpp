@@ -25,9 +25,9 @@ Graph build_vgg16_bn(uint64_t seed) {
     }
   }
   x = b.flatten(x, "flatten");  // [N, 512*7*7]
-  x = b.relu(b.gemm(x, "classifier.0", 4096, 2.0), "classifier.1");
+  x = b.relu(b.gemm(x, "classifier.0", 4096), "classifier.1");
   x = b.dropout(x, "classifier.2");
-  x = b.relu(b.gemm(x, "classifier.3", 4096, 2.0), "classifier.4");
+  x = b.relu(b.gemm(x, "classifier.3", 4096), "classifier.4");
   x = b.dropout(x, "classifier.5");
   return b.finish(b.gemm(x, "classifier.6", 1000));
 }

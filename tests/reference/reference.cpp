@@ -173,30 +173,37 @@ RefTensor conv(NodeContext& c) {
   for (size_t i = 2; i < x.dims.size(); ++i) out_dims.push_back(win[win.size() - (x.dims.size() - i)].out);
   RefTensor y = make(out_dims);
   const int64_t H = wh.in, W = ww.in, OH = wh.out, OW = ww.out, Cg = C / group, Mg = M / group;
+  const int64_t K = Cg * wh.kernel * ww.kernel, P = OH * OW;
+  // Unfold the input patch of every output position (im2col, zeros where the
+  // window reads padding), then y[oc][p] = b[oc] + sum_k w[oc][k] col[k][p] with
+  // p innermost so the loops run over long contiguous rows.
+  std::vector<double> col(static_cast<size_t>(K * P));
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t oc = 0; oc < M; ++oc) {
-      double* out = &y.data[static_cast<size_t>((n * M + oc) * OH * OW)];
-      std::fill(out, out + OH * OW, b ? b->data[static_cast<size_t>(oc)] : 0.0);
-      const int64_t g = oc / Mg;
+    for (int64_t g = 0; g < group; ++g) {
       for (int64_t ci = 0; ci < Cg; ++ci) {
         const double* in = &x.data[static_cast<size_t>((n * C + g * Cg + ci) * H * W)];
         for (int64_t kh = 0; kh < wh.kernel; ++kh)
           for (int64_t kw = 0; kw < ww.kernel; ++kw) {
-            const double wv = w.data[static_cast<size_t>(((oc * Cg + ci) * wh.kernel + kh) * ww.kernel + kw)];
-            // Output columns whose input column lies inside the image.
-            const int64_t shift = kw * ww.dilation - ww.pad_begin;  // iw = ow*stride + shift
-            const int64_t ow0 = shift >= 0 ? 0 : (-shift + ww.stride - 1) / ww.stride;
-            const int64_t last = W - 1 - shift;
-            if (last < 0) continue;
-            const int64_t ow1 = std::min(OW, last / ww.stride + 1);
+            double* row = &col[static_cast<size_t>(((ci * wh.kernel + kh) * ww.kernel + kw) * P)];
             for (int64_t oh = 0; oh < OH; ++oh) {
               const int64_t ih = oh * wh.stride + kh * wh.dilation - wh.pad_begin;
-              if (ih < 0 || ih >= H) continue;
-              const double* row = in + ih * W;
-              double* orow = out + oh * OW;
-              for (int64_t ow = ow0; ow < ow1; ++ow) orow[ow] += wv * row[ow * ww.stride + shift];
+              for (int64_t ow = 0; ow < OW; ++ow) {
+                const int64_t iw = ow * ww.stride + kw * ww.dilation - ww.pad_begin;
+                row[oh * OW + ow] = (ih >= 0 && ih < H && iw >= 0 && iw < W) ? in[ih * W + iw] : 0.0;
+              }
             }
           }
+      }
+      for (int64_t m = 0; m < Mg; ++m) {
+        const int64_t oc = g * Mg + m;
+        double* out = &y.data[static_cast<size_t>((n * M + oc) * P)];
+        std::fill(out, out + P, b ? b->data[static_cast<size_t>(oc)] : 0.0);
+        const double* wrow = &w.data[static_cast<size_t>(oc * K)];
+        for (int64_t k = 0; k < K; ++k) {
+          const double wv = wrow[k];
+          const double* crow = &col[static_cast<size_t>(k * P)];
+          for (int64_t p = 0; p < P; ++p) out[p] += wv * crow[p];
+        }
       }
     }
   return y;
