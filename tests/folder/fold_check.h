@@ -1,0 +1,42 @@
+// Helpers for the folding tests: run a graph and its folded version on the same
+// random inputs with the float64 reference evaluator and measure how far the
+// outputs are apart; count BNs; and an independent, literal reading of
+// BaN-OFF's Theorem 1 (the oracle the fold counts are checked against).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "reference.h"
+
+namespace frugal::fold_test {
+
+// Random inputs in [-1, 1) for every graph input, batch dim set to `batch`.
+RefValues random_inputs(const Graph& g, int64_t batch, uint64_t seed);
+
+// max |folded - original| / max |original| over every output (both graphs
+// evaluated in float64 on the same inputs, every pixel including borders).
+double relative_mismatch(const Graph& original, const Graph& folded, int64_t batch = 2, uint64_t seed = 7);
+
+int count_op(const Graph& g, const std::string& op_type);
+
+// Theorem 1, read literally from the paper, independently of the folder's
+// code: grow the component of BN node `bn` through nodes that are not
+// non-affine (expressive ones are leaves), split it into the side entered
+// through the BN's input and the side entered through its output; foldable iff
+// one side holds more than the BN and every place where it meets the rest of
+// the graph (a non-affine node, a graph input or output) is an expressive node.
+// Knows nothing of padding, zero gamma or MaxPool signs: exactness refusals are
+// asserted separately in the tests.
+bool theorem_foldable(const Graph& g, int bn);
+int theorem_foldable_count(const Graph& g);
+
+// Sets one channel of a BN parameter ("weight", "bias", "running_mean",
+// "running_var" as the zoo names them: "<bn>.weight", ...).
+void set_bn_param(Graph& g, const std::string& bn, const std::string& param, int64_t channel, float value);
+// Makes every gamma of `bn` positive (|gamma|).
+void make_gamma_positive(Graph& g, const std::string& bn);
+
+}  // namespace frugal::fold_test
