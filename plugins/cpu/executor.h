@@ -1,0 +1,66 @@
+// One CPU executor instance: a compiled model, its arena, and the operations of
+// the executor ABI (describe, layer_bytes, set_budget, run, time_layer) in C++.
+// The C entry points in plugin_entry.cpp only translate to and from this class.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arena.h"
+#include "compiled_model.h"
+#include "frugal/plugin.h"
+#include "plan.h"
+
+namespace frugal::cpu {
+
+struct ExecutorOptions {
+  int threads = 1;
+  // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
+  // are ignored ("device" is meaningless here). Throws frugal::Error.
+  static ExecutorOptions parse(const char* json);
+};
+
+// Memory of a plan before running it.
+struct PlanMemory {
+  uint64_t peak = 0;          // most bytes live at any moment
+  int64_t peak_step = -1;     // step where it is reached; -1: while placing the inputs
+};
+
+class Executor {
+ public:
+  Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+
+  const CompiledModel& model() const { return model_; }
+  std::string describe_json() const;
+  frugal_layer_bytes layer_bytes(int layer, int batch) const;
+  void set_budget(uint64_t bytes);
+
+  // Validates `plan` for a request of `batch` samples and returns its memory
+  // (same accounting as the run). Throws frugal::Error naming the step at fault.
+  PlanMemory simulate(const Plan& plan, int64_t batch) const;
+
+  // Runs; plan_json NULL: whole batch. Returns the report JSON.
+  std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
+                  size_t n_outputs);
+
+  void time_layer(int layer, int batch, int repeats, double& median, double& spread);
+
+ private:
+  int64_t check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const;
+  void check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const;
+  // Throws sdk::Failure(FRUGAL_ERR_BUDGET) when `plan` does not fit `budget`.
+  void check_budget(const Plan& plan, int64_t batch, uint64_t budget) const;
+  void run_step(const PlanStep& s, const class SampleStore& store, float* out, float* ws) const;
+  void use_threads() const;
+
+  CompiledModel model_;
+  ExecutorOptions options_;
+  Arena arena_;
+  bool budget_set_ = false;
+};
+
+// "12.3 MB (12345678 bytes)"
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace frugal::cpu

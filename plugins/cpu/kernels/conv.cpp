@@ -1,0 +1,178 @@
+// Conv (1-D and 2-D; groups, depthwise, strides, dilations, pads, auto_pad,
+// optional bias). Three algorithms, chosen at compile time:
+//   - 1x1, stride 1, no padding: sgemm straight on the input (no workspace);
+//   - depthwise (one input channel per group): a direct kernel (no workspace);
+//   - otherwise im2col of one sample and one group into the arena workspace,
+//     then sgemm. The workspace is per sample, so ws(b) does not grow with b.
+// The bias and any BatchNormalization/activation bundled after the conv run as
+// the epilogue, per output plane, right after the sgemm.
+#include <cblas.h>
+
+#include <cstring>
+
+#include "kernels/kernel_util.h"
+#include "kernels/window.h"
+
+namespace frugal::cpu {
+
+namespace {
+
+class ConvKernel : public Kernel {
+ public:
+  explicit ConvKernel(const KernelSpec& s) : label_(s.label()) {
+    require_float_activation(s, 0, "input X");
+    const InputInfo& x = s.inputs[0];
+    const InputInfo& w = required_input(s, 1, "weights W");
+    weight_ = constant_floats(s, 1, "weights W");
+    const Dims& wd = w.dims;
+    if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
+    if (x.dims.size() != wd.size()) fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
+    const Dims kernel(wd.begin() + 2, wd.end());
+    const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
+    if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
+    win_ = Window::from_node(s, x.dims, kernel, false);
+    group_ = s.node->attr_int("group", 1);
+    C_ = x.dims[1];
+    M_ = wd[0];
+    if (group_ < 1 || C_ % group_ != 0 || M_ % group_ != 0)
+      fail(s, "group " + std::to_string(group_) + " does not divide the " + std::to_string(C_) + " input and " +
+                  std::to_string(M_) + " output channels");
+    Cg_ = C_ / group_;
+    Mg_ = M_ / group_;
+    if (wd[1] != Cg_)
+      fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
+                  dims_string(x.dims) + " gives " + std::to_string(Cg_));
+    K_ = Cg_ * win_.kh * win_.kw;
+    if (has_input(s, 2)) {
+      std::vector<float> bias = constant_floats(s, 2, "bias B");
+      if (int64_t(bias.size()) != M_) fail(s, "bias B has " + std::to_string(bias.size()) + " values, expected " + std::to_string(M_));
+      epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), bias);
+    }
+    const bool pointwise = win_.kh == 1 && win_.kw == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 &&
+                           win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
+    algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
+  }
+
+  Dims infer(const std::vector<Dims>& in) const override {
+    const Dims& x = in[0];
+    if (x.size() != size_t(win_.spatial_rank) + 2 || x[1] != C_ ||
+        x[2] != (win_.spatial_rank == 2 ? win_.H : win_.W) || (win_.spatial_rank == 2 && x[3] != win_.W))
+      throw Error(label_ + ": input " + dims_string(x) + " does not match the compiled shape [N, " +
+                  std::to_string(C_) + (win_.spatial_rank == 2 ? ", " + std::to_string(win_.H) : "") + ", " +
+                  std::to_string(win_.W) + "]");
+    if (win_.spatial_rank == 2) return {x[0], M_, win_.Ho, win_.Wo};
+    return {x[0], M_, win_.Wo};
+  }
+
+  uint64_t workspace_bytes(const std::vector<Dims>&) const override {
+    return algo_ == Algo::Im2col ? uint64_t(K_ * win_.Ho * win_.Wo) * sizeof(float) : 0;
+  }
+
+  int64_t macs(const std::vector<Dims>& in) const override {
+    return in[0][0] * M_ * win_.Ho * win_.Wo * K_;
+  }
+
+  Epilogue* epilogue() override { return &epilogue_; }
+
+  void run(const KernelArgs& a) const override {
+    const int64_t n = a.in_dims[0][0];
+    const int64_t in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
+    if (algo_ == Algo::Depthwise) {
+      run_depthwise(a.in[0], a.out, n, a.threads);
+      return;
+    }
+    for (int64_t s = 0; s < n; ++s) {
+      const float* xs = a.in[0] + s * C_ * in_plane;
+      float* ys = a.out + s * M_ * out_plane;
+      for (int64_t g = 0; g < group_; ++g) {
+        const float* xg = xs + g * Cg_ * in_plane;
+        const float* cols = xg;
+        if (algo_ == Algo::Im2col) {
+          im2col(xg, a.ws, a.threads);
+          cols = a.ws;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(Mg_), int(out_plane), int(K_), 1.0f,
+                    weight_.data() + g * Mg_ * K_, int(K_), cols, int(out_plane), 0.0f, ys + g * Mg_ * out_plane,
+                    int(out_plane));
+      }
+      epilogue_.apply_tensor(ys, 1, M_, out_plane, a.threads);
+    }
+  }
+
+ private:
+  enum class Algo { Gemm1x1, Im2col, Depthwise };
+
+  // ws[(c, i, j), (oh, ow)] = x[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw] or 0 in the padding.
+  void im2col(const float* x, float* ws, int threads) const {
+    const Window& w = win_;
+    const int64_t rows = K_, out_plane = w.Ho * w.Wo;
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows * out_plane > 65536)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t c = r / (w.kh * w.kw), i = (r / w.kw) % w.kh, j = r % w.kw;
+      const float* xc = x + c * w.H * w.W;
+      float* dst = ws + r * out_plane;
+      int64_t lo, hi;
+      w.valid_cols(j, lo, hi);
+      for (int64_t oh = 0; oh < w.Ho; ++oh, dst += w.Wo) {
+        const int64_t ih = oh * w.sh - w.pt + i * w.dh;
+        if (ih < 0 || ih >= w.H || lo >= hi) {
+          std::memset(dst, 0, sizeof(float) * size_t(w.Wo));
+          continue;
+        }
+        const int64_t base = ih * w.W + j * w.dw - w.pl;  // xc[base + ow*sw] is column iw
+        for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
+        if (w.sw == 1) std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
+        else
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = xc[base + ow * w.sw];
+        for (int64_t ow = hi; ow < w.Wo; ++ow) dst[ow] = 0.0f;
+      }
+    }
+  }
+
+  // One output plane per (sample, output channel); channel m reads input channel m / (M/C).
+  void run_depthwise(const float* x, float* y, int64_t n, int threads) const {
+    const Window& w = win_;
+    const int64_t mult = M_ / C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
+    const int64_t planes = n * M_;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t p = 0; p < planes; ++p) {
+      const int64_t s = p / M_, m = p % M_;
+      const float* xc = x + (s * C_ + m / mult) * in_plane;
+      const float* wm = weight_.data() + m * w.kh * w.kw;
+      float* out = y + p * out_plane;
+      for (int64_t oh = 0; oh < w.Ho; ++oh) {
+        float* orow = out + oh * w.Wo;
+        for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
+        for (int64_t i = 0; i < w.kh; ++i) {
+          const int64_t ih = oh * w.sh - w.pt + i * w.dh;
+          if (ih < 0 || ih >= w.H) continue;
+          for (int64_t j = 0; j < w.kw; ++j) {
+            int64_t lo, hi;
+            w.valid_cols(j, lo, hi);
+            const float wv = wm[i * w.kw + j];
+            const float* src = xc + ih * w.W;
+            const int64_t base = j * w.dw - w.pl;
+            if (w.sw == 1)
+              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[base + ow];
+            else
+              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[base + ow * w.sw];
+          }
+        }
+      }
+      epilogue_.apply(out, m, out_plane);
+    }
+  }
+
+  std::string label_;
+  Window win_;
+  int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
+  std::vector<float> weight_;  // [M, Cg, kh, kw] = [M, K] row-major
+  Epilogue epilogue_;
+  Algo algo_ = Algo::Im2col;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_conv(const KernelSpec& s) { return std::make_unique<ConvKernel>(s); }
+
+}  // namespace frugal::cpu

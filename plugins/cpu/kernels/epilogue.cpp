@@ -1,0 +1,95 @@
+#include "kernels/epilogue.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "util/error.h"
+
+namespace frugal::cpu {
+
+void Epilogue::add_affine(const std::vector<float>& scale, const std::vector<float>& shift) {
+  if (scale.size() != shift.size()) throw Error("epilogue: scale and shift differ in length");
+  if (!steps_.empty() && steps_.back().kind == Kind::Affine) {
+    Step& prev = steps_.back();
+    if (prev.scale.size() != scale.size())
+      throw Error("epilogue: affine steps of " + std::to_string(prev.scale.size()) + " and " +
+                  std::to_string(scale.size()) + " channels");
+    // s2 * (s1 x + t1) + t2, merged in double so the fold costs no extra rounding step.
+    for (size_t c = 0; c < scale.size(); ++c) {
+      const double s = double(scale[c]) * prev.scale[c];
+      const double t = double(scale[c]) * prev.shift[c] + shift[c];
+      prev.scale[c] = float(s);
+      prev.shift[c] = float(t);
+    }
+    return;
+  }
+  steps_.push_back(Step{Kind::Affine, scale, shift});
+}
+
+void Epilogue::add_relu() { steps_.push_back(Step{Kind::Relu, {}, {}}); }
+
+void Epilogue::add_clip(float lo, float hi) {
+  Step s{Kind::Clip, {}, {}};
+  s.lo = lo;
+  s.hi = hi;
+  steps_.push_back(s);
+}
+
+void Epilogue::add_sigmoid() { steps_.push_back(Step{Kind::Sigmoid, {}, {}}); }
+
+int64_t Epilogue::channels() const {
+  for (const Step& s : steps_)
+    if (s.kind == Kind::Affine) return int64_t(s.scale.size());
+  return 0;
+}
+
+void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
+  switch (s.kind) {
+    case Kind::Affine: {
+      const float a = s.scale[size_t(c)], b = s.shift[size_t(c)];
+      for (int64_t i = 0; i < count; ++i) x[i] = a * x[i] + b;
+      break;
+    }
+    case Kind::Relu:
+      for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      break;
+    case Kind::Clip: {
+      const float lo = s.lo, hi = s.hi;
+      for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], lo), hi);
+      break;
+    }
+    case Kind::Sigmoid:
+      for (int64_t i = 0; i < count; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
+      break;
+  }
+}
+
+void Epilogue::apply(float* x, int64_t c, int64_t count) const {
+  for (const Step& s : steps_) apply_step(s, x, c, count);
+}
+
+void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = x + r * channels;
+    for (const Step& s : steps_) {
+      if (s.kind == Kind::Affine) {
+        for (int64_t c = 0; c < channels; ++c) row[c] = s.scale[size_t(c)] * row[c] + s.shift[size_t(c)];
+      } else {
+        apply_step(s, row, 0, channels);  // channel-independent: the channel index is not read
+      }
+    }
+  }
+}
+
+void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, int threads) const {
+  if (steps_.empty()) return;
+  if (inner == 1 && channels > 1) {
+    apply_rows(x, outer, channels);
+    return;
+  }
+  const int64_t planes = outer * channels;
+#pragma omp parallel for num_threads(threads) schedule(static) if (planes * inner > 32768)
+  for (int64_t p = 0; p < planes; ++p) apply(x + p * inner, p % channels, inner);
+}
+
+}  // namespace frugal::cpu

@@ -1,0 +1,85 @@
+#include "kernels/normalization.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/kernel_util.h"
+
+namespace frugal::cpu {
+
+void batchnorm_affine(const KernelSpec& s, std::vector<float>& scale, std::vector<float>& shift) {
+  const Node& n = *s.node;
+  if (n.attr_int("training_mode", 0) != 0) unsupported(s, "training mode is not supported (inference only)");
+  if (s.opset < 7 && n.attr_int("is_test", 0) == 0) unsupported(s, "training mode (is_test=0) is not supported");
+  if (s.opset < 9 && n.attr_int("spatial", 1) == 0) unsupported(s, "spatial=0 is not supported");
+  const std::vector<float> gamma = constant_floats(s, 1, "scale"), beta = constant_floats(s, 2, "B"),
+                           mean = constant_floats(s, 3, "mean"), var = constant_floats(s, 4, "var");
+  const size_t C = gamma.size();
+  if (beta.size() != C || mean.size() != C || var.size() != C)
+    fail(s, "scale, B, mean and var must have the same length");
+  const double eps = n.attr_float("epsilon", 1e-5f);
+  scale.resize(C);
+  shift.resize(C);
+  for (size_t c = 0; c < C; ++c) {  // gamma (x - mean) / sqrt(var + eps) + beta
+    const double a = double(gamma[c]) / std::sqrt(double(var[c]) + eps);
+    scale[c] = float(a);
+    shift[c] = float(double(beta[c]) - a * double(mean[c]));
+  }
+}
+
+namespace {
+
+// LRN across channels: y = x / (bias + alpha / size * sum of x^2 over the
+// channel window [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta.
+class LrnKernel : public Kernel {
+ public:
+  explicit LrnKernel(const KernelSpec& s) : label_(s.label()) {
+    require_float_activation(s, 0, "input X");
+    const Node& n = *s.node;
+    if (!n.has_attr("size")) fail(s, "attribute size is required");
+    size_ = n.attr_int("size", 1);
+    if (size_ < 1) fail(s, "size must be >= 1");
+    alpha_ = n.attr_float("alpha", 1e-4f);
+    beta_ = n.attr_float("beta", 0.75f);
+    bias_ = n.attr_float("bias", 1.0f);
+    if (s.inputs[0].dims.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(s.inputs[0].dims));
+  }
+
+  Dims infer(const std::vector<Dims>& in) const override {
+    if (in[0].size() < 3) throw Error(label_ + ": input must have rank >= 3, got " + dims_string(in[0]));
+    return in[0];
+  }
+
+  void run(const KernelArgs& a) const override {
+    const Dims& d = a.in_dims[0];
+    const int64_t N = d[0], C = d[1], inner = product(d, 2);
+    const int64_t below = (size_ - 1) / 2, above = size_ - 1 - below;
+    const double k = double(alpha_) / double(size_);
+#pragma omp parallel for num_threads(a.threads) schedule(static)
+    for (int64_t p = 0; p < N * C; ++p) {
+      const int64_t n = p / C, c = p % C;
+      const int64_t c0 = std::max<int64_t>(0, c - below), c1 = std::min<int64_t>(C - 1, c + above);
+      const float* x = a.in[0] + n * C * inner;
+      float* y = a.out + p * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        double sq = 0.0;
+        for (int64_t cc = c0; cc <= c1; ++cc) {
+          const double v = x[cc * inner + i];
+          sq += v * v;
+        }
+        y[i] = float(double(x[c * inner + i]) / std::pow(double(bias_) + k * sq, double(beta_)));
+      }
+    }
+  }
+
+ private:
+  std::string label_;
+  int64_t size_ = 1;
+  float alpha_ = 1e-4f, beta_ = 0.75f, bias_ = 1.0f;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_lrn(const KernelSpec& s) { return std::make_unique<LrnKernel>(s); }
+
+}  // namespace frugal::cpu
