@@ -175,7 +175,12 @@ Tensor parse_npy(const std::string& b, const std::string& origin) {
     throw Error("'" + origin + "' is in Fortran order; frugal reads C order only "
                 "(save it with numpy.ascontiguousarray)");
 
-  int64_t count = checked_element_count(shape);
+  int64_t count = 0;
+  try {
+    count = checked_element_count(shape);
+  } catch (const Error& e) {
+    throw Error("'" + origin + "': " + e.what());
+  }
   if (count > INT64_MAX / 4) throw Error("'" + origin + "': shape has too many elements");
   size_t want = static_cast<size_t>(count) * sizeof(float);
   size_t have = b.size() - data_start;
