@@ -1,8 +1,9 @@
 -- frugal info: describe a model: inputs, outputs, op histogram, parameters, per-layer shapes and MACs
 -- usage: frugal info MODEL.onnx [--batch N]
 --   MODEL.onnx   an ONNX model file, or zoo:NAME for a network of the built-in zoo
---   --batch N    batch size for shapes and MACs (default: the model's own input
---                shapes when they are fixed, else 1)
+--   --batch N    batch size for shapes and MACs: sets dimension 0 of every graph
+--                input (default: the model's own input shapes when they are
+--                fixed, else batch 1)
 -- Unknown ops are listed together in one warning; everything else is still shown.
 local argparse = require("argparse")
 local fmt = require("textfmt")

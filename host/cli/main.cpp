@@ -117,6 +117,11 @@ int run(int argc, char** argv) {
   }
   // A script path, or a command name.
   std::string script;
+  if (ends_with(first, ".onnx")) {
+    std::cerr << "frugal: '" << first << "' is a model, not a script; try 'frugal info " << first
+              << "' or 'frugal --help'\n";
+    return kUsageError;
+  }
   if (ends_with(first, ".lua") || first.find('/') != std::string::npos) {
     if (!is_file(first)) {
       std::cerr << "frugal: cannot open script '" << first << "': no such file\n";

@@ -70,9 +70,15 @@ std::vector<int64_t> sizes_from_args(lua_State* L, int first, const char* fn) {
     for (int i = first; i <= top; ++i) {
       int ok = 0;
       lua_Integer v = lua_tointegerx(L, i, &ok);
-      if (!ok || lua_type(L, i) != LUA_TNUMBER)
-        throw Error("size " + std::to_string(i - first + 1) + " must be an integer, got " +
-                    (lua_type(L, i) == LUA_TNUMBER ? std::string("a fraction") : luaL_typename(L, i)));
+      if (!ok || lua_type(L, i) != LUA_TNUMBER) {
+        std::string got = luaL_typename(L, i);
+        if (lua_type(L, i) == LUA_TNUMBER) {
+          lua_pushvalue(L, i);
+          got = lua_tostring(L, -1);  // e.g. 2.5 or 1e+30 (no int64 value)
+          lua_pop(L, 1);
+        }
+        throw Error("size " + std::to_string(i - first + 1) + " must be an integer, got " + got);
+      }
       dims.push_back(v);
     }
   }
