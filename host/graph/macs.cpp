@@ -27,10 +27,11 @@ int64_t node_macs(const Graph& g, const Node& n) {
   const OpDef* op = find_op(n);
   if (!op) throw Error(n.op_type + " node '" + n.name + "': op is not known, cannot count its MACs");
   if (!op->macs) return 0;
-  std::vector<ValueShape> in, out;
+  std::vector<ValueShape> in;
   for (const std::string& i : n.inputs) in.push_back(shape_of(g, n, i));
-  for (const std::string& o : n.outputs) out.push_back(shape_of(g, n, o));
   try {
+    // Outputs recomputed from the inputs: validates them, and stale output shapes cannot mislead.
+    const std::vector<ValueShape> out = op->shape(n, in);
     return op->macs(n, in, out);
   } catch (const std::exception& e) {
     throw Error(n.op_type + " node '" + n.name + "': " + e.what());

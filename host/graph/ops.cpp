@@ -30,6 +30,12 @@ int64_t mul(int64_t a, int64_t b) {
   return r;
 }
 
+int64_t add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) bad("size computation overflows int64");
+  return r;
+}
+
 int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX) {
   int64_t p = 1;
   for (size_t i = from; i < std::min(to, d.size()); ++i) p = mul(p, d[i]);
@@ -180,18 +186,18 @@ Dims window_output(const Node& n, const ValueShape& x, const Dims& kernel, bool 
     const int64_t in = x.dims[2 + i], k = kernel[i], s = strides[i], d = dil[i];
     if (k <= 0 || s <= 0 || d <= 0) bad("kernel, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + ns] < 0) bad("attribute 'pads' has a negative value");
-    const int64_t ek = mul(k - 1, d) + 1;  // effective (dilated) kernel extent
+    const int64_t ek = add(mul(k - 1, d), 1);  // effective (dilated) kernel extent
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      out[i] = (in + s - 1) / s;
+      out[i] = in / s + (in % s != 0);
     } else {
       const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[i + ns];
-      const int64_t span = in + pb + pe - ek;
+      const int64_t span = add(add(in, pb), pe) - ek;  // all terms >= 0: the subtraction cannot overflow
       if (span < 0)
         bad("input '" + x.name + "' " + str(x.dims) + " is smaller than the kernel (extent " + std::to_string(ek) +
             " in spatial dimension " + std::to_string(i) + ")");
-      out[i] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      out[i] = span / s + (ceil_mode && span % s != 0) + 1;
       // As PyTorch and later ONNX: a last window that starts in the end padding is dropped.
-      if (ceil_mode && (out[i] - 1) * s >= in + pb) --out[i];
+      if (ceil_mode && out[i] > 1 && mul(out[i] - 1, s) >= in + pb) --out[i];
     }
   }
   return out;
@@ -391,7 +397,7 @@ Outs concat(const Node& n, const std::vector<ValueShape>& in) {
       if (i != axis && v->dims[i] != xs[0]->dims[i])
         bad("input '" + v->name + "' " + str(v->dims) + " differs from '" + xs[0]->name + "' " + str(xs[0]->dims) +
             " outside the concatenation axis " + std::to_string(axis));
-    out[axis] += v->dims[axis];
+    out[axis] = add(out[axis], v->dims[axis]);
     if (v->ints && r == 1) ints.insert(ints.end(), v->ints->begin(), v->ints->end());
     else all_ints = false;
   }
@@ -495,7 +501,7 @@ Outs transpose(const Node& n, const std::vector<ValueShape>& in) {
   perm = n.attr_ints("perm", perm);
   Dims sorted = perm;
   std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < sorted.size(); ++i)
+  for (size_t i = 0; i < r; ++i)
     if (sorted.size() != r || sorted[i] != static_cast<int64_t>(i))
       bad("attribute 'perm' " + str(perm) + " is not a permutation of the axes of '" + x.name + "' " + str(x.dims));
   Dims out(r);

@@ -43,6 +43,9 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
     throw Error(msg);
   }
 
+  for (const std::string& name : g.inputs)
+    if (!g.has_tensor(name)) throw Error("graph input '" + name + "' has no tensor description");
+
   std::map<std::string, ValueShape> values;
   for (const std::string& name : g.inputs) {
     const TensorDesc& t = g.tensor(name);
@@ -113,6 +116,7 @@ void infer_shapes_for_batch(Graph& g, int64_t batch) {
   if (batch <= 0) throw Error("infer_shapes_for_batch: batch must be positive, got " + std::to_string(batch));
   std::map<std::string, std::vector<int64_t>> dims;
   for (const std::string& name : g.inputs) {
+    if (!g.has_tensor(name)) throw Error("graph input '" + name + "' has no tensor description");
     const TensorDesc& t = g.tensor(name);
     if (!t.has_shape || t.shape.empty())
       throw Error("input '" + name + "' has no declared batch dimension (shape " +

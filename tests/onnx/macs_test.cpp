@@ -74,13 +74,22 @@ TEST_CASE("Gemm and MatMul MACs", "[onnx][macs]") {
   CHECK(node_macs(f.g, f.g.nodes[3]) == 0);
 }
 
-TEST_CASE("MACs need inferred shapes and a known op", "[onnx][macs]") {
+TEST_CASE("MACs need inferred input shapes and a known op", "[onnx][macs]") {
   GraphFixture f;
-  f.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3});
+  f.input("x", {1, 3, 8, 8}).weight("w", {4, 3, 3, 3}).weight("w2", {5, 4, 1, 1});
   f.node("Conv", "c", {"x", "w"}, {"y"});
+  f.node("Conv", "c2", {"y", "w2"}, {"y2"});
   f.node("Mystery", "m", {"y"}, {"z"});
-  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[0]); }), Catch::Contains("Conv node 'c'") && Catch::Contains("infer_shapes"));
-  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[1]); }), Catch::Contains("Mystery node 'm'"));
+  CHECK(node_macs(f.g, f.g.nodes[0]) == 4 * 36 * 27);  // its inputs' shapes are declared
+  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[1]); }),
+             Catch::Contains("Conv node 'c2'") && Catch::Contains("'y'") && Catch::Contains("infer_shapes"));
+  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[2]); }), Catch::Contains("Mystery node 'm'"));
+  // Shapes edited after inference so that they no longer fit: an Error, not a wrong count.
+  f.g.nodes[2].op_type = "Relu";
+  infer_shapes(f.g, {});
+  CHECK(node_macs(f.g, f.g.nodes[1]) == 5 * 36 * 4);
+  f.g.tensor("y").shape = make_shape({1, 7, 6, 6});
+  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[1]); }), Catch::Contains("Conv node 'c2': input 'y' has 7 channels"));
 }
 
 TEST_CASE("tiny CNN total MACs scale linearly with the batch", "[onnx][macs]") {

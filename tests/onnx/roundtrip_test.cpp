@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <algorithm>
 
 #include "graph/shape_inference.h"
 #include "graphs_equal.h"
@@ -95,6 +97,31 @@ TEST_CASE("tiny CNN: import keeps every weight bit-exact and round-trips", "[onn
   std::vector<std::string> attr_order;
   for (const Attribute& a : g.nodes[0].attributes) attr_order.push_back(a.name);
   CHECK(attr_order == std::vector<std::string>{"kernel_shape", "pads", "strides"});
+}
+
+TEST_CASE("nodes stored out of order are sorted topologically", "[onnx][import]") {
+  const onnx::ModelProto m = tiny_cnn_model(4);
+  onnx::ModelProto reversed = m;
+  auto* nodes = reversed.mutable_graph()->mutable_node();
+  std::reverse(nodes->begin(), nodes->end());
+  const std::string a = serialize(m), b = serialize(reversed);
+  Graph sorted = load_onnx_bytes(a.data(), a.size(), "sorted.onnx");
+  Graph g = load_onnx_bytes(b.data(), b.size(), "reversed.onnx");
+  std::vector<std::string> order, expected;
+  for (const Node& n : g.nodes) order.push_back(n.op_type);
+  for (const Node& n : sorted.nodes) expected.push_back(n.op_type);
+  // The Constant has no inputs, so it may move ahead; every node must follow its producers.
+  std::set<std::string> seen(g.inputs.begin(), g.inputs.end());
+  for (const auto& kv : g.tensors)
+    if (kv.second.is_initializer) seen.insert(kv.first);
+  for (const Node& n : g.nodes) {
+    for (const std::string& i : n.inputs) CHECK((i.empty() || seen.count(i)));
+    seen.insert(n.outputs.begin(), n.outputs.end());
+  }
+  std::sort(order.begin(), order.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(order == expected);
+  CHECK(g.nodes.back().op_type == "Softmax");
 }
 
 TEST_CASE("every attribute kind and omitted inputs/outputs round-trip", "[onnx][roundtrip]") {

@@ -1,6 +1,8 @@
 // Shape inference per op, on hand-computed cases, and its error messages.
 #include <catch2/catch.hpp>
 
+#include <climits>
+
 #include "graph/ops.h"
 #include "graph/shape_inference.h"
 #include "graph_fixtures.h"
@@ -239,4 +241,37 @@ TEST_CASE("the op table lists what the host understands", "[onnx][ops]") {
   std::vector<std::string> ops = known_ops();
   CHECK(std::is_sorted(ops.begin(), ops.end()));
   CHECK(ops.size() >= 20);
+}
+
+TEST_CASE("absurd attribute values give errors, not overflow", "[onnx][shapes]") {
+  const int64_t big = INT64_MAX / 2 + 1;
+  GraphFixture f;
+  f.input("x", {1, 2, 8, 8}).weight("w", {2, 2, 3, 3});
+  Node& c = f.node("Conv", "conv", {"x", "w"}, {"y"});
+  c.set_attr_ints("pads", {big, big, big, big});
+  CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }), Catch::Contains("Conv node 'conv'") && Catch::Contains("overflow"));
+  c.set_attr_ints("pads", {0, 0, 0, 0});
+  c.set_attr_ints("dilations", {big, 1});
+  CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }), Catch::Contains("overflow"));
+  c.set_attr_ints("dilations", {1, 1});
+  c.set_attr_int("group", big);
+  CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }), Catch::Contains("Conv node 'conv'"));
+
+  GraphFixture p;
+  p.input("x", {1, 2, 8, 8});
+  Node& m = p.node("MaxPool", "pool", {"x"}, {"y"});
+  m.set_attr_ints("kernel_shape", {2, 2});
+  m.set_attr_ints("strides", {INT64_MAX, INT64_MAX});
+  m.set_attr_int("ceil_mode", 1);
+  infer_shapes(p.g, {});  // a huge stride is legal: one window
+  CHECK(p.dims("y") == V{1, 2, 1, 1});
+  m.set_attr_ints("strides", {0, 1});
+  CHECK_THAT(error_of([&] { infer_shapes(p.g, {}); }), Catch::Contains("must be positive"));
+
+  GraphFixture t;
+  t.input("x", {2, 3});
+  t.node("Transpose", "tr", {"x"}, {"y"}).set_attr_ints("perm", {});
+  CHECK_THAT(error_of([&] { infer_shapes(t.g, {}); }), Catch::Contains("is not a permutation"));
+  t.g.nodes[0].set_attr_ints("perm", {1, 1});
+  CHECK_THAT(error_of([&] { infer_shapes(t.g, {}); }), Catch::Contains("is not a permutation"));
 }
