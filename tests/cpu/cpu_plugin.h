@@ -51,6 +51,8 @@ class Executor {
   Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs,
              const nlohmann::json& plan = nullptr, nlohmann::json* report = nullptr);
   Status time_layer(int layer, int batch, int repeats, double& median, double& spread);
+  // For calls with hand-made frugal_tensor views.
+  frugal_executor* handle() const { return handle_; }
 
  private:
   frugal_executor* handle_ = nullptr;

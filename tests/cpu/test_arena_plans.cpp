@@ -1,0 +1,242 @@
+// (c) The arena and plan execution on small networks with Add and Concat joins:
+// the peak the arena measures equals the peak the memory model predicts (whole
+// batch and random valid plans); a budget one byte below it is refused before
+// anything runs, with the numbers in the message; plan runs give the same
+// outputs as the whole-batch run; the arena itself keeps chunk contents through
+// compaction and fits any set of chunks whose sizes sum to its capacity.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "arena.h"
+#include "cpu_plugin.h"
+#include "memory_model.h"
+#include "reference.h"
+#include "zoo/zoo.h"
+
+using cpu_test::HostTensor;
+using cpu_test::MemoryModel;
+
+namespace {
+
+std::vector<HostTensor> random_inputs(const nlohmann::json& d, int64_t batch, uint64_t seed) {
+  std::vector<HostTensor> v;
+  for (const auto& in : d["inputs"]) {
+    HostTensor t;
+    t.name = in["name"].get<std::string>();
+    t.dims = in["shape"].get<std::vector<int64_t>>();
+    t.dims[0] = batch;
+    int64_t n = 1;
+    for (int64_t x : t.dims) n *= x;
+    t.data = cpu_test::random_floats(size_t(n), seed++);
+    v.push_back(t);
+  }
+  return v;
+}
+
+bool all_nan(const std::vector<HostTensor>& outs) {
+  for (const HostTensor& t : outs)
+    for (float x : t.data)
+      if (!std::isnan(x)) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("describe() bundles BN and activations into the conv layer and names each layer's inputs", "[cpu][plan]") {
+  cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 3), "{\"threads\": 1}");
+  REQUIRE(ex.ok());
+  const nlohmann::json d = ex.describe();
+  CHECK(d["device"] == "cpu (OpenBLAS 1 thread)");
+  CHECK(d["batched"] == true);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& L : d["layers"]) by_name[L["name"].get<std::string>()] = L;
+  REQUIRE(by_name.count("stem.conv"));
+  CHECK(by_name["stem.conv"]["ops"] == nlohmann::json({"Conv", "BatchNormalization", "Relu"}));
+  CHECK(by_name["stem.conv"]["inputs"] == nlohmann::json({""}));
+  // The residual Add joins conv2's layer (conv+bn) and the stem's output.
+  REQUIRE(by_name.count("res.add"));
+  CHECK(by_name["res.add"]["inputs"] == nlohmann::json({"res.conv2", "stem.conv"}));
+  // A BN after a Concat is a layer of its own (its producer is no Conv/Gemm/BN).
+  REQUIRE(by_name.count("join.bn"));
+  CHECK(by_name["join.bn"]["ops"] == nlohmann::json({"BatchNormalization"}));
+  CHECK(by_name["join"]["inputs"] == nlohmann::json({"branch_a.conv", "branch_b.conv"}));
+  // MACs of stem.conv: 8 x 16 x 16 outputs x 3 x 3 x 3.
+  CHECK(by_name["stem.conv"]["macs_per_sample"] == 8 * 16 * 16 * 27);
+  // Bytes: in = 3x16x16 floats, out = 8x16x16 floats, ws = im2col of 27 x 256 floats, per sample.
+  const int stem = 0;
+  REQUIRE(d["layers"][stem]["name"] == "stem.conv");
+  const frugal_layer_bytes b = ex.layer_bytes(stem, 4);
+  CHECK(b.in_bytes == 4u * 3 * 16 * 16 * 4);
+  CHECK(b.out_bytes == 4u * 8 * 16 * 16 * 4);
+  CHECK(b.ws_bytes == 27u * 256 * 4);
+}
+
+TEST_CASE("zoo toys through the plugin match the float64 reference", "[cpu][plan]") {
+  for (const char* name : {"toy_tiny", "toy_linear", "toy_branched", "toy_allops"}) {
+    const frugal::Graph g = frugal::build_zoo_model(name, 7);
+    cpu_test::Executor ex(g, "{\"threads\": 2}");
+    INFO(name << ": " << ex.created.message);
+    REQUIRE(ex.ok());
+    const std::vector<HostTensor> in = random_inputs(ex.describe(), 3, 99);
+    std::vector<HostTensor> out;
+    REQUIRE(ex.run(in, out).ok());
+    frugal::RefValues ref_in;
+    ref_in[in[0].name] = frugal::RefTensor{in[0].dims, std::vector<double>(in[0].data.begin(), in[0].data.end())};
+    const frugal::RefValues want = frugal::reference_run(g, ref_in);
+    const frugal::RefTensor& r = want.at(out[0].name);
+    REQUIRE(r.dims == out[0].dims);
+    double worst = 0;
+    for (size_t i = 0; i < r.data.size(); ++i)
+      worst = std::max(worst, std::fabs(double(out[0].data[i]) - r.data[i]) / (1e-4 + 1e-3 * std::fabs(r.data[i])));
+    CHECK(worst <= 1.0);
+  }
+}
+
+TEST_CASE("measured peak equals the predicted peak; one byte less is refused before running", "[cpu][plan]") {
+  for (const char* name : {"toy_branched", "toy_allops"}) {
+    cpu_test::Executor ex(frugal::build_zoo_model(name, 5), "{\"threads\": 2}");
+    REQUIRE(ex.ok());
+    MemoryModel mm(ex);
+    std::mt19937_64 rng(42);
+    int compacted = 0;
+    for (int64_t batch : {1, 2, 3, 5}) {
+      const std::vector<HostTensor> in = random_inputs(mm.description(), batch, uint64_t(batch));
+
+      // Whole-batch run, in an arena of exactly its predicted peak.
+      const uint64_t whole_peak = mm.peak(mm.whole_batch(batch), batch);
+      REQUIRE(ex.set_budget(whole_peak).ok());
+      std::vector<HostTensor> base;
+      nlohmann::json report;
+      const cpu_test::Status st = ex.run(in, base, nullptr, &report);
+      INFO(name << " batch " << batch << ": " << st.message);
+      REQUIRE(st.ok());
+      CHECK(report["peak_bytes"].get<uint64_t>() == whole_peak);
+      CHECK(report["predicted_peak_bytes"].get<uint64_t>() == whole_peak);
+
+      // One byte less: refused, nothing written, the message has both numbers.
+      REQUIRE(ex.set_budget(whole_peak - 1).ok());
+      std::vector<HostTensor> none;
+      const cpu_test::Status refused = ex.run(in, none);
+      CHECK(refused.code == FRUGAL_ERR_BUDGET);
+      CHECK_THAT(refused.message, Catch::Contains("(" + std::to_string(whole_peak) + " bytes)") &&
+                                      Catch::Contains("budget is") &&
+                                      Catch::Contains(std::to_string(whole_peak - 1) + " bytes"));
+      CHECK(all_nan(none));
+
+      // Random valid plans: same outputs, measured == predicted, tight budgets.
+      for (int trial = 0; trial < 6; ++trial) {
+        const std::vector<cpu_test::Step> steps = mm.random_plan(batch, rng);
+        const nlohmann::json plan = MemoryModel::to_json(steps, mm.description());
+        const uint64_t peak = mm.peak(steps, batch);
+        REQUIRE(ex.set_budget(peak).ok());
+        std::vector<HostTensor> out;
+        const cpu_test::Status ok = ex.run(in, out, plan, &report);
+        INFO(plan.dump());
+        INFO(ok.message);
+        REQUIRE(ok.ok());
+        CHECK(report["peak_bytes"].get<uint64_t>() == peak);
+        compacted += report["compactions"].get<int>() > 0;
+        REQUIRE(out.size() == base.size());
+        for (size_t k = 0; k < out.size(); ++k) {
+          REQUIRE(out[k].data.size() == base[k].data.size());
+          double worst = 0;
+          for (size_t i = 0; i < out[k].data.size(); ++i)
+            worst = std::max(worst, double(std::fabs(out[k].data[i] - base[k].data[i])));
+          CHECK(worst <= 1e-5);
+        }
+        REQUIRE(ex.set_budget(peak - 1).ok());
+        std::vector<HostTensor> none2;
+        const cpu_test::Status no = ex.run(in, none2, plan);
+        CHECK(no.code == FRUGAL_ERR_BUDGET);
+        CHECK_THAT(no.message, Catch::Contains("(" + std::to_string(peak) + " bytes) at step"));
+        CHECK(all_nan(none2));
+      }
+    }
+    INFO(name);
+    CHECK(compacted > 0);  // tight budgets make the arena compact: contents must survive it
+  }
+}
+
+TEST_CASE("plans that split batches give bit-identical outputs for batch-independent kernels", "[cpu][plan]") {
+  // One sample at a time vs the whole batch: conv (im2col + sgemm per sample),
+  // pools, Add, Concat compute each sample the same way at any batch size.
+  cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 1), "{\"threads\": 1}");
+  REQUIRE(ex.ok());
+  MemoryModel mm(ex);
+  const std::vector<HostTensor> in = random_inputs(mm.description(), 4, 5);
+  std::vector<HostTensor> whole, split;
+  REQUIRE(ex.run(in, whole).ok());
+  std::vector<cpu_test::Step> steps;
+  const size_t layers = mm.description()["layers"].size();
+  // Every layer up to (not including) the final Gemm one sample at a time; the
+  // Gemm (batch rows in one sgemm) on all four.
+  for (int64_t s = 0; s < 4; ++s)
+    for (size_t l = 0; l + 1 < layers; ++l) steps.push_back({int(l), s, 1});
+  steps.push_back({int(layers - 1), 0, 4});
+  REQUIRE(ex.run(in, split, MemoryModel::to_json(steps, mm.description())).ok());
+  REQUIRE(whole[0].data.size() == split[0].data.size());
+  CHECK(std::memcmp(whole[0].data.data(), split[0].data.data(), whole[0].data.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("the arena keeps chunk contents through splits, frees and compaction", "[cpu][arena]") {
+  using frugal::cpu::Arena;
+  std::mt19937_64 rng(3);
+  Arena arena;
+  const uint64_t capacity = 64 * 1024;
+  arena.reset(capacity);
+  struct Held {
+    Arena::Id id;
+    uint64_t size;
+    uint32_t tag;
+  };
+  std::vector<Held> held;
+  uint32_t next_tag = 1;
+  auto fill = [&](const Held& h) {
+    auto* p = reinterpret_cast<uint32_t*>(arena.data(h.id));
+    for (uint64_t i = 0; i < h.size / 4; ++i) p[i] = h.tag * 1000003u + uint32_t(i);
+  };
+  auto intact = [&](const Held& h, uint64_t offset_words) {
+    const auto* p = reinterpret_cast<const uint32_t*>(arena.data(h.id));
+    for (uint64_t i = 0; i < h.size / 4; ++i)
+      if (p[i] != h.tag * 1000003u + uint32_t(i + offset_words)) return false;
+    return true;
+  };
+  std::vector<uint64_t> offsets;  // per held chunk: words its tag pattern is shifted by (after splits)
+  for (int op = 0; op < 4000; ++op) {
+    const int what = int(rng() % 3);
+    if (what == 0 || held.empty()) {
+      const uint64_t size = 4 * (1 + rng() % 2048);
+      if (arena.live_bytes() + size > capacity) continue;  // any set that sums to <= capacity must fit
+      Held h{arena.alloc(size), size, next_tag++};
+      fill(h);
+      held.push_back(h);
+      offsets.push_back(0);
+    } else if (what == 1) {
+      const size_t k = rng() % held.size();
+      arena.release(held[k].id);
+      held.erase(held.begin() + long(k));
+      offsets.erase(offsets.begin() + long(k));
+    } else {
+      const size_t k = rng() % held.size();
+      if (held[k].size < 8) continue;
+      const uint64_t at = 4 * (1 + rng() % (held[k].size / 4 - 1));
+      const Arena::Id tail = arena.split(held[k].id, at);
+      Held t{tail, held[k].size - at, held[k].tag};
+      const uint64_t toff = offsets[k] + at / 4;
+      held[k].size = at;
+      held.push_back(t);
+      offsets.push_back(toff);
+    }
+    arena.check();
+    if (op % 97 == 0)
+      for (size_t k = 0; k < held.size(); ++k) REQUIRE(intact(held[k], offsets[k]));
+  }
+  for (size_t k = 0; k < held.size(); ++k) CHECK(intact(held[k], offsets[k]));
+  CHECK(arena.compactions() > 0);
+  uint64_t sum = 0;
+  for (const Held& h : held) sum += h.size;
+  CHECK(arena.live_bytes() == sum);
+}
