@@ -123,7 +123,7 @@ std::string save_onnx_bytes(const Graph& g) {
   for (const auto& kv : g.tensors) {
     const TensorDesc& d = kv.second;
     if (d.is_initializer || io.count(kv.first)) continue;
-    if (d.dtype == DType::Undefined && !d.has_shape) continue;
+    if (d.dtype == DType::Undefined && !d.has_shape && d.doc.empty()) continue;
     write_value_info(d, *gp->add_value_info());
   }
 

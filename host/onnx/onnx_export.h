@@ -9,7 +9,7 @@ namespace frugal {
 
 // Serializes `g`. Initializers are written as raw_data in initializer_order
 // (then any others, by name); value_info lists every tensor that is neither
-// input, output nor initializer and has a dtype or shape. For IR version < 4
+// input, output nor initializer and has a dtype, shape or doc string. For IR version < 4
 // initializers are also listed as graph inputs, as those versions require.
 // Throws Error naming the tensor when an initializer's shape is not known.
 std::string save_onnx_bytes(const Graph& g);

@@ -201,6 +201,7 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
     if (it != g.tensors.end() && (it->second.is_initializer || input_names.count(v.name()) ||
                                   output_names.count(v.name())))
       continue;  // inputs, outputs and initializers already say it
+    if (it == g.tensors.end() && !v.has_type() && v.doc_string().empty()) continue;  // says nothing
     TensorDesc d;
     read_value_info(v, d, origin);
     g.tensors[v.name()] = std::move(d);

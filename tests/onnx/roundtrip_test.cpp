@@ -141,6 +141,8 @@ TEST_CASE("every attribute kind and omitted inputs/outputs round-trip", "[onnx][
   CHECK(n.attr("ss")->strings == std::vector<std::string>{"one", ""});
   CHECK(n.attr("untyped")->kind == Attribute::Kind::Int);
   CHECK(n.attr_int("untyped", 0) == 42);
+  CHECK(g.tensor("dangling_doc").doc == "documented, never produced");
+  CHECK_FALSE(g.has_tensor("dangling_bare"));
   CHECK(g.tensor("c").dtype == DType::Undefined);
   CHECK_FALSE(g.tensor("c").has_shape);
 }

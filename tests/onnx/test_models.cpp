@@ -233,6 +233,10 @@ onnx::ModelProto attribute_kinds_model() {
   set_value_info(*g.add_output(), "b", {2, 3});
   onnx::ValueInfoProto* c = g.add_output();
   c->set_name("c");  // an output without a type
+  onnx::ValueInfoProto* d = g.add_value_info();  // value infos without a type
+  d->set_name("dangling_doc");
+  d->set_doc_string("documented, never produced");
+  g.add_value_info()->set_name("dangling_bare");
   return m;
 }
 
