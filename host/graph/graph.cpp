@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace frugal {
 
 size_t dtype_size(DType t) {
@@ -49,7 +51,7 @@ std::vector<int64_t> known_dims(const Shape& s) {
   std::vector<int64_t> out;
   out.reserve(s.size());
   for (const Dim& d : s) {
-    if (!d.is_known()) throw std::runtime_error("shape " + shape_to_string(s) + " has a symbolic dimension");
+    if (!d.is_known()) throw Error("shape " + shape_to_string(s) + " has a symbolic dimension");
     out.push_back(d.value);
   }
   return out;
@@ -80,12 +82,12 @@ std::string shape_to_string(const Shape& s) {
 // ---- TensorDesc -------------------------------------------------------------
 
 const float* TensorDesc::f32() const {
-  if (dtype != DType::Float32) throw std::runtime_error("tensor '" + name + "' is " + dtype_name(dtype) + ", not float32");
+  if (dtype != DType::Float32) throw Error("tensor '" + name + "' is " + dtype_name(dtype) + ", not float32");
   return reinterpret_cast<const float*>(data.data());
 }
 
 float* TensorDesc::f32() {
-  if (dtype != DType::Float32) throw std::runtime_error("tensor '" + name + "' is " + dtype_name(dtype) + ", not float32");
+  if (dtype != DType::Float32) throw Error("tensor '" + name + "' is " + dtype_name(dtype) + ", not float32");
   return reinterpret_cast<float*>(data.data());
 }
 
@@ -99,7 +101,7 @@ std::vector<int64_t> TensorDesc::as_int64() const {
     if (!tmp.empty()) std::memcpy(tmp.data(), data.data(), tmp.size() * 4);
     out.assign(tmp.begin(), tmp.end());
   } else {
-    throw std::runtime_error("tensor '" + name + "' is " + dtype_name(dtype) + ", not an integer tensor");
+    throw Error("tensor '" + name + "' is " + dtype_name(dtype) + ", not an integer tensor");
   }
   return out;
 }
@@ -114,7 +116,7 @@ std::vector<float> TensorDesc::as_float() const {
     if (!tmp.empty()) std::memcpy(tmp.data(), data.data(), tmp.size() * 8);
     out.assign(tmp.begin(), tmp.end());
   } else {
-    throw std::runtime_error("tensor '" + name + "' is " + dtype_name(dtype) + ", not a float tensor");
+    throw Error("tensor '" + name + "' is " + dtype_name(dtype) + ", not a float tensor");
   }
   return out;
 }
@@ -171,13 +173,13 @@ void Node::set_attr_ints(const std::string& n, const std::vector<int64_t>& v) {
 
 const TensorDesc& Graph::tensor(const std::string& n) const {
   auto it = tensors.find(n);
-  if (it == tensors.end()) throw std::runtime_error("graph has no tensor named '" + n + "'");
+  if (it == tensors.end()) throw Error("graph has no tensor named '" + n + "'");
   return it->second;
 }
 
 TensorDesc& Graph::tensor(const std::string& n) {
   auto it = tensors.find(n);
-  if (it == tensors.end()) throw std::runtime_error("graph has no tensor named '" + n + "'");
+  if (it == tensors.end()) throw Error("graph has no tensor named '" + n + "'");
   return it->second;
 }
 
@@ -239,7 +241,7 @@ void Graph::topological_sort() {
   if (!undefined.empty()) {
     std::string msg = "graph references undefined values:";
     for (const std::string& u : undefined) msg += "\n  " + u;
-    throw std::runtime_error(msg);
+    throw Error(msg);
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (size_t i = 0; i < nodes.size(); ++i)
@@ -256,7 +258,7 @@ void Graph::topological_sort() {
     std::string msg = "graph has a cycle through nodes:";
     for (size_t i = 0; i < nodes.size(); ++i)
       if (pending[i] > 0) msg += " '" + nodes[i].name + "'";
-    throw std::runtime_error(msg);
+    throw Error(msg);
   }
   std::vector<Node> sorted;
   sorted.reserve(nodes.size());
