@@ -167,3 +167,9 @@ TEST_CASE("cli: plugins lists folders and refusals", "[cli]") {
   CHECK_THAT(b.output, Contains(dir + "/broken.so: not a loadable shared object"));
   REQUIRE(system(("rm -rf " + sh_quote(dir)).c_str()) == 0);
 }
+
+TEST_CASE("cli: the Torch-style script test in tests/lua passes", "[cli]") {
+  FrugalRun r = run_frugal(sh_quote(std::string(FRUGAL_SOURCE_DIR) + "/tests/lua/torch_style.lua"));
+  CHECK(r.code == 0);
+  CHECK(r.output == "torch_style: ok\n");
+}
