@@ -369,7 +369,7 @@ LuaModel& check_model(lua_State* L, int idx) {
 }
 
 LuaModel& push_model(lua_State* L, Graph g, std::string origin) {
-  auto** slot = static_cast<LuaModel**>(lua_newuserdatauv(L, sizeof(LuaModel*), 0));
+  auto** slot = static_cast<LuaModel**>(lua_newuserdatauv(L, sizeof(LuaModel*), 0));  // NOLINT(bugprone-sizeof-expression)
   *slot = nullptr;
   luaL_setmetatable(L, kModelMetatable);  // from here on __gc owns *slot
   *slot = new LuaModel{std::move(g), std::move(origin)};

@@ -463,7 +463,7 @@ Tensor& check_tensor(lua_State* L, int idx) {
 }
 
 Tensor& push_tensor(lua_State* L, Tensor t) {
-  auto** slot = static_cast<Tensor**>(lua_newuserdatauv(L, sizeof(Tensor*), 0));
+  auto** slot = static_cast<Tensor**>(lua_newuserdatauv(L, sizeof(Tensor*), 0));  // NOLINT(bugprone-sizeof-expression): holds a pointer
   *slot = nullptr;
   luaL_setmetatable(L, kTensorMetatable);  // from here on __gc owns *slot
   *slot = new Tensor(std::move(t));
