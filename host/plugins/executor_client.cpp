@@ -66,13 +66,16 @@ ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const std::string& 
 ExecutorClient::~ExecutorClient() { release(); }
 
 ExecutorClient::ExecutorClient(ExecutorClient&& other) noexcept
-    : plugin_(other.plugin_), handle_(std::exchange(other.handle_, nullptr)) {}
+    : plugin_(other.plugin_),
+      handle_(std::exchange(other.handle_, nullptr)),
+      description_(std::move(other.description_)) {}
 
 ExecutorClient& ExecutorClient::operator=(ExecutorClient&& other) noexcept {
   if (this != &other) {
     release();
     plugin_ = other.plugin_;
     handle_ = std::exchange(other.handle_, nullptr);
+    description_ = std::move(other.description_);
   }
   return *this;
 }
@@ -98,22 +101,28 @@ void ExecutorClient::create(const std::string& onnx_bytes, const nlohmann::json&
   handle_ = h;
 }
 
-nlohmann::json ExecutorClient::describe() const {
+frugal_executor* ExecutorClient::handle() const {
   if (!handle_) throw Error(plugin_label(*plugin_) + ": executor used after being moved from");
+  return handle_;
+}
+
+const nlohmann::json& ExecutorClient::describe() const {
+  if (!description_.is_null()) return description_;
   BlobHolder out;
   frugal_error err = fresh_error();
-  check_status(*plugin_, api().describe(handle_, out.out(), &err), err, "describe");
+  check_status(*plugin_, api().describe(handle(), out.out(), &err), err, "describe");
   nlohmann::json d = blob_json(*plugin_, out, "description", false);
   if (!d.is_object()) throw Error(plugin_label(*plugin_) + ": describe() returned a JSON " +
                                   std::string(d.type_name()) + ", not an object");
-  return d;
+  description_ = std::move(d);
+  return description_;
 }
 
 std::vector<std::string> ExecutorClient::input_names() const { return names_in(*plugin_, describe(), "inputs"); }
 std::vector<std::string> ExecutorClient::output_names() const { return names_in(*plugin_, describe(), "outputs"); }
 
 std::vector<std::vector<int64_t>> ExecutorClient::output_shapes(int64_t batch) const {
-  const nlohmann::json d = describe();
+  const nlohmann::json& d = describe();
   const auto names = names_in(*plugin_, d, "outputs");
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -139,14 +148,14 @@ std::vector<std::vector<int64_t>> ExecutorClient::output_shapes(int64_t batch) c
 LayerBytes ExecutorClient::layer_bytes(int layer, int batch) const {
   frugal_layer_bytes b{0, 0, 0};
   frugal_error err = fresh_error();
-  check_status(*plugin_, api().layer_bytes(handle_, layer, batch, &b, &err), err,
+  check_status(*plugin_, api().layer_bytes(handle(), layer, batch, &b, &err), err,
                "layer_bytes(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")");
   return LayerBytes{b.in_bytes, b.out_bytes, b.ws_bytes};
 }
 
 void ExecutorClient::set_budget(uint64_t bytes) {
   frugal_error err = fresh_error();
-  check_status(*plugin_, api().set_budget(handle_, bytes, &err), err,
+  check_status(*plugin_, api().set_budget(handle(), bytes, &err), err,
                "set_budget(" + std::to_string(bytes) + " bytes)");
 }
 
@@ -154,7 +163,7 @@ LayerTiming ExecutorClient::time_layer(int layer, int batch, int repeats) {
   double median = -1, spread = -1;
   frugal_error err = fresh_error();
   const std::string what = "time_layer(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")";
-  check_status(*plugin_, api().time_layer(handle_, layer, batch, repeats, &median, &spread, &err), err, what);
+  check_status(*plugin_, api().time_layer(handle(), layer, batch, repeats, &median, &spread, &err), err, what);
   if (!std::isfinite(median) || median < 0 || !std::isfinite(spread) || spread < 0)
     throw Error(plugin_label(*plugin_) + ": " + what + " returned OK but median " + std::to_string(median) +
                 " s, spread " + std::to_string(spread) + " s");
@@ -171,7 +180,7 @@ nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector
   const std::string plan_text = whole_batch ? std::string() : plan.dump();
   BlobHolder report;
   frugal_error err = fresh_error();
-  const int status = api().run(handle_, whole_batch ? nullptr : plan_text.c_str(), in_views.data(),
+  const int status = api().run(handle(), whole_batch ? nullptr : plan_text.c_str(), in_views.data(),
                                in_views.size(), out_views.data(), out_views.size(), report.out(), &err);
   check_status(*plugin_, status, err, "run");
   return blob_json(*plugin_, report, "run report", true, nlohmann::json::object());

@@ -39,9 +39,10 @@ class ExecutorClient {
 
   const LoadedPlugin& plugin() const { return *plugin_; }
 
-  // {"device","layers":[...],"inputs":[{"name","shape"}],"outputs":[...]}; asks the
-  // plugin each time (an object is required).
-  nlohmann::json describe() const;
+  // {"device","layers":[...],"inputs":[{"name","shape"}],"outputs":[...]}. Asked
+  // of the plugin once (an object is required), then kept: it describes the model
+  // the executor was created with, which does not change.
+  const nlohmann::json& describe() const;
   std::vector<std::string> input_names() const;
   std::vector<std::string> output_names() const;
   // Output shapes from describe() with dimension 0 (the batch) set to `batch`.
@@ -67,9 +68,11 @@ class ExecutorClient {
   void create(const std::string& onnx_bytes, const nlohmann::json& options);
   void release() noexcept;
   const frugal_executor_api& api() const;
+  frugal_executor* handle() const;  // throws after a move
 
   const LoadedPlugin* plugin_ = nullptr;
   frugal_executor* handle_ = nullptr;
+  mutable nlohmann::json description_;  // null until describe() is first called
 };
 
 }  // namespace frugal

@@ -136,7 +136,7 @@ const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::stri
   dlerror();
   void* sym = dlsym(handle, FRUGAL_ENTRY_SYMBOL);
   if (!sym) {
-    dlclose(handle);
+    dlclose(handle);  // none of its code was called: safe to unmap
     refuse(path, "no symbol " FRUGAL_ENTRY_SYMBOL " (not a frugal plugin, or the symbol is not exported)",
            why_refused);
     return nullptr;
@@ -144,15 +144,15 @@ const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::stri
   auto entry = reinterpret_cast<frugal_plugin_entry_fn>(sym);
   const frugal_plugin_descriptor* d = entry(FRUGAL_ABI_VERSION);
   const std::string problem = descriptor_problem(d);
+  // From here on the plugin's own code has run and may have registered callbacks
+  // or started threads, so a refused plugin stays mapped; it is never called again.
   if (!problem.empty()) {
-    dlclose(handle);
     refuse(path, problem, why_refused);
     return nullptr;
   }
   if (const LoadedPlugin* first = find(d->kind, d->name)) {
     const std::string cause = "duplicate " + kind_name(d->kind) + " plugin '" + d->name +
                               "': already loaded from " + first->file + " (the first one found wins)";
-    dlclose(handle);
     refuse(path, cause, why_refused);
     return nullptr;
   }

@@ -49,6 +49,8 @@ class PluginRegistry {
   // Loading a file that is already loaded returns the existing entry.
   const LoadedPlugin* load_file(const std::string& path, std::string* why_refused);
 
+  // Listing and lookup are not synchronised with a concurrent scan: scan first
+  // (instance() does), then share the registry between threads.
   const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
   const std::vector<PluginRefusal>& refused() const { return refused_; }
   // The folders scanned so far, in order.

@@ -171,6 +171,8 @@ TEST_CASE("ExecutorClient drives an executor through every call", "[plugins][uni
     ExecutorClient moved(std::move(ex));
     CHECK(call_counter(doubler, "fixture_live_executors") == live_before + 1);
     CHECK(moved.describe()["device"] == "doubler");
+    CHECK_THROWS_WITH(ex.set_budget(1),  // NOLINT(bugprone-use-after-move): that is the point
+                      Catch::EndsWith("executor used after being moved from"));
   }
   CHECK(call_counter(doubler, "fixture_live_executors") == live_before);  // destroy was called
   CHECK(live_blobs(doubler) == 0);

@@ -25,7 +25,7 @@ std::pair<frugal_status, std::string> run_guard(Body&& body) {
 TEST_CASE("guard maps each exception type to its status", "[plugins][unit]") {
   using R = std::pair<frugal_status, std::string>;
   CHECK(run_guard([] {}) == R{FRUGAL_OK, ""});
-  CHECK(run_guard([] { return FRUGAL_ERR_DEVICE; }).first == FRUGAL_ERR_DEVICE);
+  CHECK(run_guard([] { return FRUGAL_ERR_DEVICE; }) == R{FRUGAL_ERR_DEVICE, ""});
   CHECK(run_guard([] { frugal::sdk::fail_budget("needs 10 bytes"); }) == R{FRUGAL_ERR_BUDGET, "needs 10 bytes"});
   CHECK(run_guard([] { frugal::sdk::fail_unsupported("op X"); }) == R{FRUGAL_ERR_UNSUPPORTED, "op X"});
   CHECK(run_guard([] { throw std::bad_alloc(); }) == R{FRUGAL_ERR_OUT_OF_MEMORY, "out of memory"});

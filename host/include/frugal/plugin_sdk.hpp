@@ -99,6 +99,7 @@ inline frugal_status error(frugal_error* err, frugal_status status, const std::s
 // body may return void (success is FRUGAL_OK) or a frugal_status of its own.
 template <class Body>
 frugal_status guard(frugal_error* err, Body&& body) noexcept {
+  set_error(err, "");  // a body that returns a failure status without a message leaves ""
   try {
     if constexpr (std::is_void_v<decltype(body())>) {
       body();
