@@ -1,0 +1,96 @@
+// One Vulkan executor instance: a compiled model, its weights on the device,
+// the activation arena (one device buffer of exactly the budget), and the
+// operations of the executor ABI (describe, layer_bytes, set_budget, run,
+// time_layer) in C++. plugin_entry.cpp only translates to and from this class.
+//
+// Phase 1 runs whole batches: every layer once on all B samples, activations at
+// offsets from a liveness-based layout (vk_layout.h). The command buffer of a
+// run is recorded once per (batch, arena) and replayed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frugal/plugin.h"
+#include "vk_device.h"
+#include "vk_layout.h"
+#include "vk_model.h"
+
+namespace frugal::vk {
+
+struct ExecutorOptions {
+  int device = -1;                // {"device": N}; -1: FRUGAL_VULKAN_DEVICE, else the best by type
+  std::string shader_dir;         // {"shader_dir": ...}; else FRUGAL_SHADER_DIR, else the build's shaders/
+  bool dense_conv = false;        // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
+  std::string pipeline_cache;     // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
+  uint64_t max_binding_bytes = 0; // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
+  bool validation = false;        // env FRUGAL_VULKAN_VALIDATION
+  // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
+  static ExecutorOptions parse(const char* json);
+};
+
+class Executor {
+ public:
+  Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const Model& model() const { return model_; }
+  Device& device() const { return *device_; }
+  std::string describe_json() const;
+  frugal_layer_bytes layer_bytes(int layer, int batch) const;
+  void set_budget(uint64_t bytes);
+  // Runs; plan_json NULL (or a plan that is the whole batch, layer by layer). Returns the report JSON.
+  std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
+                  size_t n_outputs);
+  void time_layer(int layer, int batch, int repeats, double& median, double& spread);
+
+  // Gates for the Conv layer `layer`: n samples x M kernel values (row-major);
+  // kernels with a value above threshold are computed, the others read 0. The
+  // next runs must have n samples. clear_gates makes the layer dense again.
+  void set_gates(int layer, int64_t n, const std::vector<float>& values, float threshold);
+  void clear_gates(int layer);
+
+  // Validation-layer errors since this executor was created (0 without validation).
+  uint64_t validation_errors() const;
+
+ private:
+  struct Recording;
+  int64_t check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const;
+  void check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const;
+  void check_plan(const char* plan_json, int64_t batch) const;
+  void check_validation(const std::string& what) const;
+  VkQueryPool query_pool(uint32_t queries);
+  std::vector<double> read_timestamps(uint32_t queries) const;
+  void record_run(Recording& rec, const Layout& layout, const Buffer& arena, int64_t batch);
+  LayerIO layer_io(int l, const Layout& layout, const Buffer& arena, int64_t batch) const;
+
+  ExecutorOptions options_;
+  Model model_;
+  std::shared_ptr<Device> device_;
+  ShaderSet shaders_;
+  Buffer weights_;
+  std::vector<Region> weight_blocks_;  // per layer
+  Buffer arena_;
+  uint64_t budget_ = 0;
+  bool budget_set_ = false;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;
+  uint32_t query_capacity_ = 0;
+  std::unique_ptr<Recording> recording_;
+  uint64_t validation_base_ = 0;
+  struct GateState {
+    Buffer buffer;
+    Gating gating;
+  };
+  std::map<int, std::unique_ptr<GateState>> gates_;
+};
+
+// "12.3 MB (12345678 bytes)"
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace frugal::vk

@@ -1,0 +1,192 @@
+// The kernel interface of the Vulkan executor: one object per schedulable
+// layer's head node, built at compile time from the node and the shapes of its
+// inputs. Its parameters (weights, bias, epilogue tables, index lists, indirect
+// dispatch arguments) go into the executor's weights buffer; its pipelines are
+// specialised for its shapes; at run time it records its dispatches over
+// regions of the activation arena (one buffer of exactly the budget).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "vk_device.h"
+#include "vk_recorder.h"
+
+namespace frugal::vk {
+
+using Dims = std::vector<int64_t>;
+
+// What a kernel factory knows about one input of its node.
+struct InputInfo {
+  std::string name;  // empty: optional input omitted
+  bool present = false;
+  bool constant = false;  // initializer or Constant node output: value != nullptr
+  DType dtype = DType::Float32;
+  Dims dims;  // at the declared batch (constants: their own dims)
+  const TensorDesc* value = nullptr;
+};
+
+struct KernelSpec {
+  const Node* node = nullptr;
+  std::vector<InputInfo> inputs;  // one per node input, in node order
+  Dims output;                    // output dims at the declared batch (from shape inference)
+  int64_t opset = 13;
+  bool batched = true;            // activations keep the batch on axis 0 (shape probe at two batches)
+  std::string label() const;  // "Conv node 'conv1'"
+};
+
+// Host copy of the weights buffer while kernels reserve their parameters; each
+// kernel's block starts at a multiple of the binding alignment, so it binds
+// with no slack. Offsets are in 4-byte words from the start of the block.
+class WeightPacker {
+ public:
+  // Device facts kernels decide their layout by: binding alignment, 1-D work
+  // group size, largest binding.
+  WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes)
+      : workgroup_1d(workgroup_1d), max_binding_bytes(max_binding_bytes),
+        align_words_(alignment_bytes < 4 ? 1 : alignment_bytes / 4) {}
+  const uint32_t workgroup_1d;
+  const uint64_t max_binding_bytes;
+  void begin_block();
+  uint32_t add_floats(const std::vector<float>& v);
+  uint32_t add_words(const std::vector<uint32_t>& v);
+  // Byte offset and size of the current block in the buffer.
+  uint64_t block_offset() const { return uint64_t(block_start_) * 4; }
+  uint64_t block_bytes() const { return uint64_t(words_.size() - block_start_) * 4; }
+  const std::vector<uint32_t>& words() const { return words_; }
+
+ private:
+  uint64_t align_words_;
+  size_t block_start_ = 0;
+  std::vector<uint32_t> words_;
+};
+
+// A per-channel epilogue (channels: axis 1 of the output): affine steps (bias,
+// BatchNormalization; consecutive ones merge), Relu, Clip, Sigmoid. At most
+// kMaxSteps steps, the number the shaders are specialised for.
+class Epilogue {
+ public:
+  static constexpr size_t kMaxSteps = 4;
+  void add_affine(const std::vector<float>& scale, const std::vector<float>& shift);
+  void add_relu() { steps_.push_back(Step{Kind::Relu, {}, {}}); }
+  void add_clip(float lo, float hi);
+  void add_sigmoid() { steps_.push_back(Step{Kind::Sigmoid, {}, {}}); }
+  // Whether one more step of this kind fits (an affine step after an affine merges).
+  bool has_room(bool affine) const;
+  int64_t channels() const;  // channels of the affine steps (0 when none)
+  size_t steps() const { return steps_.size(); }
+
+  // Stores the affine tables in the current block of `p` (call once, at pack time).
+  void pack(WeightPacker& p);
+  // Sets the epilogue constants (ids 40..56 of common.glsl) for `channels` channels.
+  void specialize(SpecConstants& s, uint32_t channels) const;
+
+ private:
+  enum class Kind { Affine = 1, Relu = 2, Clip = 3, Sigmoid = 4 };
+  struct Step {
+    Kind kind;
+    std::vector<float> scale, shift;
+    float lo = 0, hi = 0;
+    uint32_t offset = 0;  // of the scale table in the block; the shift table follows
+  };
+  std::vector<Step> steps_;
+};
+
+// One execution of a layer on samples [0, n) of a request.
+struct LayerIO {
+  int64_t n = 1;                // samples (batched models); 1 otherwise
+  bool batched = true;
+  std::vector<Region> in;       // per head-node input: its region (empty for constants, omitted inputs)
+  Region out;
+  Region ws;
+  Region weights;               // the kernel's parameter block
+};
+
+// Where the SPIR-V files are, and which conv variant layers use.
+struct ShaderSet {
+  std::string dir;
+  bool dense_conv = false;  // conv_dense.spv (plain dispatch) instead of the gating-ready indirect path
+  std::string path(const std::string& name) const { return dir + "/" + name + ".spv"; }
+};
+
+// Per-sample gates of a gated convolution: the gate values of n samples x M
+// kernels in a device buffer; kernels whose value is above `threshold` are
+// computed, the others are written as 0. The active-kernel lists and the
+// indirect dispatch arguments are derived on the device (gate_indices.spv).
+struct Gating {
+  Region values;   // n * M floats
+  Region indices;  // n * M uints, written on the device
+  Region args;     // n * 3 uints, written on the device
+  float threshold = 0.5f;
+  int64_t n = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Multiply-accumulates per sample.
+  virtual int64_t macs_per_sample() const { return 0; }
+  // Workspace bytes in the arena at n samples.
+  virtual uint64_t workspace_bytes(int64_t n) const { return 0; }
+  // True when the op combines values of different samples (a batch split would change it).
+  virtual bool mixes_samples() const { return false; }
+  // The epilogue that BN/activations after this node join (nullptr: none).
+  virtual Epilogue* epilogue() { return nullptr; }
+  // Reserves parameters in `p` (after bundling, so the epilogue is final).
+  virtual void pack(WeightPacker& p) = 0;
+  // Builds the pipelines (after pack).
+  virtual void create_pipelines(Device& d, const ShaderSet& shaders) = 0;
+  virtual void record(Recorder& r, const LayerIO& io) const = 0;
+  // Gated convolution (Conv only): output kernels this kernel has.
+  virtual int64_t gate_channels() const { return 0; }
+  // Uses `g` (kept by the caller) in later recordings; nullptr: ungated again.
+  virtual void set_gating(const Gating* g) {}
+
+ protected:
+  // Dim 0 of the head's input 0 at this call: io.n for batched models, else as declared.
+  int64_t count(const LayerIO& io) const { return io.batched ? io.n : declared_dim0_; }
+  int64_t declared_dim0_ = 1;
+  // Samples per dispatch so that each per-sample operand (bytes per sample)
+  // fits one binding; throws naming `label` when even one sample does not.
+  // (all of count(io) for models that are not batched).
+  int64_t samples_per_dispatch(const Recorder& r, const LayerIO& io, const std::vector<uint64_t>& sample_bytes,
+                               const std::string& label) const;
+};
+
+// Factories (vk_kernels_*.cpp). They throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED)
+// for features this executor lacks and frugal::Error for malformed nodes, both
+// naming the node.
+std::unique_ptr<Kernel> make_conv(const KernelSpec& s);
+std::unique_ptr<Kernel> make_pool(const KernelSpec& s);       // MaxPool, AveragePool, Global*Pool
+std::unique_ptr<Kernel> make_binary(const KernelSpec& s);     // Add, Sub, Mul, Div
+std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);  // BN, Relu, Clip, Sigmoid
+std::unique_ptr<Kernel> make_copy(const KernelSpec& s);       // Flatten, Reshape, Identity, Dropout, Concat
+std::unique_ptr<Kernel> make_lrn(const KernelSpec& s);
+std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);     // Gemm, MatMul
+std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
+
+bool op_is_supported(const std::string& op_type);
+std::vector<std::string> supported_ops();
+std::unique_ptr<Kernel> make_kernel(const KernelSpec& s);
+// Adds what BN / Relu / Clip / Sigmoid does to `e` (Identity, Dropout: nothing).
+void append_to_epilogue(const KernelSpec& s, Epilogue& e);
+
+// ---- helpers for the factories -----------------------------------------------
+[[noreturn]] void fail(const KernelSpec& s, const std::string& msg);         // frugal::Error naming the node
+[[noreturn]] void unsupported(const KernelSpec& s, const std::string& msg);  // FRUGAL_ERR_UNSUPPORTED naming the node
+const InputInfo& required_input(const KernelSpec& s, size_t i, const char* role);
+bool has_input(const KernelSpec& s, size_t i);
+std::vector<float> constant_floats(const KernelSpec& s, size_t i, const char* role);
+std::vector<int64_t> constant_ints(const KernelSpec& s, size_t i, const char* role);
+void require_float_activation(const KernelSpec& s, size_t i, const char* role);
+int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX);
+std::string dims_string(const Dims& d);
+int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what = "axis");
+// Dims of a tensor declared `d` at this call (dim 0 = io.n when batched).
+Dims at_call(const Dims& d, const LayerIO& io);
+uint32_t u32(int64_t v, const KernelSpec& s, const char* what);  // checked narrowing for shader constants
+
+}  // namespace frugal::vk

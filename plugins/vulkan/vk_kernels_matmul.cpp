@@ -1,0 +1,264 @@
+// Gemm (Y = alpha * A' B' + beta * C, C broadcast to [M, N]) and MatMul (numpy
+// semantics: 1-D promotion, broadcast batch dims) on matmul.comp. Operands are
+// read through strides, so transposes and broadcasts cost no copies. A constant
+// B is stored [K, N] (coalesced reads) when it fits one binding, else [N, K] so
+// that column ranges are contiguous and the product is dispatched in column
+// slices (AlexNet's and VGG's first fully connected layers exceed lavapipe's
+// 128 MiB maxStorageBufferRange). A Gemm bias of one value per column becomes
+// the first epilogue step, so a BatchNormalization bundled after it merges in.
+#include <algorithm>
+
+#include "frugal/plugin_sdk.hpp"
+#include "vk_kernel.h"
+
+namespace frugal::vk {
+
+namespace {
+
+struct Operand {
+  bool present = false, constant = false;
+  std::vector<float> values;  // constants, in the layout the strides describe
+  uint32_t off = 0;           // in the weights block
+  int64_t sample_elems = 0;   // activations of a batched model: values per sample (0: bind whole)
+};
+
+class MatMulKernel : public Kernel {
+ public:
+  explicit MatMulKernel(const KernelSpec& s) : label_(s.label()) {
+    if (s.node->op_type == "Gemm") init_gemm(s);
+    else init_matmul(s);
+    for (int64_t v : {rows_, N_, K_, batch_}) u32(v, s, "a matrix size");
+    const InputInfo& first = s.inputs[0];
+    declared_dim0_ = first.dims.empty() ? 1 : first.dims[0];
+    if (!s.batched) declared_dim0_ = 1;  // one dispatch over everything
+    units_ = declared_dim0_;
+  }
+
+  int64_t macs_per_sample() const override { return rows_ * N_ * K_ * batch_ / std::max<int64_t>(1, units_); }
+  bool mixes_samples() const override { return mixes_; }
+  Epilogue* epilogue() override { return gemm_ ? &epilogue_ : nullptr; }
+
+  void pack(WeightPacker& p) override {
+    p.begin_block();
+    epilogue_.pack(p);
+    // A constant B too large for one binding is stored [N, K] and sliced by columns.
+    if (b_.constant && folded_ && b_.values.size() * 4 + 4096 > p.max_binding_bytes) {
+      std::vector<float> nk(b_.values.size());
+      for (int64_t k = 0; k < K_; ++k)
+        for (int64_t j = 0; j < N_; ++j) nk[size_t(j * K_ + k)] = b_.values[size_t(k * B_SK_ + j * B_SN_)];
+      b_.values = std::move(nk);
+      B_SK_ = 1;
+      B_SN_ = K_;
+      b_sliced_ = true;
+      cols_per_slice_ = std::max<int64_t>(1, int64_t((p.max_binding_bytes - 4096) / uint64_t(K_ * 4)));
+    }
+    for (Operand* o : {&a_, &b_, &c_})
+      if (o->present && o->constant) o->off = p.add_floats(o->values);
+  }
+
+  void create_pipelines(Device& d, const ShaderSet& shaders) override {
+    tile_ = d.matmul_tile();
+    SpecConstants sc;
+    sc.set(0, tile_).set(1, tile_).set(2, 1).set(3, tile_);
+    sc.set(4, uint32_t(N_)).set(5, uint32_t(K_)).set(6, uint32_t(A_SR_)).set(7, uint32_t(A_SK_));
+    sc.set(8, uint32_t(B_SK_)).set(9, uint32_t(B_SN_)).set(10, uint32_t(BD1_)).set(11, uint32_t(BD2_));
+    for (uint32_t t = 0; t < 3; ++t) {
+      sc.set(12 + t, uint32_t(a_bs_[t]));
+      sc.set(15 + t, uint32_t(b_bs_[t]));
+    }
+    sc.set(18, c_.present ? 1 : 0).set(19, uint32_t(C_SR_)).set(20, uint32_t(C_SN_));
+    sc.set_float(21, alpha_).set_float(22, beta_);
+    epilogue_.specialize(sc, uint32_t(N_));
+    pipeline_ = d.pipeline(shaders.path("matmul"), sc);
+  }
+
+  void record(Recorder& r, const LayerIO& io) const override {
+    const int64_t n = count(io);
+    // Samples are rows (Gemm, folded MatMul) or batch items (batched MatMul).
+    const int64_t rows_unit = folded_ ? rows_ / units_ : rows_, batch_unit = folded_ ? 1 : batch_ / units_;
+    const uint64_t out_unit = uint64_t(rows_unit * batch_unit * N_) * 4;
+    const int64_t g = samples_per_dispatch(r, io, {uint64_t(a_.sample_elems) * 4, uint64_t(b_.sample_elems) * 4,
+                                                   uint64_t(c_.sample_elems) * 4, out_unit}, label_);
+    const int64_t slice = b_sliced_ ? cols_per_slice_ : N_;
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      for (int64_t j0 = 0; j0 < N_; j0 += slice) {
+        const int64_t cols = std::min(slice, N_ - j0);
+        Bindings b;
+        b.slot[kX] = bind(a_, io, 0, s0, k);
+        if (b_sliced_)
+          b.slot[kY] = io.weights.sub(uint64_t(b_.off) * 4 + uint64_t(j0 * K_) * 4, uint64_t(cols * K_) * 4);
+        else
+          b.slot[kY] = bind(b_, io, 1, s0, k);
+        if (c_.present) b.slot[kZ] = bind(c_, io, 2, s0, k);
+        b.slot[kO] = io.out.sub(uint64_t(s0) * out_unit, uint64_t(k) * out_unit);
+        b.slot[kW] = io.weights;
+        PushConstants pc;
+        pc.n = uint32_t(k);
+        pc.p0 = uint32_t(folded_ ? k * rows_unit : rows_unit);
+        pc.p1 = uint32_t(folded_ ? 1 : k * batch_unit);
+        pc.p2 = uint32_t(j0);
+        pc.p3 = uint32_t(cols);
+        r.bind(pipeline_, b, pc, label_);
+        r.dispatch(uint32_t((cols + tile_ - 1) / tile_), uint32_t((pc.p0 + tile_ - 1) / tile_), pc.p1);
+      }
+    }
+  }
+
+ private:
+  Region bind(const Operand& o, const LayerIO& io, size_t input, int64_t s0, int64_t k) const {
+    if (o.constant) return io.weights.sub(uint64_t(o.off) * 4, o.values.size() * 4);
+    if (!io.batched || o.sample_elems == 0) return io.in[input];
+    return io.in[input].sub(uint64_t(s0 * o.sample_elems) * 4, uint64_t(k * o.sample_elems) * 4);
+  }
+
+  Operand operand(const KernelSpec& s, size_t i, const char* role) {
+    Operand o;
+    const InputInfo& in = required_input(s, i, role);
+    o.present = true;
+    if (in.constant) {
+      o.constant = true;
+      o.values = constant_floats(s, i, role);
+    } else {
+      require_float_activation(s, i, role);
+      if (s.batched && !in.dims.empty()) o.sample_elems = product(in.dims, 1);
+    }
+    return o;
+  }
+
+  void init_gemm(const KernelSpec& s) {
+    gemm_ = true;
+    const Node& n = *s.node;
+    a_ = operand(s, 0, "input A");
+    b_ = operand(s, 1, "input B");
+    const bool ta = n.attr_int("transA", 0) != 0, tb = n.attr_int("transB", 0) != 0;
+    alpha_ = n.attr_float("alpha", 1.0f);
+    beta_ = n.attr_float("beta", 1.0f);
+    const Dims &ad = s.inputs[0].dims, &bd = s.inputs[1].dims;
+    if (ad.size() != 2 || bd.size() != 2) fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " must both have rank 2");
+    const int64_t M = ta ? ad[1] : ad[0];
+    K_ = ta ? ad[0] : ad[1];
+    N_ = tb ? bd[0] : bd[1];
+    if ((tb ? bd[1] : bd[0]) != K_) fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " disagree on K");
+    rows_ = M;
+    A_SR_ = ta ? 1 : K_;
+    A_SK_ = ta ? M : 1;
+    B_SK_ = tb ? 1 : N_;
+    B_SN_ = tb ? K_ : 1;
+    if (b_.constant && tb) {  // store it [K, N]: neighbouring invocations read neighbouring values
+      std::vector<float> kn(b_.values.size());
+      for (int64_t k = 0; k < K_; ++k)
+        for (int64_t j = 0; j < N_; ++j) kn[size_t(k * N_ + j)] = b_.values[size_t(j * K_ + k)];
+      b_.values = std::move(kn);
+      B_SK_ = N_;
+      B_SN_ = 1;
+    }
+    mixes_ = (!a_.constant && ta) || !b_.constant;  // the batch would sit on the K axis
+    if (s.output != Dims{M, N_}) fail(s, "output " + dims_string(s.output) + " differs from [M, N] = " + dims_string({M, N_}));
+    if (has_input(s, 2)) {
+      c_ = operand(s, 2, "input C");
+      const Dims& cd = s.inputs[2].dims;
+      if (cd.size() > 2) fail(s, "C " + dims_string(cd) + " has rank > 2");
+      for (size_t k = 0; k < cd.size(); ++k) {
+        const int64_t od = k + 2 - cd.size() == 0 ? M : N_;
+        if (cd[k] != 1 && cd[k] != od) fail(s, "C " + dims_string(cd) + " does not broadcast to " + dims_string({M, N_}));
+      }
+      const int64_t cr = cd.size() == 2 ? cd[0] : 1, cc = cd.empty() ? 1 : cd.back();
+      if (c_.constant && product(cd) == N_ && !cd.empty() && cd.back() == N_) {
+        // One value per column: the first epilogue step.
+        std::vector<float> shift(static_cast<size_t>(N_));
+        for (int64_t j = 0; j < N_; ++j) shift[size_t(j)] = beta_ * c_.values[size_t(j)];
+        epilogue_.add_affine(std::vector<float>(size_t(N_), 1.0f), shift);
+        c_ = Operand();
+      } else {
+        C_SR_ = cr == 1 ? 0 : cc;
+        C_SN_ = cc == 1 ? 0 : 1;
+        if (!c_.constant) {
+          if (cd.size() < 2) mixes_ = true;      // an activation broadcast over the rows (samples)
+          else if (s.batched) C_SR_ = cc;       // its dim 0 is the batch, even when declared 1
+        }
+      }
+    }
+  }
+
+  void init_matmul(const KernelSpec& s) {
+    a_ = operand(s, 0, "input A");
+    b_ = operand(s, 1, "input B");
+    const Dims &a_in = s.inputs[0].dims, &b_in = s.inputs[1].dims;
+    if (a_in.empty() || b_in.empty()) fail(s, "MatMul inputs must have rank >= 1");
+    Dims a = a_in, b = b_in;
+    if (a.size() == 1) a.insert(a.begin(), 1);
+    if (b.size() == 1) b.push_back(1);
+    const int64_t M = a[a.size() - 2];
+    K_ = a.back();
+    N_ = b.back();
+    if (b[b.size() - 2] != K_) fail(s, "A " + dims_string(a_in) + " and B " + dims_string(b_in) + " disagree on K");
+    const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
+    Dims batch(r, 1), ab(r, 1), bb(r, 1);
+    for (size_t k = 0; k < r; ++k) {
+      const int64_t da = k + ra >= r ? a[k + ra - r] : 1, db = k + rb >= r ? b[k + rb - r] : 1;
+      if (da != db && da != 1 && db != 1)
+        fail(s, "batch dims of A " + dims_string(a_in) + " and B " + dims_string(b_in) + " do not broadcast");
+      ab[k] = da;
+      bb[k] = db;
+      batch[k] = std::max(da, db);
+    }
+    A_SR_ = K_;
+    A_SK_ = 1;
+    B_SK_ = N_;
+    B_SN_ = 1;
+    mixes_ = (!b_.constant && b_in.size() <= 2) || (!a_.constant && a_in.size() == 1);
+    // In a batched model an activation's dim 0 is the batch, even when declared 1.
+    const bool a_batch0 = s.batched && !a_.constant && a_in.size() == 2 + r && r > 0;
+    const bool b_batch0 = s.batched && !b_.constant && b_in.size() == 2 + r && r > 0;
+    if (product(bb) == 1 && ab == batch && !b_batch0) {  // B is one matrix: A's batch dims fold into the rows
+      rows_ = product(batch) * M;
+      batch_ = 1;
+    } else {
+      if (r > 3) unsupported(s, "MatMul with " + std::to_string(r) + " broadcast batch dims (at most 3)");
+      rows_ = M;
+      batch_ = product(batch);
+      folded_ = false;  // (no column slicing of a batched B)
+      // Batch dim 0 (the samples, in a batched model) is the shader's dynamic
+      // slot b0; the others go right-aligned into the static slots 1 and 2.
+      auto slot = [&](size_t k) { return k == 0 ? size_t(0) : 3 - (r - 1) + (k - 1); };
+      Dims q(3, 1);
+      for (size_t k = 0; k < r; ++k) q[slot(k)] = batch[k];
+      BD1_ = q[1];
+      BD2_ = q[2];
+      int64_t sa = M * K_, sb = K_ * N_;
+      for (size_t k = r; k-- > 0;) {
+        a_bs_[slot(k)] = ab[k] == 1 && !(k == 0 && a_batch0) ? 0 : sa;
+        b_bs_[slot(k)] = bb[k] == 1 && !(k == 0 && b_batch0) ? 0 : sb;
+        sa *= ab[k];
+        sb *= bb[k];
+      }
+      // A batched model splits by samples: every activation must carry them on axis 0.
+      if ((!a_.constant && a_in.size() != 2 + r) || (!b_.constant && b_in.size() != 2 + r)) mixes_ = true;
+    }
+    Dims out = batch;
+    if (a_in.size() > 1) out.push_back(M);
+    if (b_in.size() > 1) out.push_back(N_);
+    if (s.output != out) fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(out));
+  }
+
+  std::string label_;
+  bool gemm_ = false, mixes_ = false;
+  bool b_sliced_ = false;  // a constant B stored [N, K] and dispatched in column slices
+  bool folded_ = true;  // batch dims folded into the rows (Gemm too); else a batch index per item
+  Operand a_, b_, c_;
+  int64_t rows_ = 1, N_ = 1, K_ = 1, batch_ = 1, units_ = 1;
+  int64_t A_SR_ = 1, A_SK_ = 1, B_SK_ = 1, B_SN_ = 1, C_SR_ = 0, C_SN_ = 0, BD1_ = 1, BD2_ = 1;
+  int64_t a_bs_[3] = {0, 0, 0}, b_bs_[3] = {0, 0, 0};
+  int64_t cols_per_slice_ = 1;
+  float alpha_ = 1.0f, beta_ = 1.0f;
+  Epilogue epilogue_;
+  uint32_t tile_ = 16;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_matmul(const KernelSpec& s) { return std::make_unique<MatMulKernel>(s); }
+
+}  // namespace frugal::vk

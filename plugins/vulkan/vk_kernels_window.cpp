@@ -1,0 +1,230 @@
+// Conv and the pooling ops (shaders conv.comp, pool.comp).
+//
+// Conv is gating-ready: by default (conv_gated.spv) every sample's output
+// kernels come from a list of active kernel indices, launched with one
+// vkCmdDispatchIndirect per sample whose group count holds the list's length.
+// Ungated, the list is 0..M-1 and the arguments {groups, M, 1} are constants in
+// the weights buffer; gated, gate_indices.spv writes both on the device from
+// the gate values, and the output is zeroed first so that switched-off kernels
+// read 0. With option {"conv": "dense"} layers use conv_dense.spv instead (one
+// plain dispatch), so the indirection's cost can be measured.
+#include <cstring>
+
+#include "util/error.h"
+#include "vk_window.h"
+
+namespace frugal::vk {
+
+namespace {
+
+class ConvKernel : public Kernel {
+ public:
+  explicit ConvKernel(const KernelSpec& s) : label_(s.label()) {
+    require_float_activation(s, 0, "input X");
+    const InputInfo& x = s.inputs[0];
+    const InputInfo& w = required_input(s, 1, "weights W");
+    weights_ = constant_floats(s, 1, "weights W");
+    const Dims& wd = w.dims;
+    if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
+    if (x.dims.size() != wd.size())
+      fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
+    const Dims kernel(wd.begin() + 2, wd.end());
+    const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
+    if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
+    win_ = Window::from_node(s, x.dims, kernel, false);
+    group_ = s.node->attr_int("group", 1);
+    C_ = x.dims[1];
+    M_ = wd[0];
+    if (group_ < 1 || C_ % group_ != 0 || M_ % group_ != 0)
+      fail(s, "group " + std::to_string(group_) + " does not divide the " + std::to_string(C_) + " input and " +
+                  std::to_string(M_) + " output channels");
+    Cg_ = C_ / group_;
+    if (wd[1] != Cg_)
+      fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
+                  dims_string(x.dims) + " gives " + std::to_string(Cg_));
+    if (has_input(s, 2)) {
+      std::vector<float> bias = constant_floats(s, 2, "bias B");
+      if (int64_t(bias.size()) != M_) fail(s, "bias B has " + std::to_string(bias.size()) + " values, expected " + std::to_string(M_));
+      epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), bias);
+    }
+    const Dims want = win_.spatial_rank == 2 ? Dims{x.dims[0], M_, win_.Ho, win_.Wo} : Dims{x.dims[0], M_, win_.Wo};
+    if (s.output != want) fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(want));
+    for (int64_t v : {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})
+      u32(v, s, "a conv size");
+    declared_dim0_ = x.dims[0];
+  }
+
+  int64_t macs_per_sample() const override { return M_ * win_.Ho * win_.Wo * Cg_ * win_.kh * win_.kw; }
+  Epilogue* epilogue() override { return &epilogue_; }
+  int64_t gate_channels() const override { return M_; }
+  void set_gating(const Gating* g) override { gating_ = g; }
+
+  void pack(WeightPacker& p) override {
+    p.begin_block();
+    p.add_floats(weights_);  // [M, Cg, kh, kw] at word 0 of the block
+    epilogue_.pack(p);
+    std::vector<uint32_t> all(static_cast<size_t>(M_));
+    for (size_t m = 0; m < all.size(); ++m) all[m] = uint32_t(m);
+    index_off_ = p.add_words(all);
+    wg_ = p.workgroup_1d;
+    groups_x_ = uint32_t((win_.Ho * win_.Wo + wg_ - 1) / wg_);
+    args_off_ = p.add_words({groups_x_, uint32_t(M_), 1});  // the ungated indirect dispatch
+  }
+
+  void create_pipelines(Device& d, const ShaderSet& shaders) override {
+    SpecConstants sc;
+    sc.set(0, wg_).set(1, 1).set(2, 1);
+    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
+    sc.set(7, uint32_t(win_.Ho)).set(8, uint32_t(win_.Wo)).set(9, uint32_t(win_.kh)).set(10, uint32_t(win_.kw));
+    sc.set(11, uint32_t(win_.sh)).set(12, uint32_t(win_.sw)).set(13, uint32_t(win_.dh)).set(14, uint32_t(win_.dw));
+    sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl)).set(17, uint32_t(Cg_)).set(18, uint32_t(M_ / group_));
+    epilogue_.specialize(sc, uint32_t(M_));
+    dense_ = shaders.dense_conv;
+    pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
+    SpecConstants gs;
+    gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_);
+    gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
+  }
+
+  void record(Recorder& r, const LayerIO& io) const override {
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4, out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const int64_t n = count(io);
+    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+    const bool gated = gating_ != nullptr && !dense_;
+    if (gated) {
+      if (gating_->n != n)
+        throw Error(label_ + ": gates were set for " + std::to_string(gating_->n) + " samples, the run has " + std::to_string(n));
+      // Active lists and dispatch arguments from the gate values, on the device.
+      PushConstants pc;
+      pc.n = uint32_t(n);
+      uint32_t bits;
+      std::memcpy(&bits, &gating_->threshold, 4);
+      pc.p0 = bits;
+      pc.p1 = uint32_t((gating_->args.offset - gating_->indices.offset) / 4);
+      Bindings b;
+      b.slot[kX] = gating_->values;
+      b.slot[kU] = Region{gating_->indices.buffer, gating_->indices.offset, gating_->args.offset + gating_->args.bytes - gating_->indices.offset};
+      r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
+      r.dispatch_flat(uint64_t(n), 64);
+      r.fill(io.out, 0);  // switched-off kernels read 0
+      r.barrier();
+    }
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+      b.slot[kW] = io.weights;
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      if (dense_) {
+        r.bind(pipeline_, b, pc, label_);
+        r.dispatch(groups_x_, uint32_t(M_), uint32_t(k));
+        continue;
+      }
+      if (gated)
+        b.slot[kU] = gating_->indices.sub(uint64_t(s0 * M_) * 4, uint64_t(k * M_) * 4);
+      else
+        b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(M_) * 4);
+      r.bind(pipeline_, b, pc, label_);
+      const uint32_t list0 = pc.u_off;
+      for (int64_t s = 0; s < k; ++s) {
+        pc.s = uint32_t(s);
+        pc.u_off = list0 + (gated ? uint32_t(s * M_) : 0u);
+        r.push(pc);
+        if (gated) r.dispatch_indirect(gating_->args.buffer, gating_->args.offset + uint64_t(s0 + s) * 12);
+        else r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
+      }
+    }
+  }
+
+ private:
+  std::string label_;
+  Window win_;
+  int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0;
+  std::vector<float> weights_;
+  Epilogue epilogue_;
+  uint32_t index_off_ = 0, args_off_ = 0;
+  uint32_t wg_ = 64, groups_x_ = 1;
+  bool dense_ = false;
+  VkPipeline pipeline_ = VK_NULL_HANDLE, gate_pipeline_ = VK_NULL_HANDLE;
+  const Gating* gating_ = nullptr;
+};
+
+class PoolKernel : public Kernel {
+ public:
+  explicit PoolKernel(const KernelSpec& s) : label_(s.label()) {
+    const Node& n = *s.node;
+    max_ = n.op_type == "MaxPool" || n.op_type == "GlobalMaxPool";
+    require_float_activation(s, 0, "input X");
+    const Dims& x = s.inputs[0].dims;
+    if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") {
+      // One window over the whole plane, flattened to 1 x (product of spatial dims).
+      if (x.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(x));
+      win_.H = 1;
+      win_.W = product(x, 2);
+      win_.kh = 1;
+      win_.kw = win_.W;
+    } else {
+      if (!n.has_attr("kernel_shape")) fail(s, "attribute kernel_shape is required");
+      const Dims kernel = n.attr_ints("kernel_shape", {});
+      if (kernel.size() == 3 || x.size() == 5) unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
+      if (!max_ && n.has_attr("dilations"))
+        for (int64_t d : n.attr_ints("dilations", {}))
+          if (d != 1) unsupported(s, "AveragePool with dilations is not supported");
+      if (max_ && n.attr_int("storage_order", 0) != 0 && s.node->outputs.size() > 1)
+        unsupported(s, "storage_order applies to the Indices output, which is not supported");
+      win_ = Window::from_node(s, x, kernel, true);
+      count_include_pad_ = n.attr_int("count_include_pad", 0) != 0;
+    }
+    C_ = x[1];
+    declared_dim0_ = x[0];
+    if (product(s.output) != x[0] * C_ * win_.Ho * win_.Wo)
+      fail(s, "output " + dims_string(s.output) + " differs from the computed window geometry");
+    for (int64_t v : {C_ * win_.H * win_.W, C_ * win_.Ho * win_.Wo}) u32(v, s, "a pool size");
+  }
+
+  void pack(WeightPacker& p) override { wg_ = p.workgroup_1d; }
+
+  void create_pipelines(Device& d, const ShaderSet& shaders) override {
+    SpecConstants sc;
+    sc.set(0, wg_).set(1, 1).set(2, 1);
+    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(win_.Ho)).set(7, uint32_t(win_.Wo));
+    sc.set(8, uint32_t(win_.kh)).set(9, uint32_t(win_.kw)).set(10, uint32_t(win_.sh)).set(11, uint32_t(win_.sw));
+    sc.set(12, uint32_t(win_.dh)).set(13, uint32_t(win_.dw)).set_int(14, int32_t(win_.pt)).set_int(15, int32_t(win_.pl));
+    sc.set_int(16, int32_t(win_.pb)).set_int(17, int32_t(win_.pr)).set(18, count_include_pad_ ? 1 : 0);
+    pipeline_ = d.pipeline(shaders.path(max_ ? "pool_max" : "pool_avg"), sc);
+  }
+
+  void record(Recorder& r, const LayerIO& io) const override {
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4, out_sample = uint64_t(C_ * win_.Ho * win_.Wo) * 4;
+    const int64_t n = count(io);
+    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      r.bind(pipeline_, b, pc, label_);
+      r.dispatch_flat(uint64_t(k * C_ * win_.Ho * win_.Wo), wg_);
+    }
+  }
+
+ private:
+  std::string label_;
+  Window win_;
+  int64_t C_ = 0;
+  bool max_ = false, count_include_pad_ = false;
+  uint32_t wg_ = 64;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_conv(const KernelSpec& s) { return std::make_unique<ConvKernel>(s); }
+
+std::unique_ptr<Kernel> make_pool(const KernelSpec& s) { return std::make_unique<PoolKernel>(s); }
+
+}  // namespace frugal::vk

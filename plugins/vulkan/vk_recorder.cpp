@@ -1,0 +1,111 @@
+#include "vk_recorder.h"
+
+#include <algorithm>
+
+#include "frugal/plugin_sdk.hpp"
+#include "util/error.h"
+
+namespace frugal::vk {
+
+Recorder::Recorder(Device& d, VkCommandBuffer cb, std::vector<VkDescriptorSet>& sets, uint64_t max_binding_bytes)
+    : d_(d), cb_(cb), sets_(sets), max_binding_(std::min<uint64_t>(max_binding_bytes, d.max_binding_bytes())) {}
+
+uint64_t Recorder::window_bytes(const Region& r) const {
+  const uint64_t align = d_.binding_alignment();
+  return r.bytes + (r.offset % align);
+}
+
+void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, const std::string& what) {
+  const uint64_t align = d_.binding_alignment();
+  VkDescriptorBufferInfo infos[Device::kBindings];
+  uint32_t* offsets[Device::kBindings] = {&pc.x_off, &pc.y_off, &pc.z_off, &pc.o_off, &pc.w_off, &pc.u_off};
+  for (uint32_t i = 0; i < Device::kBindings; ++i) {
+    const Region& r = b.slot[i];
+    if (r.empty() || r.bytes == 0) {
+      infos[i] = VkDescriptorBufferInfo{d_.dummy().handle(), 0, d_.dummy().size()};
+      *offsets[i] = 0;
+      continue;
+    }
+    if (r.offset % 4 != 0) throw Error("internal: " + what + ": operand offset " + std::to_string(r.offset) + " is not 4-byte aligned");
+    const uint64_t start = r.offset - r.offset % align;
+    const uint64_t range = r.offset + r.bytes - start;
+    if (range > max_binding_)
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, what + ": an operand of " + std::to_string(r.bytes) +
+                                                     " bytes does not fit one storage-buffer binding of this device (" +
+                                                     std::to_string(max_binding_) + " bytes, maxStorageBufferRange)");
+    infos[i] = VkDescriptorBufferInfo{r.buffer, start, range};
+    *offsets[i] = uint32_t((r.offset - start) / 4);
+  }
+  VkDescriptorSet set = d_.allocate_sets(1)[0];
+  sets_.push_back(set);
+  VkWriteDescriptorSet writes[Device::kBindings];
+  for (uint32_t i = 0; i < Device::kBindings; ++i) {
+    writes[i] = VkWriteDescriptorSet{};
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  const DeviceFunctions& fn = d_.fn();
+  fn.vkUpdateDescriptorSets(d_.handle(), Device::kBindings, writes, 0, nullptr);
+  fn.vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  fn.vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, d_.pipeline_layout(), 0, 1, &set, 0, nullptr);
+  push(pc);
+}
+
+void Recorder::push(const PushConstants& pc) {
+  d_.fn().vkCmdPushConstants(cb_, d_.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+}
+
+void Recorder::dispatch(uint32_t x, uint32_t y, uint32_t z) {
+  if (x == 0 || y == 0 || z == 0) return;
+  for (int a = 0; a < 3; ++a) {
+    const uint32_t v = a == 0 ? x : a == 1 ? y : z;
+    if (v > d_.max_group_count(a))
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(v) + " work groups along axis " +
+                                                     std::to_string(a) + " exceeds the device's limit of " +
+                                                     std::to_string(d_.max_group_count(a)));
+  }
+  d_.fn().vkCmdDispatch(cb_, x, y, z);
+}
+
+void Recorder::dispatch_flat(uint64_t invocations, uint32_t group_size) {
+  const uint64_t groups = (invocations + group_size - 1) / group_size;
+  if (groups == 0) return;
+  const uint64_t x = std::min<uint64_t>(groups, d_.max_group_count(0));
+  const uint64_t y = (groups + x - 1) / x;
+  if (y > d_.max_group_count(1))
+    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(invocations) + " invocations exceeds the device's grid");
+  dispatch(uint32_t(x), uint32_t(y), 1);
+}
+
+void Recorder::dispatch_indirect(VkBuffer buffer, uint64_t offset) { d_.fn().vkCmdDispatchIndirect(cb_, buffer, offset); }
+
+void Recorder::barrier() {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  d_.fn().vkCmdPipelineBarrier(cb_, stages, stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+void Recorder::fill(const Region& r, uint32_t value) {
+  if (r.bytes == 0) return;
+  d_.fn().vkCmdFillBuffer(cb_, r.buffer, r.offset, r.bytes, value);
+}
+
+void Recorder::copy(const Region& from, const Region& to) {
+  if (from.bytes == 0) return;
+  VkBufferCopy c{from.offset, to.offset, from.bytes};
+  d_.fn().vkCmdCopyBuffer(cb_, from.buffer, to.buffer, 1, &c);
+}
+
+void Recorder::timestamp(VkQueryPool pool, uint32_t query, VkPipelineStageFlagBits stage) {
+  d_.fn().vkCmdWriteTimestamp(cb_, stage, pool, query);
+}
+
+}  // namespace frugal::vk

@@ -1,0 +1,62 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Tiled matrix product for Gemm and MatMul:
+//   o[b][i][j] = epilogue(ALPHA * sum_k A[b][i][k] B[b][k][j] + BETA * C[i][j], j)
+// A is binding x, B binding y, C binding z; each is read through strides, so
+// transposed operands, folded batch dims and broadcast batch dims need no copy.
+// One TILE x TILE work group computes one output tile; z is the batch index.
+// The dispatch covers rows [0, pc.p0) and columns [pc.p2, pc.p2 + pc.p3) of N;
+// B's window starts at column pc.p2 (so a B too large for one binding is split
+// by columns). pc.p1 batch items.
+#include "common.glsl"
+
+layout(constant_id = 3) const uint TILE = 16;
+layout(constant_id = 4) const uint N = 1;
+layout(constant_id = 5) const uint K = 1;
+layout(constant_id = 6) const uint A_SR = 1;   // A stride along rows (i)
+layout(constant_id = 7) const uint A_SK = 1;   // ... along k
+layout(constant_id = 8) const uint B_SK = 1;
+layout(constant_id = 9) const uint B_SN = 1;   // B stride along columns (j)
+layout(constant_id = 10) const uint BD1 = 1;   // batch index b = (b0, b1, b2) over (*, BD1, BD2)
+layout(constant_id = 11) const uint BD2 = 1;
+layout(constant_id = 12) const uint A_S0 = 0;
+layout(constant_id = 13) const uint A_S1 = 0;
+layout(constant_id = 14) const uint A_S2 = 0;
+layout(constant_id = 15) const uint B_S0 = 0;
+layout(constant_id = 16) const uint B_S1 = 0;
+layout(constant_id = 17) const uint B_S2 = 0;
+layout(constant_id = 18) const uint HAS_C = 0;
+layout(constant_id = 19) const uint C_SR = 0;
+layout(constant_id = 20) const uint C_SN = 0;
+layout(constant_id = 21) const float ALPHA = 1.0;
+layout(constant_id = 22) const float BETA = 1.0;
+
+shared float As[TILE * TILE];
+shared float Bs[TILE * TILE];
+
+void main() {
+  const uint rows = pc.p0, col0 = pc.p2, cols = pc.p3;
+  const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+  const uint row = gl_WorkGroupID.y * TILE + ly;
+  const uint lcol = gl_WorkGroupID.x * TILE + lx;  // column relative to col0
+  const uint b = gl_WorkGroupID.z;
+  const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
+  const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
+  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2;
+  float acc = 0.0;
+  for (uint t = 0; t < K; t += TILE) {
+    const uint ka = t + lx, kb = t + ly;
+    const uint arow = gl_WorkGroupID.y * TILE + ly;
+    const uint bcol = gl_WorkGroupID.x * TILE + lx;
+    As[ly * TILE + lx] = (arow < rows && ka < K) ? x[abase + arow * A_SR + ka * A_SK] : 0.0;
+    Bs[ly * TILE + lx] = (bcol < cols && kb < K) ? y[bbase + kb * B_SK + bcol * B_SN] : 0.0;
+    barrier();
+    for (uint kk = 0; kk < TILE; ++kk) acc += As[ly * TILE + kk] * Bs[kk * TILE + lx];
+    barrier();
+  }
+  if (row >= rows || lcol >= cols) return;
+  const uint j = col0 + lcol;
+  float v = ALPHA * acc;
+  if (HAS_C != 0u) v += BETA * z[pc.z_off + row * C_SR + j * C_SN];
+  o[pc.o_off + (b * rows + row) * N + j] = epilogue(v, j);
+}

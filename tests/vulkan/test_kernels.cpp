@@ -1,0 +1,428 @@
+// Every kernel of the Vulkan executor against the float64 reference evaluator
+// (tests/reference) on small random shapes that cover the attribute space:
+// Conv (groups, depthwise, strides, asymmetric pads, dilations, bias, 1-D,
+// auto_pad, with BN / Relu / Clip / Sigmoid epilogues), pools (count_include_pad
+// both ways, ceil_mode, dilations, global), LRN, Gemm, MatMul, Concat, Flatten,
+// Reshape, Identity, Dropout, Softmax, and the binary ops with broadcasting
+// (Sub and Div, which the reference lacks, against a float64 loop here). The
+// validation layer runs (FRUGAL_VULKAN_VALIDATION=1) and must report nothing.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "vk_test_util.h"
+
+using vk_test::GraphMaker;
+using vk_test::check_against_reference;
+using vk_test::random_inputs;
+
+namespace {
+
+frugal::Attribute string_attr(const std::string& name, const std::string& value) {
+  frugal::Attribute a;
+  a.name = name;
+  a.kind = frugal::Attribute::Kind::String;
+  a.s = value;
+  return a;
+}
+
+// Appends BatchNormalization with random statistics (var > 0).
+std::string add_bn(GraphMaker& m, const std::string& x, const std::string& name, int64_t C) {
+  const std::string s = m.weight(name + ".scale", {C}, 0.5f, 1.5f), b = m.weight(name + ".bias", {C});
+  const std::string mean = m.weight(name + ".mean", {C}), var = m.weight(name + ".var", {C}, 0.5f, 2.0f);
+  m.node("BatchNormalization", name, {x, s, b, mean, var}, {name + ".out"}).set_attr_float("epsilon", 1e-5f);
+  return name + ".out";
+}
+
+// Appends an activation: 0 none, 1 Relu, 2 Clip(-0.5, 0.7), 3 Sigmoid.
+std::string add_activation(GraphMaker& m, const std::string& x, const std::string& name, int kind) {
+  if (kind == 0) return x;
+  if (kind == 1) m.node("Relu", name, {x}, {name + ".out"});
+  if (kind == 2) {
+    const std::string lo = m.floats(name + ".min", {}, {-0.5f}), hi = m.floats(name + ".max", {}, {0.7f});
+    m.node("Clip", name, {x, lo, hi}, {name + ".out"});
+  }
+  if (kind == 3) m.node("Sigmoid", name, {x}, {name + ".out"});
+  return name + ".out";
+}
+
+}  // namespace
+
+TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, bias and epilogues", "[vulkan][conv]") {
+  VK_REQUIRE_DEVICE();
+  std::mt19937 rng(2024);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int c = 0; c < 18; ++c) {
+    const int kind = c % 3;  // 0 regular, 1 grouped, 2 depthwise
+    const int64_t groups = kind == 0 ? 1 : kind == 1 ? 2 : pick(2, 4);
+    const int64_t C = kind == 2 ? groups : groups * pick(1, 3);
+    const int64_t M = kind == 2 ? groups * pick(1, 2) : groups * pick(1, 4);
+    const int64_t kh = pick(1, 3), kw = pick(1, 3), sh = pick(1, 3), sw = pick(1, 2), dh = pick(1, 2), dw = pick(1, 2);
+    const int64_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 1);
+    const int64_t H = pick(std::max<int>(5, int((kh - 1) * dh + 1)), 11), W = pick(std::max<int>(4, int((kw - 1) * dw + 1)), 10);
+    const bool bias = c % 2 == 0;
+    const int epi = c % 5;  // 0 none, 1 BN, 2 BN+Relu, 3 Clip, 4 Sigmoid
+    const int64_t batch = pick(1, 3);
+    INFO("case " << c << ": C=" << C << " M=" << M << " group=" << groups << " k=" << kh << "x" << kw << " s=" << sh << "x" << sw
+                 << " d=" << dh << "x" << dw << " pads=" << pt << "," << pl << "," << pb << "," << pr << " H=" << H << " W=" << W
+                 << " bias=" << bias << " epilogue=" << epi << " batch=" << batch);
+    GraphMaker m;
+    m.input("x", {-1, C, H, W});
+    std::vector<std::string> in = {"x", m.weight("w", {M, C / groups, kh, kw})};
+    if (bias) in.push_back(m.weight("b", {M}));
+    frugal::Node& conv = m.node("Conv", "conv", in, {"conv.out"});
+    conv.set_attr_ints("kernel_shape", {kh, kw});
+    conv.set_attr_ints("strides", {sh, sw});
+    conv.set_attr_ints("dilations", {dh, dw});
+    conv.set_attr_ints("pads", {pt, pl, pb, pr});
+    conv.set_attr_int("group", groups);
+    std::string y = "conv.out";
+    if (epi == 1 || epi == 2) y = add_bn(m, y, "bn", M);
+    if (epi == 2) y = add_activation(m, y, "relu", 1);
+    if (epi == 3) y = add_activation(m, y, "clip", 2);
+    if (epi == 4) y = add_activation(m, y, "sigmoid", 3);
+    m.output(y);
+    const auto r = check_against_reference(m.g, random_inputs(m.g, batch, 100 + uint64_t(c)), c % 4 == 3 ? "{\"conv\": \"dense\"}" : "");
+    if (r.ran) CHECK(r.description["layers"].size() == 1);  // the epilogue ops joined the conv's layer
+  }
+}
+
+TEST_CASE("Conv in 1-D and with auto_pad", "[vulkan][conv]") {
+  VK_REQUIRE_DEVICE();
+  {
+    GraphMaker m;
+    m.input("x", {-1, 3, 17});
+    frugal::Node& conv = m.node("Conv", "conv1d", {"x", m.weight("w", {4, 3, 3}), m.weight("b", {4})}, {"y"});
+    conv.set_attr_ints("strides", {2});
+    conv.set_attr_ints("pads", {1, 2});
+    conv.set_attr_ints("dilations", {2});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 7));
+  }
+  for (const char* pad : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    INFO(pad);
+    GraphMaker m;
+    m.input("x", {-1, 2, 9, 8});
+    frugal::Node& conv = m.node("Conv", "conv", {"x", m.weight("w", {3, 2, 4, 3})}, {"y"});
+    conv.attributes.push_back(string_attr("auto_pad", pad));
+    conv.set_attr_ints("strides", {2, 3});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 8));
+  }
+}
+
+TEST_CASE("MaxPool and AveragePool: pads, strides, dilations, ceil_mode, count_include_pad, 1-D, global", "[vulkan][pool]") {
+  VK_REQUIRE_DEVICE();
+  std::mt19937 rng(77);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int c = 0; c < 12; ++c) {
+    const bool max = c % 2 == 0;
+    const int64_t k0 = pick(1, 3), k1 = pick(2, 3), s0 = pick(1, 3), s1 = pick(1, 2);
+    const int64_t d0 = max ? pick(1, 2) : 1, d1 = max ? pick(1, 2) : 1;
+    const int64_t p0 = pick(0, k0 - 1), p1 = pick(0, k1 - 1), p2 = pick(0, k0 - 1), p3 = pick(0, k1 - 1);
+    const bool ceil = c % 3 == 1, include_pad = c % 4 == 1;
+    const int64_t H = pick(6, 10), W = pick(6, 10);
+    INFO("case " << c << (max ? " max" : " avg") << " k=" << k0 << "x" << k1 << " s=" << s0 << "x" << s1 << " d=" << d0 << "x" << d1
+                 << " pads=" << p0 << "," << p1 << "," << p2 << "," << p3 << " ceil=" << ceil << " include_pad=" << include_pad);
+    GraphMaker m;
+    m.input("x", {-1, 3, H, W});
+    frugal::Node& n = m.node(max ? "MaxPool" : "AveragePool", "pool", {"x"}, {"y"});
+    n.set_attr_ints("kernel_shape", {k0, k1});
+    n.set_attr_ints("strides", {s0, s1});
+    n.set_attr_ints("pads", {p0, p1, p2, p3});
+    if (max) n.set_attr_ints("dilations", {d0, d1});
+    if (ceil) n.set_attr_int("ceil_mode", 1);
+    if (!max) n.set_attr_int("count_include_pad", include_pad ? 1 : 0);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 200 + uint64_t(c)));
+  }
+  {  // 1-D average pooling with padding counted
+    GraphMaker m;
+    m.input("x", {-1, 2, 11});
+    frugal::Node& n = m.node("AveragePool", "pool1d", {"x"}, {"y"});
+    n.set_attr_ints("kernel_shape", {3});
+    n.set_attr_ints("strides", {2});
+    n.set_attr_ints("pads", {1, 1});
+    n.set_attr_int("count_include_pad", 1);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 3, 9));
+  }
+  {  // global average pooling after a conv
+    GraphMaker m;
+    m.input("x", {-1, 3, 7, 5});
+    m.node("Conv", "conv", {"x", m.weight("w", {6, 3, 1, 1})}, {"c"});
+    m.node("GlobalAveragePool", "gap", {"c"}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 10));
+  }
+}
+
+TEST_CASE("GlobalMaxPool equals the maximum of each plane", "[vulkan][pool]") {
+  VK_REQUIRE_DEVICE();
+  GraphMaker m;
+  m.input("x", {-1, 4, 6, 5});
+  m.node("GlobalMaxPool", "gmp", {"x"}, {"y"});
+  m.output("y");
+  const auto in = random_inputs(m.g, 3, 11);
+  vk_test::Executor ex(m.g);
+  REQUIRE(ex.ok());
+  const frugal::RefTensor& x = in.at("x");
+  std::vector<vk_test::HostTensor> inputs = {{"x", x.dims, std::vector<float>(x.data.begin(), x.data.end())}}, outputs;
+  REQUIRE(ex.run(inputs, outputs).ok());
+  REQUIRE(outputs[0].dims == std::vector<int64_t>{3, 4, 1, 1});
+  for (int64_t p = 0; p < 12; ++p) {
+    double want = -1e300;
+    for (int64_t i = 0; i < 30; ++i) want = std::max(want, x.data[size_t(p * 30 + i)]);
+    CHECK(outputs[0].data[size_t(p)] == float(want));
+  }
+  CHECK(ex.validation_errors() == 0);
+}
+
+TEST_CASE("LRN across channels", "[vulkan][lrn]") {
+  VK_REQUIRE_DEVICE();
+  for (int64_t size : {1, 3, 4, 5}) {
+    INFO("size " << size);
+    GraphMaker m;
+    m.input("x", {-1, 6, 4, 3});
+    frugal::Node& n = m.node("LRN", "lrn", {"x"}, {"y"});
+    n.set_attr_int("size", size);
+    n.set_attr_float("alpha", 0.02f);
+    n.set_attr_float("beta", 0.75f);
+    n.set_attr_float("bias", 1.5f);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 20 + uint64_t(size)));
+  }
+}
+
+TEST_CASE("Gemm: transposes, alpha, beta, bias shapes, bundled BatchNorm and Relu", "[vulkan][gemm]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    bool trans_b;
+    int c_kind;  // 0 none, 1 [N] (epilogue), 2 [1, N], 3 scalar [1]
+    float alpha, beta;
+    bool bn_relu;
+  };
+  const Case cases[] = {{true, 1, 1.0f, 1.0f, false}, {false, 0, 0.5f, 1.0f, false}, {true, 2, 1.5f, -0.5f, true},
+                        {false, 3, 1.0f, 2.0f, false}, {true, 1, 1.0f, 1.0f, true}};
+  int i = 0;
+  for (const Case& c : cases) {
+    INFO("case " << i);
+    const int64_t K = 37, N = 19;
+    GraphMaker m;
+    m.input("x", {-1, K});
+    std::vector<std::string> in = {"x", c.trans_b ? m.weight("w", {N, K}) : m.weight("w", {K, N})};
+    if (c.c_kind == 1) in.push_back(m.weight("c", {N}));
+    if (c.c_kind == 2) in.push_back(m.weight("c", {1, N}));
+    if (c.c_kind == 3) in.push_back(m.weight("c", {1}));
+    frugal::Node& g = m.node("Gemm", "gemm", in, {"g"});
+    g.set_attr_int("transB", c.trans_b ? 1 : 0);
+    g.set_attr_float("alpha", c.alpha);
+    g.set_attr_float("beta", c.beta);
+    std::string y = "g";
+    if (c.bn_relu) y = add_activation(m, add_bn(m, y, "bn", N), "relu", 1);
+    m.output(y);
+    const auto r = check_against_reference(m.g, random_inputs(m.g, 5, 30 + uint64_t(i)));
+    if (r.ran) CHECK(r.description["layers"].size() == 1);
+    ++i;
+  }
+  {  // transA and a full [M, N] C: a model with fixed shapes (not batched)
+    GraphMaker m;
+    m.input("a", {13, 6});
+    frugal::Node& g = m.node("Gemm", "gemm", {"a", m.weight("b", {13, 9}), m.weight("c", {6, 9})}, {"y"});
+    g.set_attr_int("transA", 1);
+    g.set_attr_float("beta", 0.25f);
+    m.output("y");
+    const auto r = check_against_reference(m.g, random_inputs(m.g, 1, 40));
+    if (r.ran) CHECK(r.description["batched"] == false);
+  }
+  {  // A and C at run time
+    GraphMaker m;
+    m.input("a", {-1, 8});
+    m.input("c", {-1, 5});
+    m.node("Gemm", "gemm", {"a", m.weight("b", {8, 5}), "c"}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 4, 41));
+  }
+}
+
+TEST_CASE("MatMul: folded batch dims, batched operands, broadcasting, vectors", "[vulkan][matmul]") {
+  VK_REQUIRE_DEVICE();
+  {  // [N, M, K] @ [K, N2]: rows fold
+    INFO("folded rows");
+    GraphMaker m;
+    m.input("x", {-1, 5, 12});
+    m.node("MatMul", "mm", {"x", m.weight("w", {12, 7})}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 3, 50));
+  }
+  {  // two activations with the batch on axis 0
+    INFO("two activations");
+    GraphMaker m;
+    m.input("a", {-1, 4, 6});
+    m.input("b", {-1, 6, 3});
+    m.node("MatMul", "mm", {"a", "b"}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 3, 51));
+  }
+  {  // broadcasting of a constant over a batch dim, fixed shapes
+    INFO("broadcast constant");
+    GraphMaker m;
+    m.input("a", {2, 3, 4, 5});
+    m.node("MatMul", "mm", {"a", m.weight("b", {3, 5, 6})}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 1, 52));
+  }
+  {  // vector times matrix, fixed shapes
+    INFO("vector");
+    GraphMaker m;
+    m.input("v", {7});
+    m.node("MatMul", "mm", {"v", m.weight("b", {7, 4})}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 1, 53));
+  }
+}
+
+TEST_CASE("Concat, Flatten, Reshape, Identity and Dropout move data exactly", "[vulkan][shape]") {
+  VK_REQUIRE_DEVICE();
+  {  // Concat on channels of three activations, then on the last axis
+    GraphMaker m;
+    m.input("a", {-1, 2, 3, 4});
+    m.input("b", {-1, 3, 3, 4});
+    m.node("Relu", "r", {"a"}, {"ra"});
+    m.node("Concat", "cat1", {"ra", "b", "a"}, {"c1"}).set_attr_int("axis", 1);
+    m.node("Concat", "cat3", {"c1", "c1"}, {"c2"}).set_attr_int("axis", -1);
+    m.node("Flatten", "flat", {"c2"}, {"f"});
+    m.node("Reshape", "reshape", {"f", m.ints("shape", {0, 7, -1})}, {"r2"});
+    m.node("Identity", "id", {"r2"}, {"i"});
+    m.node("Dropout", "drop", {"i"}, {"y"});
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 3, 60));
+  }
+  {  // Concat on axis 0 with a constant part (fixed shapes)
+    GraphMaker m;
+    m.input("a", {2, 5});
+    m.node("Concat", "cat0", {"a", m.weight("k", {3, 5})}, {"y"}).set_attr_int("axis", 0);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 1, 61));
+  }
+}
+
+TEST_CASE("Softmax along each axis, opset 13 and the 2-D view of opset 11", "[vulkan][softmax]") {
+  VK_REQUIRE_DEVICE();
+  for (int64_t axis : {-1, 1, 2}) {
+    INFO("opset 13 axis " << axis);
+    GraphMaker m;
+    m.input("x", {-1, 3, 4, 5});
+    m.node("Softmax", "sm", {"x"}, {"y"}).set_attr_int("axis", axis);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 70 + uint64_t(axis + 2)));
+  }
+  {
+    GraphMaker m(11);
+    m.input("x", {-1, 3, 4});
+    m.node("Softmax", "sm", {"x"}, {"y"}).set_attr_int("axis", 1);
+    m.output("y");
+    check_against_reference(m.g, random_inputs(m.g, 2, 75));
+  }
+  {  // axis 0 mixes samples: the model is not batched
+    GraphMaker m;
+    m.input("x", {4, 3});
+    m.node("Softmax", "sm", {"x"}, {"y"}).set_attr_int("axis", 0);
+    m.output("y");
+    const auto r = check_against_reference(m.g, random_inputs(m.g, 1, 76));
+    if (r.ran) CHECK(r.description["batched"] == false);
+  }
+}
+
+TEST_CASE("BatchNormalization, Relu, Clip and Sigmoid as layer heads", "[vulkan][pointwise]") {
+  VK_REQUIRE_DEVICE();
+  GraphMaker m;
+  m.input("x", {-1, 5, 3, 2});
+  std::string y = add_bn(m, "x", "bn", 5);      // head: BN, with Relu bundled
+  y = add_activation(m, y, "relu", 1);
+  m.node("Sigmoid", "sig_head", {"x"}, {"s"});  // head: Sigmoid
+  const std::string lo = m.floats("lo", {}, {-0.25f});
+  m.node("Clip", "clip_head", {"x", lo}, {"c"});  // head: Clip with only a lower bound
+  m.node("Add", "sum1", {y, "s"}, {"t"});
+  m.node("Add", "sum2", {"t", "c"}, {"out"});
+  m.output("out");
+  check_against_reference(m.g, random_inputs(m.g, 3, 80));
+}
+
+TEST_CASE("Add and Mul broadcast against the reference", "[vulkan][binary]") {
+  VK_REQUIRE_DEVICE();
+  GraphMaker m;
+  m.input("x", {-1, 4, 3, 5});
+  m.input("y", {-1, 1, 3, 5});
+  m.node("Add", "add_act", {"x", "y"}, {"a"});                         // broadcast over channels
+  m.node("Mul", "mul_chan", {"a", m.weight("s", {4, 1, 1})}, {"b"});    // per-channel constant
+  m.node("Add", "add_scalar", {"b", m.weight("k", {1})}, {"c"});       // scalar
+  m.node("Mul", "mul_row", {m.weight("r", {5}), "c"}, {"d"});          // constant first, broadcast on the last axis
+  m.output("d");
+  check_against_reference(m.g, random_inputs(m.g, 2, 90));
+}
+
+TEST_CASE("Sub and Div broadcast against a float64 loop", "[vulkan][binary]") {
+  VK_REQUIRE_DEVICE();
+  for (const char* op : {"Sub", "Div"}) {
+    INFO(op);
+    GraphMaker m;
+    m.input("x", {-1, 3, 4});
+    const std::vector<float> kv = {1.5f, -2.0f, 0.75f, 3.0f};
+    m.node(op, "op", {"x", m.floats("k", {4}, kv)}, {"y"});
+    m.node(op, "op2", {m.floats("k2", {3, 1}, {2.0f, -1.0f, 0.5f}), "y"}, {"z"});
+    m.output("z");
+    const auto in = random_inputs(m.g, 2, 95);
+    const frugal::RefTensor& x = in.at("x");
+    vk_test::Executor ex(m.g);
+    REQUIRE(ex.ok());
+    std::vector<vk_test::HostTensor> inputs = {{"x", x.dims, std::vector<float>(x.data.begin(), x.data.end())}}, outputs;
+    const vk_test::Status st = ex.run(inputs, outputs);
+    INFO(st.message);
+    REQUIRE(st.ok());
+    const double k2[3] = {2.0, -1.0, 0.5};
+    for (int64_t s = 0; s < 2; ++s)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 4; ++j) {
+          const double xv = x.data[size_t((s * 3 + i) * 4 + j)];
+          const double yv = std::string(op) == "Sub" ? xv - kv[size_t(j)] : xv / kv[size_t(j)];
+          const double want = std::string(op) == "Sub" ? k2[i] - yv : k2[i] / yv;
+          const float got = outputs[0].data[size_t((s * 3 + i) * 4 + j)];
+          CHECK(std::fabs(got - want) <= 1e-5 + 1e-5 * std::fabs(want));
+        }
+    CHECK(ex.validation_errors() == 0);
+  }
+}
+
+TEST_CASE("A residual network with branches, concatenation and a classifier", "[vulkan][network]") {
+  VK_REQUIRE_DEVICE();
+  GraphMaker m;
+  m.input("x", {-1, 3, 16, 16});
+  auto conv = [&](const std::string& x, const std::string& name, int64_t cin, int64_t cout, int64_t k, int64_t stride) {
+    frugal::Node& n = m.node("Conv", name, {x, m.weight(name + ".w", {cout, cin, k, k}, -0.3f, 0.3f)}, {name + ".y"});
+    n.set_attr_ints("strides", {stride, stride});
+    n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+    return add_activation(m, add_bn(m, name + ".y", name + ".bn", cout), name + ".relu", 1);
+  };
+  std::string a = conv("x", "stem", 3, 8, 3, 2);
+  frugal::Node& mp = m.node("MaxPool", "pool", {a}, {"p"});
+  mp.set_attr_ints("kernel_shape", {3, 3});
+  mp.set_attr_ints("strides", {2, 2});
+  mp.set_attr_ints("pads", {1, 1, 1, 1});
+  std::string b = conv("p", "b1", 8, 8, 3, 1);
+  b = conv(b, "b2", 8, 8, 3, 1);
+  m.node("Add", "res", {b, "p"}, {"r"});
+  std::string l = conv("r", "left", 8, 4, 1, 1), r = conv("r", "right", 8, 6, 3, 1);
+  m.node("Concat", "cat", {l, r}, {"c"}).set_attr_int("axis", 1);
+  m.node("GlobalAveragePool", "gap", {"c"}, {"g"});
+  m.node("Flatten", "flat", {"g"}, {"f"});
+  frugal::Node& fc = m.node("Gemm", "fc", {"f", m.weight("fc.w", {10, 10}), m.weight("fc.b", {10})}, {"logits"});
+  fc.set_attr_int("transB", 1);
+  m.node("Softmax", "prob", {"logits"}, {"y"}).set_attr_int("axis", 1);
+  m.output("y");
+  for (int64_t batch : {1, 4}) {
+    INFO("batch " << batch);
+    check_against_reference(m.g, random_inputs(m.g, batch, 300 + uint64_t(batch)), "", 1e-5, 1e-3);
+  }
+}

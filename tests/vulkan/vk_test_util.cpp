@@ -1,0 +1,256 @@
+#include "vk_test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "onnx/onnx_export.h"
+#include "plugins/plugin_registry.h"
+
+namespace vk_test {
+
+namespace {
+
+Status status_of(frugal_status code, const frugal_error& err) {
+  Status s;
+  s.code = code;
+  if (code != FRUGAL_OK) s.message = err.message;
+  return s;
+}
+
+std::string take_blob(frugal_blob& b) {
+  std::string s(static_cast<const char*>(b.data), b.size);
+  if (b.release) b.release(b.data);
+  return s;
+}
+
+}  // namespace
+
+const frugal_executor_api& api() {
+  static const frugal_executor_api* table = [] {
+    static frugal::PluginRegistry registry;
+    std::string why;
+    const frugal::LoadedPlugin* p = registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/vulkan.so", &why);
+    if (!p) FAIL("cannot load the vulkan plugin: " << why);
+    REQUIRE(p->kind == FRUGAL_KIND_EXECUTOR);
+    REQUIRE(p->name == "vulkan");
+    return static_cast<const frugal_executor_api*>(p->api);
+  }();
+  return *table;
+}
+
+const std::string& no_device_reason() {
+  static const std::string reason = [] {
+    GraphMaker m;
+    m.input("x", {-1, 2});
+    m.node("Relu", "relu", {"x"}, {"y"});
+    m.output("y");
+    Executor ex(m.g);
+    std::string why;
+    if (!ex.ok()) {
+      if (ex.created.code != FRUGAL_ERR_DEVICE) FAIL("creating a trivial vulkan executor failed: " << ex.created.message);
+      why = ex.created.message;
+      std::cout << "vulkan tests: no Vulkan device (" << why << "); tests that need one are skipped\n";
+    }
+    return why;
+  }();
+  return reason;
+}
+
+// ---- Executor --------------------------------------------------------------------
+
+Executor::Executor(const std::string& onnx_bytes, const std::string& options_json) {
+  frugal_error err{};
+  created = status_of(api().create(onnx_bytes.data(), onnx_bytes.size(), options_json.empty() ? nullptr : options_json.c_str(),
+                                   &handle_, &err),
+                      err);
+  if (!created.ok()) handle_ = nullptr;
+}
+
+Executor::Executor(const frugal::Graph& g, const std::string& options_json) : Executor(frugal::save_onnx_bytes(g), options_json) {}
+
+Executor::~Executor() {
+  if (handle_) api().destroy(handle_);
+}
+
+nlohmann::json Executor::describe() const {
+  frugal_error err{};
+  frugal_blob b{nullptr, 0, nullptr};
+  const frugal_status st = api().describe(handle_, &b, &err);
+  INFO(err.message);
+  REQUIRE(st == FRUGAL_OK);
+  return nlohmann::json::parse(take_blob(b));
+}
+
+uint64_t Executor::validation_errors() const { return describe()["vulkan"]["validation_errors"].get<uint64_t>(); }
+
+frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
+  frugal_error err{};
+  frugal_layer_bytes out{};
+  const frugal_status st = api().layer_bytes(handle_, layer, batch, &out, &err);
+  INFO(err.message);
+  REQUIRE(st == FRUGAL_OK);
+  return out;
+}
+
+Status Executor::set_budget(uint64_t bytes) {
+  frugal_error err{};
+  return status_of(api().set_budget(handle_, bytes, &err), err);
+}
+
+Status Executor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs, const nlohmann::json& plan,
+                     nlohmann::json* report) {
+  const int64_t batch = inputs.empty() || inputs[0].dims.empty() ? 1 : inputs[0].dims[0];
+  if (outputs.empty()) {
+    const nlohmann::json d = describe();
+    for (const auto& o : d["outputs"]) {
+      HostTensor t;
+      t.name = o["name"].get<std::string>();
+      t.dims = o["shape"].get<std::vector<int64_t>>();
+      outputs.push_back(t);
+    }
+    if (d["batched"].get<bool>())
+      for (HostTensor& t : outputs)
+        if (!t.dims.empty()) t.dims[0] = batch;
+  }
+  std::vector<frugal_tensor> in, out;
+  for (const HostTensor& t : inputs)
+    in.push_back(frugal_tensor{t.name.c_str(), FRUGAL_DTYPE_FLOAT32, int32_t(t.dims.size()), t.dims.data(),
+                               const_cast<float*>(t.data.data()), t.data.size() * 4});
+  for (HostTensor& t : outputs) {
+    t.data.assign(size_t(frugal::element_count(t.dims)), std::nanf(""));
+    out.push_back(frugal_tensor{t.name.c_str(), FRUGAL_DTYPE_FLOAT32, int32_t(t.dims.size()), t.dims.data(), t.data.data(),
+                                t.data.size() * 4});
+  }
+  const std::string plan_text = plan.is_null() ? "" : plan.dump();
+  frugal_error err{};
+  frugal_blob rep{nullptr, 0, nullptr};
+  const frugal_status st = api().run(handle_, plan_text.empty() ? nullptr : plan_text.c_str(), in.data(), in.size(), out.data(),
+                                     out.size(), &rep, &err);
+  if (st == FRUGAL_OK && report) *report = nlohmann::json::parse(take_blob(rep));
+  else if (rep.data) take_blob(rep);
+  return status_of(st, err);
+}
+
+Status Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
+  frugal_error err{};
+  return status_of(api().time_layer(handle_, layer, batch, repeats, &median, &spread, &err), err);
+}
+
+// ---- GraphMaker --------------------------------------------------------------------
+
+GraphMaker& GraphMaker::input(const std::string& name, const std::vector<int64_t>& dims) {
+  frugal::TensorDesc d;
+  d.name = name;
+  d.dtype = frugal::DType::Float32;
+  d.has_shape = true;
+  for (int64_t v : dims) d.shape.push_back(v < 0 ? frugal::Dim{-1, "N"} : frugal::Dim{v, ""});
+  g.tensors[name] = d;
+  g.inputs.push_back(name);
+  return *this;
+}
+
+std::string GraphMaker::weight(const std::string& name, const std::vector<int64_t>& dims, float lo, float hi) {
+  const std::vector<float> v = random_floats(size_t(frugal::element_count(dims)), seed++ * 7919u + name.size(), lo, hi);
+  return floats(name, dims, v);
+}
+
+std::string GraphMaker::floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  g.add_initializer(name, frugal::DType::Float32, dims, values.data());
+  return name;
+}
+
+std::string GraphMaker::ints(const std::string& name, const std::vector<int64_t>& values) {
+  g.add_initializer(name, frugal::DType::Int64, {int64_t(values.size())}, values.data());
+  return name;
+}
+
+frugal::Node& GraphMaker::node(const std::string& op, const std::string& name, std::vector<std::string> in,
+                               std::vector<std::string> out) {
+  frugal::Node n;
+  n.op_type = op;
+  n.name = name;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  for (const std::string& o : n.outputs) {
+    if (o.empty()) continue;
+    frugal::TensorDesc d;
+    d.name = o;
+    d.dtype = frugal::DType::Float32;
+    g.tensors[o] = d;
+  }
+  g.nodes.push_back(std::move(n));
+  return g.nodes.back();
+}
+
+GraphMaker& GraphMaker::output(const std::string& name) {
+  g.outputs.push_back(name);
+  return *this;
+}
+
+// ---- reference comparison -------------------------------------------------------------
+
+std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, int64_t batch, uint64_t seed) {
+  std::map<std::string, frugal::RefTensor> in;
+  for (const std::string& name : g.inputs) {
+    std::vector<int64_t> dims;
+    const frugal::TensorDesc& d = g.tensor(name);
+    for (size_t k = 0; k < d.shape.size(); ++k) dims.push_back(d.shape[k].is_known() ? d.shape[k].value : batch);
+    // Values exactly representable in float32, so both sides see the same inputs.
+    frugal::RefTensor t = frugal::random_ref_tensor(dims, seed++);
+    for (double& v : t.data) v = double(float(v));
+    in[name] = t;
+  }
+  return in;
+}
+
+Comparison check_against_reference(const frugal::Graph& g, const std::map<std::string, frugal::RefTensor>& inputs,
+                                   const std::string& options_json, double atol, double rtol) {
+  Comparison c;
+  const frugal::RefValues want = frugal::reference_run(g, inputs);
+  Executor ex(g, options_json);
+  if (!ex.ok()) {
+    c.error = "create: " + ex.created.message;
+    FAIL_CHECK(c.error);
+    return c;
+  }
+  std::vector<HostTensor> in, out;
+  for (const std::string& name : g.inputs) {
+    const frugal::RefTensor& r = inputs.at(name);
+    HostTensor t{name, r.dims, std::vector<float>(r.data.begin(), r.data.end())};
+    in.push_back(t);
+  }
+  for (const std::string& name : g.outputs) out.push_back(HostTensor{name, want.at(name).dims, {}});
+  const Status st = ex.run(in, out, nullptr, &c.report);
+  if (!st.ok()) {
+    c.error = "run: " + st.message;
+    FAIL_CHECK(c.error);
+    return c;
+  }
+  c.ran = true;
+  for (const HostTensor& o : out) {
+    const frugal::RefTensor& w = want.at(o.name);
+    REQUIRE(o.data.size() == w.data.size());
+    for (size_t i = 0; i < w.data.size(); ++i) {
+      const double d = std::fabs(double(o.data[i]) - w.data[i]);
+      const double excess = std::isnan(o.data[i]) ? 1e30 : d - (atol + rtol * std::fabs(w.data[i]));
+      c.max_abs = std::max(c.max_abs, std::isnan(o.data[i]) ? 1e30 : d);
+      c.max_excess = std::max(c.max_excess, excess);
+    }
+  }
+  c.description = ex.describe();
+  CHECK(c.max_excess <= 0.0);
+  CHECK(c.description["vulkan"]["validation_errors"].get<uint64_t>() == 0);
+  return c;
+}
+
+}  // namespace vk_test

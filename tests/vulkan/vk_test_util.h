@@ -1,0 +1,110 @@
+// Test helpers for the Vulkan executor: the plugin loaded from this build's
+// plugin folder and called through its raw C table; a skip when the machine
+// has no Vulkan device; small graphs built through the IR with random
+// weights; and the check of a graph's outputs against the float64 reference
+// evaluator (tests/reference).
+#pragma once
+
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/plugin.h"
+#include "graph/graph.h"
+#include "reference.h"
+
+namespace vk_test {
+
+// The executor table of <build>/plugins/vulkan.so (loaded once).
+const frugal_executor_api& api();
+
+// "" when a Vulkan device can run an executor here, else the reason (printed once).
+const std::string& no_device_reason();
+
+// Use at the top of a test: returns (the test passes) with a printed reason
+// when there is no Vulkan device.
+#define VK_REQUIRE_DEVICE()                                                         \
+  do {                                                                              \
+    if (!vk_test::no_device_reason().empty()) {                                     \
+      std::cout << "SKIPPED (no Vulkan device: " << vk_test::no_device_reason() << ")\n"; \
+      return;                                                                       \
+    }                                                                               \
+  } while (0)
+
+struct HostTensor {
+  std::string name;
+  std::vector<int64_t> dims;
+  std::vector<float> data;
+};
+
+struct Status {
+  frugal_status code = FRUGAL_OK;
+  std::string message;
+  bool ok() const { return code == FRUGAL_OK; }
+};
+
+// One executor instance (RAII). create() failures are kept in `created`.
+class Executor {
+ public:
+  Executor(const std::string& onnx_bytes, const std::string& options_json = "");
+  Executor(const frugal::Graph& g, const std::string& options_json = "");
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  Status created;
+  bool ok() const { return handle_ != nullptr; }
+
+  nlohmann::json describe() const;
+  frugal_layer_bytes layer_bytes(int layer, int batch) const;
+  Status set_budget(uint64_t bytes);
+  // Runs; outputs are allocated from describe()'s shapes with dim 0 = batch
+  // unless given with dims. report receives the parsed report.
+  Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs, const nlohmann::json& plan = nullptr,
+             nlohmann::json* report = nullptr);
+  Status time_layer(int layer, int batch, int repeats, double& median, double& spread);
+  uint64_t validation_errors() const;  // from describe()
+
+ private:
+  frugal_executor* handle_ = nullptr;
+};
+
+// Builds a Graph through the IR. Weights are random (deterministic per name).
+struct GraphMaker {
+  frugal::Graph g;
+  uint64_t seed = 1;
+
+  explicit GraphMaker(int64_t opset = 13) { g.opsets = {{"", opset}}; }
+  // A float32 input; dim -1 is the symbolic batch "N".
+  GraphMaker& input(const std::string& name, const std::vector<int64_t>& dims);
+  // A random float32 initializer in [lo, hi).
+  std::string weight(const std::string& name, const std::vector<int64_t>& dims, float lo = -1.0f, float hi = 1.0f);
+  std::string floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  std::string ints(const std::string& name, const std::vector<int64_t>& values);
+  frugal::Node& node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out);
+  GraphMaker& output(const std::string& name);
+};
+
+// Random inputs for every graph input at batch `batch` (symbolic dim 0).
+std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, int64_t batch, uint64_t seed);
+
+struct Comparison {
+  bool ran = false;
+  std::string error;         // create/run failure
+  double max_abs = 0, max_excess = 0;  // max |got - want|, max of |got - want| - (atol + rtol |want|)
+  nlohmann::json report, description;
+};
+
+// Runs g on the plugin and on the reference; every output element must satisfy
+// |got - want| <= atol + rtol * |want|. CHECKs that, and that the validation
+// layer reported no error.
+Comparison check_against_reference(const frugal::Graph& g, const std::map<std::string, frugal::RefTensor>& inputs,
+                                   const std::string& options_json = "", double atol = 1e-4, double rtol = 1e-3);
+
+std::vector<float> random_floats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+
+}  // namespace vk_test
