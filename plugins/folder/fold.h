@@ -44,4 +44,5 @@ using folding::FoldOptions;
 using folding::FoldResult;
 using folding::fold_banoff;
 using folding::fold_naive;
+using folding::parse_fold_options;
 }  // namespace frugal

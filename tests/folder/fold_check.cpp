@@ -39,6 +39,67 @@ int count_op(const Graph& g, const std::string& op_type) {
   return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op_type; }));
 }
 
+bool same_graph(const Graph& a, const Graph& b) {
+  if (a.nodes.size() != b.nodes.size() || a.inputs != b.inputs || a.outputs != b.outputs) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const Node &x = a.nodes[i], &y = b.nodes[i];
+    if (x.op_type != y.op_type || x.inputs != y.inputs || x.outputs != y.outputs || x.attributes.size() != y.attributes.size())
+      return false;
+  }
+  for (const auto& kv : a.tensors) {
+    if (!kv.second.is_initializer) continue;
+    auto it = b.tensors.find(kv.first);
+    if (it == b.tensors.end() || !it->second.is_initializer || it->second.data != kv.second.data) return false;
+  }
+  return std::count_if(a.tensors.begin(), a.tensors.end(), [](const auto& kv) { return kv.second.is_initializer; }) ==
+         std::count_if(b.tensors.begin(), b.tensors.end(), [](const auto& kv) { return kv.second.is_initializer; });
+}
+
+uint64_t graph_digest(const Graph& g) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  };
+  auto mix_str = [&](const std::string& s) { mix(s.data(), s.size() + 1); };
+  for (const Node& n : g.nodes) {
+    mix_str(n.op_type);
+    for (const std::string& s : n.inputs) mix_str(s);
+    for (const std::string& s : n.outputs) mix_str(s);
+  }
+  for (const auto& kv : g.tensors)
+    if (kv.second.is_initializer) {
+      mix_str(kv.first);
+      mix(kv.second.data.data(), kv.second.data.size());
+    }
+  return h;
+}
+
+Graph truncate_at(const Graph& g, const std::string& value) {
+  // Built piece by piece: copying the whole graph first would copy every weight.
+  Graph t;
+  t.name = g.name;
+  t.ir_version = g.ir_version;
+  t.opsets = g.opsets;
+  t.inputs = g.inputs;
+  t.outputs = {value};
+  std::set<std::string> needed{value};
+  std::vector<const Node*> kept;
+  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+    const bool used = std::any_of(it->outputs.begin(), it->outputs.end(), [&](const std::string& o) { return needed.count(o) > 0; });
+    if (!used) continue;
+    needed.insert(it->inputs.begin(), it->inputs.end());
+    kept.push_back(&*it);
+  }
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) t.nodes.push_back(**it);
+  needed.insert(g.inputs.begin(), g.inputs.end());
+  for (const std::string& n : needed)
+    if (g.has_tensor(n)) t.tensors[n] = g.tensor(n);
+  for (const std::string& n : g.initializer_order)
+    if (t.tensors.count(n)) t.initializer_order.push_back(n);
+  return t;
+}
+
 namespace {
 
 enum class Kind { Expressive, Other, NonAffine };

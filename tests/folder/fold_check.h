@@ -22,6 +22,17 @@ double relative_mismatch(const Graph& original, const Graph& folded, int64_t bat
 
 int count_op(const Graph& g, const std::string& op_type);
 
+// Same nodes (op, inputs, outputs, attribute names) and the same initializers, bit for bit.
+bool same_graph(const Graph& a, const Graph& b);
+
+// A 64-bit FNV-1a digest of the nodes (op, inputs, outputs) and initializers
+// (name and bytes): equal graphs have equal digests.
+uint64_t graph_digest(const Graph& g);
+
+// The part of `g` that computes `value`, with `value` as the only output (nodes
+// it does not need are dropped).
+Graph truncate_at(const Graph& g, const std::string& value);
+
 // Theorem 1, read literally from the paper, independently of the folder's
 // code: grow the component of BN node `bn` through nodes that are not
 // non-affine (expressive ones are leaves), split it into the side entered
