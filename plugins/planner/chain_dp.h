@@ -72,6 +72,9 @@ class ChainDP {
     return &tab_[(pair(i, j) * s_.samples + (b - 1)) * stride_];
   }
   float* row(int i, int j, int b) { return &tab_[(pair(i, j) * s_.samples + (b - 1)) * stride_]; }
+  // First memory index with a finite entry (entries are non-increasing in m).
+  int first(int i, int j, int b) const { return first_[pair(i, j) * s_.samples + (b - 1)]; }
+  void set_first(int i, int j, int b);
   float exact(int e, int b, int m) const { return s_.exact[e][(b - 1) * stride_ + m]; }
   // The paper's Exact[i,j,b,m] for i < j (recomputed from OPT).
   float paper_exact(int i, int j, int b, int m, int* best_k) const;
@@ -84,6 +87,7 @@ class ChainDP {
   ChainSpec s_;
   size_t stride_ = 0;  // units + 1
   std::vector<float> tab_;
+  std::vector<int> first_;  // per (pair, b)
   std::vector<float> top_;  // (samples + 1) x (units + 1)
 };
 

@@ -18,34 +18,6 @@ LinearChain linearize(const CostTable& costs) {
   return ch;
 }
 
-ChainSpec layer_chain_spec(const CostTable& costs, const LinearChain& chain, const MemoryUnits& units,
-                           int samples, bool extended, double latency_s) {
-  const int n = costs.size();
-  ChainSpec s;
-  s.n = n;
-  s.samples = samples;
-  s.units = units.budget_units;
-  s.extended = extended;
-  s.latency_s = latency_s;
-  const size_t stride = static_cast<size_t>(s.units) + 1;
-  s.in_units.assign(n, std::vector<int64_t>(samples + 1));
-  s.out_units.assign(n, std::vector<int64_t>(samples + 1));
-  s.exact.assign(n, std::vector<float>(static_cast<size_t>(samples) * stride, kInf));
-  for (int k = 0; k < n; ++k) {
-    for (int w = 0; w <= samples; ++w) {
-      s.in_units[k][w] = units.up(chain.boundary[k] * static_cast<uint64_t>(w));
-      s.out_units[k][w] = units.up(chain.boundary[k + 1] * static_cast<uint64_t>(w));
-    }
-    for (int b = 1; b <= std::min(samples, costs.batch_max); ++b) {
-      const int64_t need = units.up(chain.step_need(costs, k, b));
-      const float t = static_cast<float>(costs.time(k, b));
-      for (int64_t m = need; m <= s.units; ++m) s.exact[k][(b - 1) * stride + m] = t;
-    }
-  }
-  s.emit_exact = [](int e, int b, int, std::vector<LayerRun>& out) { out.push_back({e, b}); };
-  return s;
-}
-
 std::vector<Step> assign_samples(const std::vector<LayerRun>& runs, int n_layers) {
   std::vector<int> next(n_layers, 0);
   std::vector<Step> steps;

@@ -11,7 +11,6 @@
 
 #include "chain_dp.h"
 #include "cost_table.h"
-#include "memory_units.h"
 #include "plan_check.h"
 
 namespace frugal::planner {
@@ -26,10 +25,6 @@ struct LinearChain {
 };
 
 LinearChain linearize(const CostTable& costs);
-
-// The DP chain whose elements are the layers themselves.
-ChainSpec layer_chain_spec(const CostTable& costs, const LinearChain& chain, const MemoryUnits& units,
-                           int samples, bool extended, double latency_s);
 
 // Turns layer runs (in execution order) into steps, each layer taking samples
 // first-in first-out.

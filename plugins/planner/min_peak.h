@@ -1,4 +1,4 @@
-// The smallest peak memory any schedule of the extended family reaches, in exact
+// The smallest peak memory the extended family reaches on a Segment, in exact
 // bytes (no units), with the plan that reaches it: the budget floor reported
 // when a budget is too small, and the fallback plan when rounding to units
 // leaves the time DP without a plan.
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cost_table.h"
-#include "linear_chain.h"
 #include "plan_check.h"
+#include "segment.h"
 
 namespace frugal::planner {
 
@@ -18,8 +18,9 @@ struct MinPeakPlan {
   std::vector<Step> steps;
 };
 
-// Minimises (peak, then total time) over the extended recurrences (a)-(c) for
-// `samples` samples. Cost O(n^3 r + n^2 r^2), no memory dimension.
-MinPeakPlan min_peak_plan(const CostTable& costs, const LinearChain& chain, int samples);
+// Minimises (peak, then total time) over the recurrences (a)-(c) of the
+// extended DP and the special layers' branch orders, for `samples` samples.
+// Cost O(n^3 r + n^2 r^2) per chain, no memory dimension.
+MinPeakPlan min_peak_plan(const CostTable& costs, const Segment& segment, int samples);
 
 }  // namespace frugal::planner

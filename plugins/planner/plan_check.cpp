@@ -184,12 +184,12 @@ json validate_plan(const json& costs_json, const json& plan) {
     throw Error("plan: no integer \"batch\" (the request size)");
   int64_t batch = plan["batch"].get<int64_t>();
   if (batch < 1 || batch > (1 << 20)) throw Error("plan: \"batch\" " + std::to_string(batch) + " is out of range");
-  PlanCheck c;
-  if (plan.contains("budget_bytes") && plan["budget_bytes"].is_number_unsigned())
-    c = check_plan_within(costs, static_cast<int>(batch), steps, plan["budget_bytes"].get<uint64_t>());
-  else
-    c = check_plan(costs, static_cast<int>(batch), steps);
-  return plan_check_to_json(c);
+  if (!plan.contains("budget_bytes") || plan["budget_bytes"].is_null())
+    return plan_check_to_json(check_plan(costs, static_cast<int>(batch), steps));
+  const json& b = plan["budget_bytes"];
+  if (!b.is_number_integer() || b.get<int64_t>() < 0)
+    throw Error("plan: \"budget_bytes\" must be a non-negative integer (got " + b.dump() + ")");
+  return plan_check_to_json(check_plan_within(costs, static_cast<int>(batch), steps, b.get<uint64_t>()));
 }
 
 }  // namespace frugal::planner

@@ -12,6 +12,8 @@
 #include "linear_chain.h"
 #include "memory_units.h"
 #include "min_peak.h"
+#include "segment.h"
+#include "segment_planner.h"
 #include "plan_check.h"
 
 namespace frugal::planner {
@@ -22,7 +24,7 @@ namespace {
 
 constexpr int kMaxRequest = 1024;
 constexpr int kMaxUnits = 1 << 16;
-const std::set<std::string> kMethods{"extended", "paper", "greedy", "fbs", "minpeak"};
+const std::set<std::string> kMethods{"extended", "reordered", "branches", "paper", "greedy", "fbs", "minpeak"};
 
 uint64_t option_bytes(const json& v, const char* key) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
@@ -150,15 +152,34 @@ class VbsSolver {
  public:
   VbsSolver(const CostTable& costs, const PlanOptions& opt) : costs_(costs), opt_(opt), chain_(linearize(costs)) {
     const int r = opt.batch;
-    min_peak_ = min_peak_plan(costs, chain_, r);
+    Segment flat = flat_segment(costs);
+    std::string why_flat;
+    Segment collapsed = collapsed_segment(costs, &why_flat);
+    const bool has_branches = collapsed.size() != flat.size();
+    Segment reordered = reordered_flat_segment(costs, collapsed);
+    const bool new_order = reordered.layers() != flat.layers();
+    min_peak_ = min_peak_plan(costs, flat, r);
+    for (const Segment* s : {has_branches ? &collapsed : nullptr, new_order ? &reordered : nullptr}) {
+      if (!s) continue;
+      MinPeakPlan m = min_peak_plan(costs, *s, r);
+      if (m.peak_bytes < min_peak_.peak_bytes) min_peak_ = std::move(m);
+    }
     if (min_peak_.peak_bytes > opt.budget_bytes)
       throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) + " is below the smallest plan for a batch of " +
                         std::to_string(r) + ": it needs at least " + std::to_string(min_peak_.peak_bytes) + " bytes");
-    const bool want_ext = wants("extended"), want_paper = wants("paper");
     units_ = choose_units();
-    if (want_ext)
-      ext_ = std::make_unique<ChainDP>(layer_chain_spec(costs, chain_, units_, r, true, opt.latency_s));
-    if (want_paper) {
+    auto planner = [&](const char* method, Segment seg, bool applicable, const std::string& why_not) {
+      if (!wants(method)) return;
+      if (applicable)
+        dps_.push_back({method, std::make_unique<SegmentPlanner>(costs, std::move(seg), units_, r, opt.latency_s), ""});
+      else
+        dps_.push_back({method, nullptr, why_not});
+    };
+    planner("extended", std::move(flat), true, "");
+    planner("reordered", std::move(reordered), new_order, "the table's order already is the memory-friendly one");
+    planner("branches", std::move(collapsed), has_branches,
+            why_flat.empty() ? "no branches (the same chain as extended)" : "not applicable: " + why_flat);
+    if (wants("paper")) {
       paper_ = std::make_unique<PaperPlanner>(costs, chain_, units_, r, opt.latency_s);
       if (!paper_->applicable()) paper_note_ = "not applicable: " + paper_->why_not();
     }
@@ -184,7 +205,16 @@ class VbsSolver {
       dp.trace_top(r, m, runs);
       out.push_back(checked(costs_, r, budget, opt_.latency_s, method, assign_samples(runs, costs_.size())));
     };
-    if (ext_) from_dp("extended", *ext_);
+    for (const SegmentDP& d : dps_) {
+      if (d.planner) {
+        from_dp(d.method.c_str(), d.planner->dp());
+      } else {
+        Candidate c;
+        c.method = d.method;
+        c.error = d.why_not;
+        out.push_back(std::move(c));
+      }
+    }
     if (paper_) {
       if (paper_->applicable()) {
         from_dp("paper", paper_->dp());
@@ -241,7 +271,12 @@ class VbsSolver {
   LinearChain chain_;
   MinPeakPlan min_peak_;
   MemoryUnits units_;
-  std::unique_ptr<ChainDP> ext_;
+  struct SegmentDP {
+    std::string method;
+    std::unique_ptr<SegmentPlanner> planner;  // null when not applicable
+    std::string why_not;
+  };
+  std::vector<SegmentDP> dps_;
   std::unique_ptr<PaperPlanner> paper_;
   std::string paper_note_;
 };

@@ -25,7 +25,10 @@ struct PlanOptions {
   uint64_t unit_bytes = 0;       // 0: budget / 256, rounded up
   double latency_s = std::numeric_limits<double>::infinity();  // per top-level phase
   bool table = false;            // also plans for every budget in units up to budget_bytes
-  std::vector<std::string> methods{"extended", "paper", "greedy", "fbs", "minpeak"};  // vbs candidates
+  // vbs candidates (docs/PLANNER.md): the extended DP on the table's order, on a
+  // memory-friendly reordering and on the collapsed branches; the paper's DP; the
+  // baselines; the minimum-peak plan.
+  std::vector<std::string> methods{"extended", "reordered", "branches", "paper", "greedy", "fbs", "minpeak"};
   uint64_t max_table_bytes = uint64_t{1} << 30;  // cap on the DP tables; the default unit grows to fit
 };
 

@@ -1,0 +1,174 @@
+// VBS against an exhaustive search over ALL layer-by-layer schedules on many
+// small random instances (fixed seed): never worse than FBS or Greedy, never
+// over budget (by the plan checker and by an independent count-based model), a
+// plan whenever one exists, and the optimum on the vast majority.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "planner_test_util.h"
+#include "planners.h"
+
+using namespace frugal::planner;
+using nlohmann::json;
+
+namespace {
+
+struct Stats {
+  int instances = 0, feasible = 0, optimal = 0, paper_optimal = 0, paper_missed = 0, paper_behind_greedy = 0;
+  int extended_optimal = 0, branches_optimal = 0, reordered_optimal = 0, min_budget_exact = 0, refused_feasible = 0;
+  double worst_gap = 0;  // (vbs - optimum) / optimum
+  void print(const char* what) const {
+    std::printf(
+        "%s: %d instances, %d with a plan; vbs optimal on %d (%.1f%%), worst gap %.2f%%; extended DP alone "
+        "optimal on %d, reordered on %d, branches on %d; paper DP alone optimal on %d, finds no plan on %d, behind greedy on %d; min budget "
+        "exact on %d/%d; refused although a schedule exists: %d\n",
+        what, instances, feasible, optimal, 100.0 * optimal / std::max(1, feasible), 100.0 * worst_gap,
+        extended_optimal, reordered_optimal, branches_optimal, paper_optimal, paper_missed, paper_behind_greedy, min_budget_exact, instances,
+        refused_feasible);
+  }
+};
+
+bool same_time(double a, double b) { return std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(b)); }
+
+double method_time(const json& plan, const std::string& m) {
+  for (const json& c : plan["candidates"])
+    if (c["method"] == m && c.contains("time_per_sample_s")) return c["time_per_sample_s"].get<double>();
+  return INFINITY;
+}
+
+// One instance: plan with every candidate recorded, compare with the search.
+void run_instance(const json& table, int r, uint64_t budget, Stats& st) {
+  const CostTable costs = parse_cost_table(table);
+  const test::BruteForce bf = test::brute_force(costs, r, budget);
+  st.instances++;
+  json opts = {{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", 1}};
+  json plan;
+  try {
+    plan = run_planner("vbs", table.dump(), opts.dump());
+  } catch (const BudgetError& e) {
+    INFO(e.what() << "\n" << table.dump());
+    CHECK_FALSE(bf.feasible);  // refused only when no schedule at all fits
+    if (bf.feasible) st.refused_feasible++;
+    // The message names the smallest budget that works.
+    if (std::string(e.what()).find("needs at least " + std::to_string(bf.min_peak) + " bytes") != std::string::npos)
+      st.min_budget_exact++;
+    return;
+  }
+  INFO(table.dump() << "\nbatch " << r << " budget " << budget);
+  REQUIRE(bf.feasible);  // a plan implies a schedule exists
+  st.feasible++;
+  if (plan["min_budget_bytes"].get<uint64_t>() == bf.min_peak) st.min_budget_exact++;
+  CHECK(plan["min_budget_bytes"].get<uint64_t>() >= bf.min_peak);
+
+  // Peak and time by the checker, and the peak again by the independent model.
+  const std::vector<Step> steps = steps_from_json(costs, plan);
+  const PlanCheck chk = check_plan_within(costs, r, steps, budget);
+  CHECK(test::count_model_peak(costs, r, steps) == chk.peak_bytes);
+  CHECK(chk.peak_bytes == plan["peak_bytes"].get<uint64_t>());
+  const double vbs = chk.time_per_sample_s, opt = bf.best_total_s / r;
+  CHECK(vbs >= opt * (1 - 1e-6));  // nothing beats the exhaustive optimum
+  CHECK(vbs <= method_time(plan, "fbs") * (1 + 1e-9));
+  CHECK(vbs <= method_time(plan, "greedy") * (1 + 1e-9));
+  if (same_time(vbs, opt)) st.optimal++;
+  if ((vbs - opt) / opt > 1e-5 && std::getenv("PLANNER_DUMP_WORST"))
+    std::printf("gap %.4f: batch %d budget %llu %s\nplan %s\n", (vbs - opt) / opt, r, (unsigned long long)budget,
+                table.dump().c_str(), plan["steps"].dump().c_str());
+  st.worst_gap = std::max(st.worst_gap, (vbs - opt) / opt);
+  if (same_time(method_time(plan, "extended"), opt)) st.extended_optimal++;
+  if (same_time(method_time(plan, "branches"), opt)) st.branches_optimal++;
+  if (same_time(method_time(plan, "reordered"), opt)) st.reordered_optimal++;
+  const double paper = method_time(plan, "paper");
+  if (std::isinf(paper)) st.paper_missed++;
+  if (same_time(paper, opt)) st.paper_optimal++;
+  if (paper > method_time(plan, "greedy") * (1 + 1e-6)) st.paper_behind_greedy++;
+}
+
+// Budgets between the smallest feasible one and the whole-batch need, plus a few
+// just below the smallest (they must be refused).
+uint64_t pick_budget(std::mt19937_64& rng, const CostTable& costs, int r) {
+  const uint64_t lo = test::brute_force(costs, r, 0).min_peak;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (u(rng) < 0.04) return lo - 1;
+  return lo + static_cast<uint64_t>(u(rng) * u(rng) * 1.5 * lo);
+}
+
+}  // namespace
+
+TEST_CASE("vbs vs exhaustive search: small random linear chains", "[planner][brute]") {
+  std::mt19937_64 rng(20240601);
+  Stats st;
+  for (int it = 0; it < 1200; ++it) {
+    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
+    const int r = std::uniform_int_distribution<int>(1, n <= 3 ? 6 : 5)(rng);
+    uint64_t in_ps = 0;
+    const auto layers = test::random_linear(rng, n, bmax, in_ps);
+    const json table = test::make_table_json(layers, in_ps, bmax);
+    const CostTable costs = parse_cost_table(table);
+    run_instance(table, r, pick_budget(rng, costs, r), st);
+  }
+  st.print("linear");
+  // Every instance with a plan has one from vbs (checked per instance above).
+  // Threshold: the extended recurrences miss only interleaved schedules that no
+  // split of the family expresses; measured 98-99% on this seed (docs/PLANNER.md).
+  CHECK(st.optimal >= 0.97 * st.feasible);
+  CHECK(st.worst_gap < 0.10);
+  CHECK(st.min_budget_exact >= 0.97 * st.instances);
+}
+
+TEST_CASE("vbs vs exhaustive search: small random branched graphs", "[planner][brute]") {
+  std::mt19937_64 rng(77);
+  Stats st;
+  for (int it = 0; it < 600; ++it) {
+    const int bmax = std::uniform_int_distribution<int>(1, 3)(rng);
+    const int r = std::uniform_int_distribution<int>(1, 3)(rng);
+    uint64_t in_ps = 0;
+    const auto layers = test::random_branched(rng, bmax, in_ps);
+    const json table = test::make_table_json(layers, in_ps, bmax);
+    const CostTable costs = parse_cost_table(table);
+    run_instance(table, r, pick_budget(rng, costs, r), st);
+  }
+  st.print("branched");
+  CHECK(st.optimal >= 0.90 * st.feasible);
+  CHECK(st.worst_gap < 0.25);
+}
+
+TEST_CASE("vbs with the default unit (budget/256) never exceeds the budget", "[planner][brute]") {
+  std::mt19937_64 rng(5);
+  int planned = 0, optimal = 0;
+  for (int it = 0; it < 300; ++it) {
+    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
+    const int r = std::uniform_int_distribution<int>(1, 5)(rng);
+    uint64_t in_ps = 0;
+    auto layers = test::random_linear(rng, n, bmax, in_ps);
+    for (auto& l : layers) {  // realistic sizes: megabytes, so units are coarse
+      l.out_per_sample *= 100003;
+      for (auto& w : l.ws) w *= 99991;
+    }
+    in_ps *= 100003;
+    const json table = test::make_table_json(layers, in_ps, bmax);
+    const CostTable costs = parse_cost_table(table);
+    const uint64_t budget = pick_budget(rng, costs, r);
+    const test::BruteForce bf = test::brute_force(costs, r, budget);
+    json plan;
+    try {
+      plan = run_planner("vbs", table.dump(), json{{"budget_bytes", budget}, {"batch", r}}.dump());
+    } catch (const BudgetError&) {
+      CHECK_FALSE(bf.feasible);
+      continue;
+    }
+    INFO(table.dump() << "\nbatch " << r << " budget " << budget);
+    REQUIRE(bf.feasible);
+    ++planned;
+    CHECK(plan["memory_unit_bytes"].get<uint64_t>() == (budget + 255) / 256);
+    const PlanCheck chk = check_plan_within(costs, r, steps_from_json(costs, plan), budget);
+    if (same_time(chk.time_per_sample_s, bf.best_total_s / r)) ++optimal;
+  }
+  std::printf("default unit: %d plans, %d optimal (%.1f%%)\n", planned, optimal, 100.0 * optimal / std::max(1, planned));
+  CHECK(optimal >= 0.85 * planned);
+}

@@ -1,0 +1,77 @@
+// The plan checker against hand-computed figures on a small branched net, and
+// its refusals of plans the executor could not run.
+#include <catch2/catch.hpp>
+
+#include "plan_check.h"
+#include "planner_test_util.h"
+
+using namespace frugal::planner;
+using nlohmann::json;
+
+namespace {
+
+// in (10 B/sample) -> a (4) -> b (6) -> c = add-like join of b and the network input (10).
+CostTable small_net() {
+  std::vector<test::LayerSpec> l = {
+      {"a", {""}, 4, {1, 2}, {1.0, 0.75}},
+      {"b", {"a"}, 6, {0, 0}, {2.0, 1.5}},
+      {"c", {"b", ""}, 10, {0, 0}, {0.5, 0.5}},
+  };
+  return parse_cost_table(test::make_table_json(l, 10, 2));
+}
+
+}  // namespace
+
+TEST_CASE("plan check: whole-batch run, hand-computed peak and time", "[planner]") {
+  CostTable t = small_net();
+  // a: 20 input + 8 out + 2 ws = 30; b: 20 + 8 + 12 = 40; c: 20 + 12 + 20 = 52.
+  PlanCheck c = check_plan(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 2}});
+  CHECK(c.step_bytes == std::vector<uint64_t>{30, 40, 52});
+  CHECK(c.peak_bytes == 52);
+  CHECK(c.peak_step == 2);
+  CHECK(c.time_per_sample_s == Approx(2.75));
+  CHECK(c.phases.size() == 1);
+}
+
+TEST_CASE("plan check: sample by sample, inputs freed once every consumer has read them", "[planner]") {
+  CostTable t = small_net();
+  std::vector<Step> s = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {0, 1, 1}, {1, 1, 1}, {2, 1, 1}};
+  PlanCheck c = check_plan(t, 2, s);
+  CHECK(c.step_bytes == std::vector<uint64_t>{25, 30, 36, 25, 30, 36});
+  CHECK(c.peak_bytes == 36);
+  CHECK(c.time_total_s == Approx(7.0));
+  REQUIRE(c.phases.size() == 2);
+  CHECK(c.phases[1].first_step == 3);
+  CHECK(c.phases[1].first_sample == 1);
+  CHECK(c.phases[1].seconds == Approx(3.5));
+  CHECK(c.max_phase_s == Approx(3.5));
+  CHECK(test::count_model_peak(t, 2, s) == 36);
+}
+
+TEST_CASE("plan check: refuses plans that cannot run", "[planner]") {
+  CostTable t = small_net();
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {2, 0, 2}, {1, 0, 2}}),
+                    Catch::Contains("step 1 (layer 'c' on samples 0..1)") && Catch::Contains("does not exist yet"));
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 1}}),
+                    Catch::Contains("layer 'c' never runs on sample 1"));
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {0, 1, 1}}), Catch::Contains("already processed"));
+  CHECK_THROWS_WITH(check_plan(t, 3, {{0, 0, 3}}), Catch::Contains("above the table's batch_max 2"));
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 1, 2}}), Catch::Contains("outside the request"));
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 0}}), Catch::Contains("count must be at least 1"));
+  CHECK_THROWS_WITH(check_plan_within(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 2}}, 51),
+                    Catch::Contains("needs 52 bytes at step 2 (layer 'c' on samples 0..1), budget is 51"));
+}
+
+TEST_CASE("plan check: the JSON entry point", "[planner]") {
+  CostTable t = small_net();
+  json costs = cost_table_to_json(t);
+  json plan = {{"batch", 2}, {"steps", steps_to_json(t, {{0, 0, 2}, {1, 0, 2}, {2, 0, 2}})}};
+  json r = validate_plan(costs, plan);
+  CHECK(r["peak_bytes"] == 52);
+  CHECK(r["time_per_sample_s"].get<double>() == Approx(2.75));
+  plan["budget_bytes"] = 40;
+  CHECK_THROWS_WITH(validate_plan(costs, plan), Catch::Contains("needs 52 bytes"));
+  plan["steps"][0]["layer"] = "zz";
+  CHECK_THROWS_WITH(validate_plan(costs, plan), Catch::Contains("'zz', which is not in the cost table"));
+  CHECK_THROWS_WITH(validate_plan(costs, json{{"steps", json::array()}}), Catch::Contains("batch"));
+}
