@@ -139,27 +139,42 @@ json plan_json(const std::string& planner, const CostTable& costs, const PlanOpt
   return j;
 }
 
-const Candidate* best_of(const std::vector<Candidate>& cs) {
-  const Candidate* best = nullptr;
-  for (const Candidate& c : cs)
-    if (c.ok() && (!best || c.check.time_per_sample_s < best->check.time_per_sample_s)) best = &c;
-  return best;
+// One budget to plan for: its best candidate, and (for the requested budget)
+// every candidate for the report.
+struct Query {
+  uint64_t budget = 0;
+  int units = 0;  // the DP entry used: budget in units, rounded down
+  bool keep_all = false;
+  std::vector<Candidate> all;
+  std::optional<Candidate> best;
+
+  void consider(Candidate c) {
+    if (c.ok() && (!best || c.check.time_per_sample_s < best->check.time_per_sample_s)) best = c;
+    if (keep_all) all.push_back(std::move(c));
+  }
+};
+
+Candidate failed(std::string method, std::string error) {
+  Candidate c;
+  c.method = std::move(method);
+  c.error = std::move(error);
+  return c;
 }
 
-// The DP machinery built once per request: one DP run serves every budget up to
-// the requested one (table mode).
+// Plans a request for one or many budgets. One DP run serves every budget up to
+// the requested one (table mode); the DPs are built one after another and
+// dropped once their plans are out, so only one set of tables is alive at a time.
 class VbsSolver {
  public:
   VbsSolver(const CostTable& costs, const PlanOptions& opt) : costs_(costs), opt_(opt), chain_(linearize(costs)) {
     const int r = opt.batch;
-    Segment flat = flat_segment(costs);
-    std::string why_flat;
-    Segment collapsed = collapsed_segment(costs, &why_flat);
-    const bool has_branches = collapsed.size() != flat.size();
-    Segment reordered = reordered_flat_segment(costs, collapsed);
-    const bool new_order = reordered.layers() != flat.layers();
-    min_peak_ = min_peak_plan(costs, flat, r);
-    for (const Segment* s : {has_branches ? &collapsed : nullptr, new_order ? &reordered : nullptr}) {
+    flat_ = flat_segment(costs);
+    collapsed_ = collapsed_segment(costs, &why_flat_);
+    has_branches_ = collapsed_.size() != flat_.size();
+    reordered_ = reordered_flat_segment(costs, collapsed_);
+    new_order_ = reordered_.layers() != flat_.layers();
+    min_peak_ = min_peak_plan(costs, flat_, r);
+    for (const Segment* s : {has_branches_ ? &collapsed_ : nullptr, new_order_ ? &reordered_ : nullptr}) {
       if (!s) continue;
       MinPeakPlan m = min_peak_plan(costs, *s, r);
       if (m.peak_bytes < min_peak_.peak_bytes) min_peak_ = std::move(m);
@@ -168,80 +183,59 @@ class VbsSolver {
       throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) + " is below the smallest plan for a batch of " +
                         std::to_string(r) + ": it needs at least " + std::to_string(min_peak_.peak_bytes) + " bytes");
     units_ = choose_units();
-    auto planner = [&](const char* method, Segment seg, bool applicable, const std::string& why_not) {
-      if (!wants(method)) return;
-      if (applicable)
-        dps_.push_back({method, std::make_unique<SegmentPlanner>(costs, std::move(seg), units_, r, opt.latency_s), ""});
-      else
-        dps_.push_back({method, nullptr, why_not});
-    };
-    planner("extended", std::move(flat), true, "");
-    planner("reordered", std::move(reordered), new_order, "the table's order already is the memory-friendly one");
-    planner("branches", std::move(collapsed), has_branches,
-            why_flat.empty() ? "no branches (the same chain as extended)" : "not applicable: " + why_flat);
-    if (wants("paper")) {
-      paper_ = std::make_unique<PaperPlanner>(costs, chain_, units_, r, opt.latency_s);
-      if (!paper_->applicable()) paper_note_ = "not applicable: " + paper_->why_not();
-    }
   }
 
   const MemoryUnits& units() const { return units_; }
   uint64_t min_peak() const { return min_peak_.peak_bytes; }
   std::string unit_note;
 
-  // Every requested candidate at `budget` bytes, using DP entries for m units.
-  std::vector<Candidate> candidates(uint64_t budget, int m) const {
+  void solve(std::vector<Query>& qs) {
     const int r = opt_.batch;
-    std::vector<Candidate> out;
     auto from_dp = [&](const char* method, const ChainDP& dp) {
-      if (!(dp.top(r, m) < kInf)) {
-        Candidate c;
-        c.method = method;
-        c.error = "no plan at " + std::to_string(m) + " units of " + std::to_string(units_.unit_bytes) + " bytes";
-        out.push_back(std::move(c));
+      for (Query& q : qs) {
+        if (!(dp.top(r, q.units) < kInf)) {
+          q.consider(failed(method, "no plan at " + std::to_string(q.units) + " units of " +
+                                        std::to_string(units_.unit_bytes) + " bytes"));
+          continue;
+        }
+        std::vector<LayerRun> runs;
+        dp.trace_top(r, q.units, runs);
+        q.consider(checked(costs_, r, q.budget, opt_.latency_s, method, assign_samples(runs, costs_.size())));
+      }
+    };
+    auto segment_dp = [&](const char* method, const Segment& seg, bool applicable, const std::string& why_not) {
+      if (!wants(method)) return;
+      if (!applicable) {
+        for (Query& q : qs) q.consider(failed(method, why_not));
         return;
       }
-      std::vector<LayerRun> runs;
-      dp.trace_top(r, m, runs);
-      out.push_back(checked(costs_, r, budget, opt_.latency_s, method, assign_samples(runs, costs_.size())));
+      SegmentPlanner planner(costs_, seg, units_, r, opt_.latency_s);
+      from_dp(method, planner.dp());
     };
-    for (const SegmentDP& d : dps_) {
-      if (d.planner) {
-        from_dp(d.method.c_str(), d.planner->dp());
-      } else {
-        Candidate c;
-        c.method = d.method;
-        c.error = d.why_not;
-        out.push_back(std::move(c));
+    segment_dp("extended", flat_, true, "");
+    segment_dp("reordered", reordered_, new_order_, "the table's order already is the memory-friendly one");
+    segment_dp("branches", collapsed_, has_branches_,
+               why_flat_.empty() ? "no branches (the same chain as extended)" : "not applicable: " + why_flat_);
+    if (wants("paper")) {
+      PaperPlanner paper(costs_, chain_, units_, r, opt_.latency_s);
+      if (paper.applicable()) from_dp("paper", paper.dp());
+      else
+        for (Query& q : qs) q.consider(failed("paper", "not applicable: " + paper.why_not()));
+    }
+    for (Query& q : qs) {
+      if (wants("greedy"))
+        q.consider(from_baseline(costs_, r, opt_.latency_s, "greedy",
+                                 plan_greedy(costs_, chain_, r, q.budget, opt_.latency_s), q.budget));
+      if (wants("fbs"))
+        q.consider(from_baseline(costs_, r, opt_.latency_s, "fbs",
+                                 plan_fixed_batch(costs_, r, q.budget, opt_.latency_s), q.budget));
+      if (wants("minpeak")) {
+        if (min_peak_.peak_bytes <= q.budget)
+          q.consider(checked(costs_, r, q.budget, opt_.latency_s, "minpeak", min_peak_.steps));
+        else
+          q.consider(failed("minpeak", "needs " + std::to_string(min_peak_.peak_bytes) + " bytes"));
       }
     }
-    if (paper_) {
-      if (paper_->applicable()) {
-        from_dp("paper", paper_->dp());
-      } else {
-        Candidate c;
-        c.method = "paper";
-        c.error = paper_note_;
-        out.push_back(std::move(c));
-      }
-    }
-    if (wants("greedy"))
-      out.push_back(from_baseline(costs_, r, opt_.latency_s, "greedy",
-                                  plan_greedy(costs_, chain_, r, budget, opt_.latency_s), budget));
-    if (wants("fbs"))
-      out.push_back(from_baseline(costs_, r, opt_.latency_s, "fbs", plan_fixed_batch(costs_, r, budget, opt_.latency_s),
-                                  budget));
-    if (wants("minpeak")) {
-      if (min_peak_.peak_bytes <= budget) {
-        out.push_back(checked(costs_, r, budget, opt_.latency_s, "minpeak", min_peak_.steps));
-      } else {
-        Candidate c;
-        c.method = "minpeak";
-        c.error = "needs " + std::to_string(min_peak_.peak_bytes) + " bytes";
-        out.push_back(std::move(c));
-      }
-    }
-    return out;
   }
 
  private:
@@ -269,16 +263,11 @@ class VbsSolver {
   const CostTable& costs_;
   const PlanOptions& opt_;
   LinearChain chain_;
+  Segment flat_, collapsed_, reordered_;
+  std::string why_flat_;
+  bool has_branches_ = false, new_order_ = false;
   MinPeakPlan min_peak_;
   MemoryUnits units_;
-  struct SegmentDP {
-    std::string method;
-    std::unique_ptr<SegmentPlanner> planner;  // null when not applicable
-    std::string why_not;
-  };
-  std::vector<SegmentDP> dps_;
-  std::unique_ptr<PaperPlanner> paper_;
-  std::string paper_note_;
 };
 
 const Candidate* find_method(const std::vector<Candidate>& cs, const std::string& m) {
@@ -350,9 +339,17 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
 json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
   VbsSolver solver(costs, opt);
   const MemoryUnits& u = solver.units();
-  std::vector<Candidate> cands = solver.candidates(opt.budget_bytes, u.budget_units);
-  const Candidate* best = best_of(cands);
-  if (!best) {
+  std::vector<Query> qs(1);
+  qs[0].budget = opt.budget_bytes;
+  qs[0].units = u.budget_units;
+  qs[0].keep_all = true;
+  if (opt.table)
+    for (int m = 1; m <= u.budget_units; ++m)
+      if (u.bytes(m) >= solver.min_peak()) qs.push_back({u.bytes(m), m, false, {}, std::nullopt});
+  solver.solve(qs);
+
+  const std::vector<Candidate>& cands = qs[0].all;
+  if (!qs[0].best) {
     std::string why;
     for (const Candidate& c : cands) why += "; " + c.method + ": " + c.error;
     throw Error("vbs: no plan for a batch of " + std::to_string(opt.batch) + " within " +
@@ -360,32 +357,31 @@ json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
                 (std::isfinite(opt.latency_s) ? " and a latency bound of " + std::to_string(opt.latency_s) + " s" : "") +
                 why);
   }
+  const Candidate& best = *qs[0].best;
   const Candidate* fbs = find_method(cands, "fbs");
-  json j = plan_json("vbs", costs, opt, *best, fbs);
+  json j = plan_json("vbs", costs, opt, best, fbs);
   j["memory_unit_bytes"] = u.unit_bytes;
   j["budget_units"] = u.budget_units;
   if (!solver.unit_note.empty()) j["memory_unit_note"] = solver.unit_note;
   j["min_budget_bytes"] = solver.min_peak();
   j["baselines"] = {{"fbs", baseline_json(fbs, cands, "fbs")},
                     {"greedy", baseline_json(find_method(cands, "greedy"), cands, "greedy")}};
-  if (fbs) j["gain_vs_fbs"] = 1.0 - best->check.time_per_sample_s / fbs->check.time_per_sample_s;
+  if (fbs) j["gain_vs_fbs"] = 1.0 - best.check.time_per_sample_s / fbs->check.time_per_sample_s;
   json cj = json::array();
   for (const Candidate& c : cands) cj.push_back(candidate_json(c));
   j["candidates"] = cj;
 
   if (opt.table) {
     // Entry e holds from its budget_bytes up to the next entry's: look up the
-    // last entry whose budget_bytes fits the memory available.
+    // last entry whose budget_bytes fits the memory available. A larger budget
+    // keeps the previous plan unless it finds a faster one.
     json table = json::array();
     double last_time = std::numeric_limits<double>::infinity();
-    for (int m = 1; m <= u.budget_units; ++m) {
-      const uint64_t budget = u.bytes(m);
-      if (budget < solver.min_peak()) continue;
-      std::vector<Candidate> cs = solver.candidates(budget, m);
-      const Candidate* b = best_of(cs);
+    for (size_t q = 1; q < qs.size(); ++q) {
+      const std::optional<Candidate>& b = qs[q].best;
       if (!b || !(b->check.time_per_sample_s < last_time)) continue;
       last_time = b->check.time_per_sample_s;
-      table.push_back({{"budget_bytes", budget},
+      table.push_back({{"budget_bytes", qs[q].budget},
                        {"method", b->method},
                        {"time_per_sample_s", b->check.time_per_sample_s},
                        {"peak_bytes", b->check.peak_bytes},

@@ -64,6 +64,8 @@ void run_instance(const json& table, int r, uint64_t budget, Stats& st) {
   if (plan["min_budget_bytes"].get<uint64_t>() == bf.min_peak) st.min_budget_exact++;
   CHECK(plan["min_budget_bytes"].get<uint64_t>() >= bf.min_peak);
 
+  for (const json& c : plan["candidates"])  // no DP ever hands out a plan over budget
+    CHECK(c.value("error", "").find("internal error") == std::string::npos);
   // Peak and time by the checker, and the peak again by the independent model.
   const std::vector<Step> steps = steps_from_json(costs, plan);
   const PlanCheck chk = check_plan_within(costs, r, steps, budget);

@@ -1,0 +1,77 @@
+// Whole-network plans on a ResNet-50-shaped table and on small hand-made graphs:
+// every plan checked by the simulator, never worse than the baselines, the
+// budget table consistent, and the paper's reduction applied where it applies.
+#include <catch2/catch.hpp>
+
+#include "planner_test_util.h"
+#include "planners.h"
+
+using namespace frugal::planner;
+using nlohmann::json;
+
+namespace {
+
+const json* candidate(const json& plan, const std::string& method) {
+  for (const json& c : plan["candidates"])
+    if (c["method"] == method) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("resnet50-shaped table: valid plans, never behind FBS or greedy, a budget table", "[planner]") {
+  const json table = test::resnet50_like_table(8);
+  const CostTable costs = parse_cost_table(table);
+  const uint64_t lo = run_planner("vbs", table.dump(), json{{"budget_bytes", uint64_t{1} << 40}, {"batch", 8}}.dump())
+                          ["min_budget_bytes"]
+                              .get<uint64_t>();
+  for (double f : {1.0, 1.3, 2.0, 4.0}) {
+    const uint64_t budget = static_cast<uint64_t>(lo * f);
+    INFO("budget " << budget);
+    json p = run_planner("vbs", table.dump(), json{{"budget_bytes", budget}, {"batch", 8}}.dump());
+    const PlanCheck c = check_plan_within(costs, 8, steps_from_json(costs, p), budget);
+    CHECK(c.peak_bytes == p["peak_bytes"].get<uint64_t>());
+    CHECK(c.time_per_sample_s == Approx(p["time_per_sample_s"].get<double>()));
+    for (const char* m : {"fbs", "greedy", "extended", "branches", "paper"}) {
+      const json* x = candidate(p, m);
+      REQUIRE(x);
+      if (x->contains("time_per_sample_s"))
+        CHECK(c.time_per_sample_s <= (*x)["time_per_sample_s"].get<double>() * (1 + 1e-9));
+      CHECK(x->value("error", "").find("internal error") == std::string::npos);
+    }
+    // ResNet is the paper's reduction's home ground: main path plus shortcut branches.
+    CHECK(candidate(p, "paper")->value("error", "").find("not applicable") == std::string::npos);
+  }
+  json t = run_planner("vbs", table.dump(), json{{"budget_bytes", 3 * lo}, {"batch", 8}, {"table", true}}.dump());
+  REQUIRE(t["table"].size() >= 2);
+  double last = 1e30;
+  uint64_t last_budget = 0;
+  for (const json& e : t["table"]) {
+    const uint64_t b = e["budget_bytes"].get<uint64_t>();
+    CHECK(b > last_budget);
+    CHECK(e["time_per_sample_s"].get<double>() < last);
+    const PlanCheck c = check_plan_within(costs, 8, steps_from_json(costs, e), b);
+    CHECK(c.time_per_sample_s == Approx(e["time_per_sample_s"].get<double>()));
+    last = e["time_per_sample_s"].get<double>();
+    last_budget = b;
+  }
+  CHECK(t["table"][0]["budget_bytes"].get<uint64_t>() >= lo);
+  // The last entry's budget is the requested one rounded down to whole units.
+  CHECK(last >= t["time_per_sample_s"].get<double>() * (1 - 1e-9));
+}
+
+TEST_CASE("a network with two outputs: planned flat, the paper's reduction reports why not", "[planner]") {
+  std::vector<test::LayerSpec> l = {
+      {"stem", {""}, 8, {4, 8}, {3, 2}},
+      {"head1", {"stem"}, 2, {1, 2}, {2, 1.5}},
+      {"body", {"stem"}, 6, {9, 18}, {4, 3}},
+      {"head2", {"body"}, 2, {1, 2}, {1, 0.5}},
+  };
+  const json table = test::make_table_json(l, 10, 2);
+  const CostTable costs = parse_cost_table(table);
+  json p = run_planner("vbs", table.dump(), json{{"budget_bytes", 120}, {"batch", 3}, {"unit_bytes", 1}}.dump());
+  check_plan_within(costs, 3, steps_from_json(costs, p), 120);
+  CHECK_THAT(candidate(p, "paper")->value("error", ""), Catch::Contains("2 outputs"));
+  const test::BruteForce bf = test::brute_force(costs, 3, 120);
+  CHECK(p["time_per_sample_s"].get<double>() == Approx(bf.best_total_s / 3));
+}
