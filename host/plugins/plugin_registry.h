@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "frugal/plugin.h"  // the FRUGAL_KIND_* values callers pass as `kind`
+
 namespace frugal {
 
 struct LoadedPlugin {
