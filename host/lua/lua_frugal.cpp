@@ -5,9 +5,15 @@
 #include "cli/byte_size.h"
 #include "cli/paths.h"
 #include "lua/lua_binding.h"
+#include "lua/lua_executor.h"
+#include "lua/lua_fold.h"
+#include "lua/lua_json.h"
 #include "lua/lua_model.h"
+#include "lua/lua_plan.h"
 #include "lua/lua_plugins.h"
+#include "lua/lua_profile.h"
 #include "lua/lua_tensor.h"
+#include "lua/lua_terminal.h"
 #include "lua/lua_zoo.h"
 #include "util/error.h"
 
@@ -61,6 +67,12 @@ int open_frugal_module(lua_State* L) {
   open_lua_model(L, module);
   open_lua_zoo(L, module);
   open_lua_plugins(L, module);
+  open_lua_json(L, module);
+  open_lua_terminal(L, module);
+  open_lua_executor(L, module);
+  open_lua_fold(L, module);
+  open_lua_profile(L, module);
+  open_lua_plan(L, module);
   return 1;
 }
 

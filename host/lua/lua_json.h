@@ -1,0 +1,28 @@
+// JSON <-> Lua, for the data plugins exchange as JSON (cost tables, plans,
+// reports). Also the module functions
+//   frugal.json_encode(value [, indent]) -> text     frugal.json_decode(text) -> value
+//   frugal.save_json(value, path [, indent])          frugal.load_json(path) -> value
+//
+// JSON -> Lua: objects become tables with string keys, arrays sequences (index
+// 1 = element 0), null nil, integers Lua integers. An empty object gets a
+// marker metatable so that it converts back to {} and not [].
+// Lua -> JSON: a table whose keys are exactly 1..n is an array, an empty table
+// an empty array (unless marked as an object), any other table with string keys
+// an object. NaN and infinities are refused with the path of the value
+// ("costs.layers[2].time_s[3] is NaN"): JSON has no such numbers.
+#pragma once
+
+#include <string>
+
+#include <lua.hpp>
+#include <nlohmann/json.hpp>
+
+namespace frugal {
+
+void push_json(lua_State* L, const nlohmann::json& j);
+// `where` names the value in messages ("costs", "plan").
+nlohmann::json lua_to_json(lua_State* L, int idx, const std::string& where);
+
+void open_lua_json(lua_State* L, int module_index);
+
+}  // namespace frugal

@@ -1,0 +1,104 @@
+#include "lua/lua_profile.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+
+#include "lua/lua_binding.h"
+#include "lua/lua_executor.h"
+#include "lua/lua_json.h"
+#include "lua/lua_model.h"
+#include "lua/lua_options.h"
+#include "profiler/profiler.h"
+#include "util/error.h"
+
+namespace frugal {
+
+namespace {
+
+// "\r<line>" erasing the rest of the terminal line; "" clears it.
+void terminal_status(const std::string& line) {
+  std::fprintf(stderr, "\r%s\033[K", line.c_str());
+  if (line.empty()) std::fprintf(stderr, "\r");
+  std::fflush(stderr);
+}
+
+ProfileOptions parse_profile_options(lua_State* L, int idx) {
+  ProfileOptions o;
+  const int64_t upto = opt_integer_field(L, idx, "upto", -1);  // -1: not given
+  if (upto != -1 && (upto < 1 || upto > 1024))
+    throw Error("option 'upto' must be in 1..1024, got " + std::to_string(upto));
+  if (!lua_isnoneornil(L, idx)) {
+    lua_getfield(L, idx, "batches");
+    if (!lua_isnil(L, -1)) {
+      for (int64_t b : check_integer_list(L, -1, "option 'batches'")) {
+        if (b < 1 || b > 1024) throw Error("option 'batches': batch size " + std::to_string(b) + " is outside 1..1024");
+        o.batches.push_back(static_cast<int>(b));
+      }
+      if (o.batches.empty()) throw Error("option 'batches' is empty: give at least one batch size");
+    }
+    lua_pop(L, 1);
+  }
+  int largest = 0;
+  for (int b : o.batches) largest = std::max(largest, b);
+  if (upto != -1) o.batch_max = std::max(static_cast<int>(upto), largest);
+  else o.batch_max = largest > 0 ? largest : 8;
+  const int64_t repeats = opt_integer_field(L, idx, "repeats", 5);
+  if (repeats < 1 || repeats > 10000) throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));
+  o.repeats = static_cast<int>(repeats);
+  o.use_cache = opt_bool_field(L, idx, "cache", true);
+  o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
+  if (opt_bool_field(L, idx, "progress", isatty(STDERR_FILENO) == 1)) o.progress = terminal_status;
+  return o;
+}
+
+int l_profile(lua_State* L) {
+  check_option_names(L, 2, {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
+                            "cache_dir", "progress"});
+  const ProfileOptions opt = parse_profile_options(L, 2);
+  LuaExecutor* ex = test_executor(L, 1);
+  if (!ex) {
+    if (!luaL_testudata(L, 1, kModelMetatable))
+      throw Error("argument #1 must be a model (frugal.load / frugal.zoo) or an executor (frugal.executor), got " +
+                  std::string(luaL_typename(L, 1)));
+    ex = &push_executor(L, 1, parse_executor_settings(L, 2));  // stays on the stack while measuring
+  } else {
+    check_executor(L, 1);  // refuses one freed by a hand-called __gc
+  }
+  const ProfileResult r = profile_costs(ex->client, {ex->executor, ex->model_name, ex->model_hash}, opt);
+  if (!r.warnings.empty()) std::fprintf(stderr, "%s\n", r.warnings.c_str());
+
+  push_json(L, r.costs);
+  lua_createtable(L, 0, 5);
+  lua_pushboolean(L, r.cached);
+  lua_setfield(L, -2, "cached");
+  if (!r.cache_file.empty()) {
+    lua_pushstring(L, r.cache_file.c_str());
+    lua_setfield(L, -2, "cache_file");
+  }
+  lua_pushnumber(L, r.seconds);
+  lua_setfield(L, -2, "seconds");
+  std::vector<int64_t> measured;
+  for (int b : measured_batch_list(opt)) measured.push_back(b);
+  push_integer_list(L, measured);
+  lua_setfield(L, -2, "measured_batches");
+  std::vector<std::string> warnings;
+  size_t start = 0;
+  while (start < r.warnings.size()) {
+    size_t end = r.warnings.find('\n', start);
+    if (end == std::string::npos) end = r.warnings.size();
+    warnings.push_back(r.warnings.substr(start, end - start));
+    start = end + 1;
+  }
+  push_string_list(L, warnings);
+  lua_setfield(L, -2, "warnings");
+  return 2;
+}
+
+const LuaBinding kFunctions[] = {{"profile", l_profile}, {nullptr, nullptr}};
+
+}  // namespace
+
+void open_lua_profile(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+
+}  // namespace frugal

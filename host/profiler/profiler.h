@@ -1,0 +1,63 @@
+// The profiler: measures a model on an executor and builds the planner's cost
+// table (docs/COSTS.md; parsed by plugins/planner/cost_table.h):
+//
+//   {"model": NAME, "model_hash": H, "executor": "cpu", "device": "...", "threads": T,
+//    "batch_max": B, "measured_batches": [...], "repeats": R,
+//    "layers": [{"name", "inputs": [producer layer names, "" = network input],
+//                "time_s": [per-SAMPLE seconds, batch 1..B],
+//                "time_spread_s": [per-sample max - min of the repetitions; 0 where not measured],
+//                "in_bytes": [...], "out_bytes": [...], "ws_bytes": [...],
+//                "source": ["measured" | "interpolated", ...]}, ...]}
+//
+// Layers are the executor's schedulable units, in its execution order. Times
+// come from ExecutorClient::time_layer (the executor warms up, repeats and takes
+// the median); bytes from layer_bytes for EVERY batch 1..B (they are what the
+// executor allocates, never estimates). Batch sizes not in the measured list get
+// interpolated times (batch_fill.h). Results are cached on disk (cost_cache.h).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plugins/executor_client.h"
+
+namespace frugal {
+
+// What identifies the measured thing, besides the executor's own describe().
+struct ProfileSubject {
+  std::string executor;    // plugin name
+  std::string model_name;  // goes into the table's "model"
+  std::string model_hash;  // hash of the ONNX bytes the executor was created from
+};
+
+struct ProfileOptions {
+  int batch_max = 8;           // the table covers batch sizes 1..batch_max
+  std::vector<int> batches;    // batch sizes to measure (each in 1..batch_max); empty: all
+  int repeats = 5;             // timed runs per (layer, batch), after the executor's warm-up
+  double min_seconds = 0.005;  // a (layer, batch) whose repeats total less is re-timed with more
+  int max_repeats = 200;
+  bool use_cache = true;
+  std::string cache_dir;       // "": the default folder (cost_cache.h)
+  // Called with a status line before each measurement ("" at the end); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct ProfileResult {
+  nlohmann::json costs;
+  bool cached = false;     // taken from the cache, nothing measured
+  std::string cache_file;  // "" when the cache is off
+  double seconds = 0;      // wall time spent measuring
+  std::string warnings;    // lines starting "warning:", "" when none
+};
+
+// Throws frugal::Error on bad options (naming them) and passes executor errors on.
+ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt);
+
+// The batch sizes that will be measured: opt.batches sorted and deduplicated, or
+// 1..batch_max. Throws naming a size outside 1..batch_max.
+std::vector<int> measured_batch_list(const ProfileOptions& opt);
+
+}  // namespace frugal
