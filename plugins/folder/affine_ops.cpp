@@ -25,7 +25,7 @@ bool output_used(const Graph& g, const Node& n, size_t i) {
 }
 
 OpInteraction non_affine(const Node& n, const std::string& why) {
-  return {Interaction::NonAffine, describe_node(n) + " " + why};
+  return {Interaction::NonAffine, describe_node(n) + ", which " + why};
 }
 
 OpInteraction classify_conv(const Graph& g, const Node& n) {
@@ -179,6 +179,11 @@ OpInteraction classify(const Graph& g, const Node& n, const ShapeMap& shapes) {
     return non_affine(n, "has its second output (" + std::string(op == "Dropout" ? "mask" : "Indices") + ") in use");
   if (op != "Dropout" && op != "MaxPool" && n.outputs.size() != 1)
     return non_affine(n, "has " + std::to_string(n.outputs.size()) + " outputs");
+  if (op == "Dropout" && n.inputs.size() > 2 && !n.inputs[2].empty()) {
+    auto t = g.tensors.find(n.inputs[2]);
+    if (t == g.tensors.end() || !t->second.is_initializer || t->second.data.empty() || t->second.data[0] != 0)
+      return non_affine(n, "may run in training mode (training_mode input '" + n.inputs[2] + "')");
+  }
   if (op == "Conv") return classify_conv(g, n);
   if (op == "Gemm") return classify_gemm(g, n);
   if (op == "MatMul") return classify_matmul(g, n, shapes);
