@@ -60,7 +60,7 @@ bool is_epilogue_head(const std::string& t) { return t == "Conv" || t == "Gemm" 
 
 }  // namespace
 
-CompiledModel::CompiledModel(const Graph& g) {
+CompiledModel::CompiledModel(const Graph& g, int threads) {
   const int64_t opset = default_opset(g);
   std::vector<std::string> problems;  // every unsupported thing, reported at once
 
@@ -164,6 +164,7 @@ CompiledModel::CompiledModel(const Graph& g) {
     KernelSpec spec;
     spec.node = &n;
     spec.opset = opset;
+    spec.threads = threads;
     std::vector<Dims> in0, in1;
     std::vector<int> node_inputs;
     bool probe_inputs_ok = true;

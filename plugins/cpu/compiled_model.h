@@ -45,7 +45,8 @@ class CompiledModel {
   // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
   // batch). Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing every node this
   // executor cannot run, frugal::Error for a malformed model.
-  explicit CompiledModel(const Graph& g);
+  // `threads`: what the kernels will run with (a conv's workspace depends on it).
+  CompiledModel(const Graph& g, int threads);
 
   bool batched() const { return batched_; }
   std::string not_batched_reason() const { return not_batched_reason_; }

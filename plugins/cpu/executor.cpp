@@ -73,9 +73,11 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model")), options_(options) {}
+    : model_(load_onnx_bytes(onnx, size, "model"), options.threads), options_(options) {}
 
-void Executor::use_threads() const { openblas_set_num_threads(options_.threads); }
+// OpenBLAS runs single-threaded inside the executor's own OpenMP threads (see
+// kernels/parallel_gemm.h for why).
+void Executor::use_threads() const { openblas_set_num_threads(1); }
 
 std::string Executor::describe_json() const {
   using nlohmann::json;

@@ -111,7 +111,7 @@ class BinaryKernel : public Kernel {
     const size_t q = D.size();
     const int64_t len = D[q - 1], la = A[q - 1], lb = B[q - 1];
     const int64_t rows = product(D, 0, q - 1);
-#pragma omp parallel for num_threads(args.threads) schedule(static) if (rows * len > 32768 && rows > 1)
+#pragma omp parallel for num_threads(args.threads) schedule(static) if (args.threads > 1 && rows * len > 32768 && rows > 1)
     for (int64_t row = 0; row < rows; ++row) {
       int64_t oa = 0, ob = 0, rem = row;
       for (size_t k = q - 1; k-- > 0;) {

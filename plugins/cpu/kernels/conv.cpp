@@ -6,11 +6,13 @@
 //     then sgemm. The workspace is per sample, so ws(b) does not grow with b.
 // The bias and any BatchNormalization/activation bundled after the conv run as
 // the epilogue, per output plane, right after the sgemm.
-#include <cblas.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/kernel_util.h"
+#include "kernels/parallel_gemm.h"
 #include "kernels/window.h"
 
 namespace frugal::cpu {
@@ -19,7 +21,7 @@ namespace {
 
 class ConvKernel : public Kernel {
  public:
-  explicit ConvKernel(const KernelSpec& s) : label_(s.label()) {
+  explicit ConvKernel(const KernelSpec& s) : label_(s.label()), threads_(s.threads) {
     require_float_activation(s, 0, "input X");
     const InputInfo& x = s.inputs[0];
     const InputInfo& w = required_input(s, 1, "weights W");
@@ -64,8 +66,10 @@ class ConvKernel : public Kernel {
     return {x[0], M_, win_.Wo};
   }
 
-  uint64_t workspace_bytes(const std::vector<Dims>&) const override {
-    return algo_ == Algo::Im2col ? uint64_t(K_ * win_.Ho * win_.Wo) * sizeof(float) : 0;
+  // One im2col buffer per thread that runs whole samples: min(threads, n) of them.
+  uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
+    const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, in[0][0]));
+    return uint64_t(buffers * ws_floats()) * sizeof(float);
   }
 
   int64_t macs(const std::vector<Dims>& in) const override {
@@ -76,38 +80,66 @@ class ConvKernel : public Kernel {
 
   void run(const KernelArgs& a) const override {
     const int64_t n = a.in_dims[0][0];
-    const int64_t in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
     if (algo_ == Algo::Depthwise) {
       run_depthwise(a.in[0], a.out, n, a.threads);
       return;
     }
-    for (int64_t s = 0; s < n; ++s) {
-      const float* xs = a.in[0] + s * C_ * in_plane;
-      float* ys = a.out + s * M_ * out_plane;
-      for (int64_t g = 0; g < group_; ++g) {
-        const float* xg = xs + g * Cg_ * in_plane;
-        const float* cols = xg;
-        if (algo_ == Algo::Im2col) {
-          im2col(xg, a.ws, a.threads);
-          cols = a.ws;
-        }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(Mg_), int(out_plane), int(K_), 1.0f,
-                    weight_.data() + g * Mg_ * K_, int(K_), cols, int(out_plane), 0.0f, ys + g * Mg_ * out_plane,
-                    int(out_plane));
-      }
-      epilogue_.apply_tensor(ys, 1, M_, out_plane, a.threads);
+    const int t = int(std::min<int64_t>(a.threads, n));
+    if (t > 1) {
+      // Whole samples per thread, each with its own slice of the workspace: one
+      // parallel region per call, so threads meet once per layer, not per sample.
+#pragma omp parallel for num_threads(t) schedule(static)
+      for (int64_t s = 0; s < n; ++s) run_sample(a, s, a.ws + int64_t(omp_get_thread_num()) * ws_floats(), 1);
+    } else {
+      for (int64_t s = 0; s < n; ++s) run_sample(a, s, a.ws, a.threads);
     }
   }
 
  private:
   enum class Algo { Gemm1x1, Im2col, Depthwise };
 
-  // ws[(c, i, j), (oh, ow)] = x[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw] or 0 in the padding.
-  void im2col(const float* x, float* ws, int threads) const {
+  int64_t ws_floats() const { return algo_ == Algo::Im2col ? K_ * win_.Ho * win_.Wo : 0; }
+
+  // One sample. With several threads: one parallel region in which the threads
+  // share the im2col rows, meet once, then each computes a block of output
+  // channels (sgemm) and applies the epilogue to them.
+  void run_sample(const KernelArgs& a, int64_t s, float* ws, int threads) const {
+    const int64_t in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
+    const float* xs = a.in[0] + s * C_ * in_plane;
+    float* ys = a.out + s * M_ * out_plane;
+    const bool im2col = algo_ == Algo::Im2col;
+    auto part = [&](int tid, int nt) {
+      for (int64_t g = 0; g < group_; ++g) {
+        const float* xg = xs + g * Cg_ * in_plane;
+        if (im2col) {
+          im2col_rows(xg, ws, K_ * tid / nt, K_ * (tid + 1) / nt);
+          if (nt > 1) {
+#pragma omp barrier
+          }
+        }
+        const int64_t m0 = Mg_ * tid / nt, m1 = Mg_ * (tid + 1) / nt;
+        float* yg = ys + (g * Mg_ + m0) * out_plane;
+        parallel_sgemm(false, false, m1 - m0, out_plane, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_,
+                       im2col ? ws : xg, out_plane, 0.0f, yg, out_plane, 1);
+        for (int64_t m = m0; m < m1; ++m) epilogue_.apply(yg + (m - m0) * out_plane, g * Mg_ + m, out_plane);
+        if (im2col && nt > 1 && g + 1 < group_) {
+#pragma omp barrier
+        }
+      }
+    };
+    if (threads <= 1 || 2.0 * double(M_) * double(out_plane) * double(K_) < 4e6) {
+      part(0, 1);
+      return;
+    }
+#pragma omp parallel num_threads(threads)
+    part(omp_get_thread_num(), omp_get_num_threads());
+  }
+
+  // Rows [r0, r1) of ws[(c, i, j), (oh, ow)] = x[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw], 0 in the padding.
+  void im2col_rows(const float* x, float* ws, int64_t r0, int64_t r1) const {
     const Window& w = win_;
-    const int64_t rows = K_, out_plane = w.Ho * w.Wo;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows * out_plane > 65536)
-    for (int64_t r = 0; r < rows; ++r) {
+    const int64_t out_plane = w.Ho * w.Wo;
+    for (int64_t r = r0; r < r1; ++r) {
       const int64_t c = r / (w.kh * w.kw), i = (r / w.kw) % w.kh, j = r % w.kw;
       const float* xc = x + c * w.H * w.W;
       float* dst = ws + r * out_plane;
@@ -134,7 +166,7 @@ class ConvKernel : public Kernel {
     const Window& w = win_;
     const int64_t mult = M_ / C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
     const int64_t planes = n * M_;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (int64_t p = 0; p < planes; ++p) {
       const int64_t s = p / M_, m = p % M_;
       const float* xc = x + (s * C_ + m / mult) * in_plane;
@@ -164,6 +196,7 @@ class ConvKernel : public Kernel {
   }
 
   std::string label_;
+  int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
   std::vector<float> weight_;  // [M, Cg, kh, kw] = [M, K] row-major

@@ -88,7 +88,7 @@ void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t i
     return;
   }
   const int64_t planes = outer * channels;
-#pragma omp parallel for num_threads(threads) schedule(static) if (planes * inner > 32768)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && planes * inner > 32768)
   for (int64_t p = 0; p < planes; ++p) apply(x + p * inner, p % channels, inner);
 }
 

@@ -2,12 +2,11 @@
 // semantics: 1-D promotion, broadcast batch dims), both through cblas_sgemm.
 // A Gemm bias that is one value per column becomes the first epilogue step, so a
 // BatchNormalization bundled after it folds into the same per-column affine map.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/kernel_util.h"
+#include "kernels/parallel_gemm.h"
 
 namespace frugal::cpu {
 
@@ -92,9 +91,8 @@ class GemmKernel : public Kernel {
         for (int64_t j = 0; j < N; ++j) a.out[i * N + j] = beta_ * c[(cr == 1 ? 0 : i) * cc + (cc == 1 ? 0 : j)];
       beta = 1.0f;
     }
-    cblas_sgemm(CblasRowMajor, trans_a_ ? CblasTrans : CblasNoTrans, trans_b_ ? CblasTrans : CblasNoTrans, int(M),
-                int(N), int(K), alpha_, a_.get(a, 0), int(trans_a_ ? M : K), b_.get(a, 1), int(trans_b_ ? K : N), beta,
-                a.out, int(N));
+    parallel_sgemm(trans_a_, trans_b_, M, N, K, alpha_, a_.get(a, 0), trans_a_ ? M : K, b_.get(a, 1), trans_b_ ? K : N,
+                   beta, a.out, N, a.threads);
     epilogue_.apply_rows(a.out, M, N);
   }
 
@@ -139,8 +137,7 @@ class MatMulKernel : public Kernel {
     const size_t nb = s.batch.size();
     if (s.b_batch_free) {  // one sgemm: the batch dims of A fold into M
       const int64_t rows = product(s.batch) * s.M;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), int(s.N), int(s.K), 1.0f, A, int(s.K), B,
-                  int(s.N), 0.0f, args.out, int(s.N));
+      parallel_sgemm(false, false, rows, s.N, s.K, 1.0f, A, s.K, B, s.N, 0.0f, args.out, s.N, args.threads);
       return;
     }
     const int64_t count = product(s.batch);
@@ -152,8 +149,8 @@ class MatMulKernel : public Kernel {
         oa += (s.a_batch[k] == 1 ? 0 : i) * s.a_stride[k];
         ob += (s.b_batch[k] == 1 ? 0 : i) * s.b_stride[k];
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.M), int(s.N), int(s.K), 1.0f, A + oa * s.M * s.K,
-                  int(s.K), B + ob * s.K * s.N, int(s.N), 0.0f, args.out + idx * s.M * s.N, int(s.N));
+      parallel_sgemm(false, false, s.M, s.N, s.K, 1.0f, A + oa * s.M * s.K, s.K, B + ob * s.K * s.N, s.N, 0.0f,
+                     args.out + idx * s.M * s.N, s.N, args.threads);
     }
   }
 

@@ -31,6 +31,7 @@ struct KernelSpec {
   const Node* node = nullptr;
   std::vector<InputInfo> inputs;  // one per node input, in node order
   int64_t opset = 13;             // default-domain opset of the model
+  int threads = 1;                // threads the kernel will run with (workspace may depend on it)
   std::string label() const;      // "Conv node 'conv1'", used to prefix messages
 };
 

@@ -43,7 +43,7 @@ class PoolKernel : public Kernel {
   void run(const KernelArgs& a) const override {
     const Window& w = win_;
     const int64_t planes = a.in_dims[0][0] * C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
-#pragma omp parallel for num_threads(a.threads) schedule(static)
+#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1)
     for (int64_t p = 0; p < planes; ++p) {
       const float* x = a.in[0] + p * in_plane;
       float* y = a.out + p * out_plane;
@@ -102,7 +102,7 @@ class GlobalPoolKernel : public Kernel {
   void run(const KernelArgs& a) const override {
     const Dims& x = a.in_dims[0];
     const int64_t planes = x[0] * x[1], inner = product(x, 2);
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (planes * inner > 32768)
+#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && planes * inner > 32768)
     for (int64_t p = 0; p < planes; ++p) {
       const float* v = a.in[0] + p * inner;
       if (max_) {

@@ -29,7 +29,7 @@ class SoftmaxKernel : public Kernel {
     const int64_t outer = product(d, 0, axis);
     const int64_t len = coerce_2d_ ? product(d, axis) : d[axis];
     const int64_t inner = coerce_2d_ ? 1 : product(d, axis + 1);
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (outer * len * inner > 32768)
+#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && outer * len * inner > 32768)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const float* x = a.in[0] + o * len * inner + i;

@@ -1,0 +1,202 @@
+// Benchmark of the cpu executor plugin (not a test; `cpu_bench --help`).
+// Per network and batch size: images/s and achieved GFLOP/s (2 x MACs / time) of
+// a whole-graph run, GFLOP/s of the conv layers alone (time_layer, summed), and
+// next to them OpenBLAS's own sgemm GFLOP/s on a GEMM of typical conv size,
+// measured in the same run (before and after, so drift from a busy machine shows).
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frugal/plugin.h"
+#include "onnx/onnx_export.h"
+#include "plugins/plugin_registry.h"
+#include "zoo/zoo.h"
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+// GFLOP/s of cblas_sgemm on [M,K] x [K,N] (median of timed runs after a warm-up).
+double sgemm_gflops(int M, int N, int K, int threads, int repeats) {
+  openblas_set_num_threads(threads);
+  std::vector<float> a(size_t(M) * K, 0.5f), b(size_t(K) * N, 0.25f), c(size_t(M) * N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N);
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const double t0 = now();
+    for (int i = 0; i < 8; ++i)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N);
+    t.push_back((now() - t0) / 8);
+  }
+  return 2.0 * M * N * K / median(t) / 1e9;
+}
+
+struct Api {
+  const frugal_executor_api* api;
+  void check(frugal_status st, const frugal_error& err, const char* what) const {
+    if (st != FRUGAL_OK) {
+      std::fprintf(stderr, "cpu_bench: %s failed: %s\n", what, err.message);
+      std::exit(1);
+    }
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> models = {"resnet50"};
+  std::vector<int> batches = {1, 8};
+  int threads = 0, repeats = 5;
+  bool per_op = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cpu_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--models") models = split(value());
+    else if (a == "--batches") {
+      batches.clear();
+      for (const std::string& b : split(value())) batches.push_back(std::stoi(b));
+    } else if (a == "--threads") threads = std::stoi(value());
+    else if (a == "--repeats") repeats = std::stoi(value());
+    else if (a == "--per-op") per_op = true;
+    else {
+      std::printf("usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] [--per-op]\n"
+                  "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
+                  "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n");
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+
+  frugal::PluginRegistry registry;
+  std::string why;
+  const frugal::LoadedPlugin* plugin = registry.load_file(std::string(FRUGAL_BUILD_PLUGIN_DIR) + "/cpu.so", &why);
+  if (!plugin) {
+    std::fprintf(stderr, "cpu_bench: %s\n", why.c_str());
+    return 1;
+  }
+  const Api A{static_cast<const frugal_executor_api*>(plugin->api)};
+  const std::string options = threads > 0 ? "{\"threads\": " + std::to_string(threads) + "}" : std::string();
+
+  // A typical conv GEMM: ResNet-50 layer3 3x3 conv, one sample (M=256 filters,
+  // K=256*3*3, N=14*14 positions).
+  const int gm = 256, gk = 2304, gn = 196;
+  int t_used = threads;
+  frugal_error err{};
+  double sgemm_before = 0;
+  bool first = true;
+
+  for (const std::string& name : models) {
+    const std::string bytes = frugal::save_onnx_bytes(frugal::build_zoo_model(name, 1));
+    frugal_executor* ex = nullptr;
+    A.check(A.api->create(bytes.data(), bytes.size(), options.empty() ? nullptr : options.c_str(), &ex, &err), err, "create");
+    frugal_blob blob{};
+    A.check(A.api->describe(ex, &blob, &err), err, "describe");
+    const nlohmann::json d = nlohmann::json::parse(std::string(static_cast<char*>(blob.data), blob.size));
+    if (blob.release) blob.release(blob.data);
+    t_used = d["threads"].get<int>();
+    if (first) {
+      sgemm_before = sgemm_gflops(gm, gn, gk, t_used, repeats);
+      std::printf("device: %s\n", d["device"].get<std::string>().c_str());
+      std::printf("sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s\n", gm, gn, gk, sgemm_before);
+      std::printf("%-16s %5s %10s %10s %12s %12s %10s %10s\n", "network", "batch", "images/s", "GFLOP/s", "conv GFLOP/s",
+                  "conv/sgemm", "peak MB", "moved MB");
+      first = false;
+    }
+    int64_t macs = 0, conv_macs = 0;
+    std::vector<int> conv_layers;
+    for (size_t l = 0; l < d["layers"].size(); ++l) {
+      const auto& L = d["layers"][l];
+      macs += L["macs_per_sample"].get<int64_t>();
+      if (L["ops"][0] == "Conv") {
+        conv_layers.push_back(int(l));
+        conv_macs += L["macs_per_sample"].get<int64_t>();
+      }
+    }
+    for (int batch : batches) {
+      std::vector<int64_t> in_dims = d["inputs"][0]["shape"].get<std::vector<int64_t>>();
+      std::vector<int64_t> out_dims = d["outputs"][0]["shape"].get<std::vector<int64_t>>();
+      in_dims[0] = out_dims[0] = batch;
+      int64_t n_in = 1, n_out = 1;
+      for (int64_t x : in_dims) n_in *= x;
+      for (int64_t x : out_dims) n_out *= x;
+      std::vector<float> x(static_cast<size_t>(n_in)), y(static_cast<size_t>(n_out));
+      std::mt19937 rng(1);
+      std::uniform_real_distribution<float> u(-1, 1);
+      for (float& v : x) v = u(rng);
+      frugal_tensor in{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(in_dims.size()), in_dims.data(), x.data(), x.size() * 4};
+      frugal_tensor out{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(out_dims.size()), out_dims.data(), y.data(), y.size() * 4};
+      std::vector<double> times;
+      uint64_t peak = 0, moved = 0;
+      nlohmann::json last_report;
+      for (int r = 0; r <= repeats; ++r) {  // run 0 is the warm-up
+        frugal_blob rep{};
+        const double t0 = now();
+        A.check(A.api->run(ex, nullptr, &in, 1, &out, 1, &rep, &err), err, "run");
+        const double t = now() - t0;
+        const nlohmann::json report = nlohmann::json::parse(std::string(static_cast<char*>(rep.data), rep.size));
+        if (rep.release) rep.release(rep.data);
+        peak = report["peak_bytes"].get<uint64_t>();
+        moved = report["moved_bytes"].get<uint64_t>();
+        if (r > 0) times.push_back(t);
+        if (r == repeats) last_report = report;
+      }
+      const double t = median(times);
+      double conv_time = 0;
+      for (int l : conv_layers) {
+        double med = 0, spread = 0;
+        A.check(A.api->time_layer(ex, l, batch, repeats, &med, &spread, &err), err, "time_layer");
+        conv_time += med;
+      }
+      const double conv_gflops = 2.0 * double(conv_macs) * batch / conv_time / 1e9;
+      std::printf("%-16s %5d %10.2f %10.1f %12.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch, batch / t,
+                  2.0 * double(macs) * batch / t / 1e9, conv_gflops, 100.0 * conv_gflops / sgemm_before, double(peak) / 1e6,
+                  double(moved) / 1e6);
+      if (per_op) {
+        std::map<std::string, double> by_ops;
+        for (const auto& st : last_report["steps"]) {
+          std::string ops;
+          for (const auto& o : d["layers"][size_t(std::find_if(d["layers"].begin(), d["layers"].end(), [&](const nlohmann::json& L) {
+                                                     return L["name"] == st["layer"];
+                                                   }) - d["layers"].begin())]["ops"])
+            ops += (ops.empty() ? "" : "+") + o.get<std::string>();
+          by_ops[ops] += st["seconds"].get<double>();
+        }
+        for (const auto& kv : by_ops) std::printf("    %-40s %8.3f s\n", kv.first.c_str(), kv.second);
+      }
+      std::fflush(stdout);
+    }
+    A.api->destroy(ex);
+  }
+  const double sgemm_after = sgemm_gflops(gm, gn, gk, t_used, repeats);
+  std::printf("sgemm %dx%dx%d again at the end: %.1f GFLOP/s (drift %+.0f%%)\n", gm, gn, gk, sgemm_after,
+              100.0 * (sgemm_after / sgemm_before - 1.0));
+  return 0;
+}

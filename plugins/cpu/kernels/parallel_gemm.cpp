@@ -1,0 +1,45 @@
+#include "kernels/parallel_gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+namespace frugal::cpu {
+
+namespace {
+
+void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+           int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M <= 0 || N <= 0) return;
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
+              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
+}  // namespace
+
+void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads) {
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  int parts = threads;
+  if (flops < 2e6) parts = 1;  // too small to share
+  const bool by_rows = M >= 16 * parts || M >= N;
+  parts = int(std::min<int64_t>(parts, by_rows ? M : N));
+  if (parts <= 1) {
+    sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  const int64_t total = by_rows ? M : N;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int p = 0; p < parts; ++p) {
+    const int64_t lo = total * p / parts, hi = total * (p + 1) / parts;
+    if (by_rows) {  // rows [lo, hi) of op(A) and C
+      const float* a = ta ? A + lo : A + lo * lda;
+      sgemm(ta, tb, hi - lo, N, K, alpha, a, lda, B, ldb, beta, C + lo * ldc, ldc);
+    } else {  // columns [lo, hi) of op(B) and C
+      const float* b = tb ? B + lo * ldb : B + lo;
+      sgemm(ta, tb, M, hi - lo, K, alpha, A, lda, b, ldb, beta, C + lo, ldc);
+    }
+  }
+}
+
+}  // namespace frugal::cpu
