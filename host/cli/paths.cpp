@@ -1,22 +1,41 @@
 #include "cli/paths.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
+#include <system_error>
 
 namespace frugal {
 
+namespace fs = std::filesystem;
+
 namespace {
-std::string env_or(const char* var, const char* fallback) {
-  const char* v = std::getenv(var);
-  return (v && *v) ? std::string(v) : std::string(fallback);
+
+// <prefix>/<relative> when the running executable sits in <prefix>/bin and that
+// folder exists; empty otherwise (e.g. when running from the build tree).
+std::string installed_dir(const char* relative) {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.parent_path().filename() != "bin") return "";
+  fs::path dir = exe.parent_path().parent_path() / relative;
+  return fs::is_directory(dir, ec) ? dir.string() : "";
 }
+
+std::string locate(const char* env_var, const char* relative, const char* build_dir) {
+  const char* v = std::getenv(env_var);
+  if (v && *v) return v;
+  std::string installed = installed_dir(relative);
+  return installed.empty() ? std::string(build_dir) : installed;
+}
+
 }  // namespace
 
-std::string script_dir() { return env_or("FRUGAL_SCRIPT_DIR", FRUGAL_BUILD_SCRIPT_DIR); }
-std::string shader_dir() { return env_or("FRUGAL_SHADER_DIR", FRUGAL_BUILD_SHADER_DIR); }
+std::string script_dir() { return locate("FRUGAL_SCRIPT_DIR", "share/frugal/scripts", FRUGAL_BUILD_SCRIPT_DIR); }
+std::string shader_dir() { return locate("FRUGAL_SHADER_DIR", "share/frugal/shaders", FRUGAL_BUILD_SHADER_DIR); }
 
 std::vector<std::string> plugin_dirs() {
-  std::vector<std::string> dirs{FRUGAL_BUILD_PLUGIN_DIR};
+  std::string installed = installed_dir("lib/frugal/plugins");
+  std::vector<std::string> dirs{installed.empty() ? std::string(FRUGAL_BUILD_PLUGIN_DIR) : installed};
   const char* extra = std::getenv("FRUGAL_PLUGIN_PATH");
   if (extra) {
     std::stringstream ss(extra);
