@@ -16,7 +16,7 @@ build: deps
 
 # The main job on the built-in default model.
 run: build
-	./$(BUILD)/frugal run
+	./$(BUILD)/frugal workflow
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -172,8 +172,9 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
     if (l.contains("source")) {
       const json& src = batch_array(l, "source", B, origin, where);
       for (int b = 0; b < B; ++b) {
-        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted"))
-          fail(origin, entry(where, "source", b) + " must be \"measured\" or \"predicted\" (got " +
+        // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h).
+        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated"))
+          fail(origin, entry(where, "source", b) + " must be \"measured\", \"predicted\" or \"interpolated\" (got " +
                            src[b].dump() + ")");
         lc.source.push_back(src[b].get<std::string>());
       }
