@@ -121,6 +121,7 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (Layer& L : model_.layers()) {
+    packer.begin_block();  // every layer's block starts aligned, even an empty one
     L.kernel->pack(packer);
     blocks.emplace_back(packer.block_offset(), packer.block_bytes());
   }

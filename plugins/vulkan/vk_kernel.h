@@ -57,6 +57,7 @@ class WeightPacker {
   uint64_t block_offset() const { return uint64_t(block_start_) * 4; }
   uint64_t block_bytes() const { return uint64_t(words_.size() - block_start_) * 4; }
   const std::vector<uint32_t>& words() const { return words_; }
+  uint64_t alignment_bytes() const { return align_words_ * 4; }
 
  private:
   uint64_t align_words_;

@@ -41,8 +41,10 @@ class MatMulKernel : public Kernel {
   void pack(WeightPacker& p) override {
     p.begin_block();
     epilogue_.pack(p);
+    epilogue_bytes_ = p.block_bytes();  // the W binding holds only these tables
     // A constant B too large for one binding is stored [N, K] and sliced by columns.
-    if (b_.constant && folded_ && b_.values.size() * 4 + 4096 > p.max_binding_bytes) {
+    const uint64_t slack = p.alignment_bytes();
+    if (b_.constant && folded_ && b_.values.size() * 4 + slack > p.max_binding_bytes) {
       std::vector<float> nk(b_.values.size());
       for (int64_t k = 0; k < K_; ++k)
         for (int64_t j = 0; j < N_; ++j) nk[size_t(j * K_ + k)] = b_.values[size_t(k * B_SK_ + j * B_SN_)];
@@ -50,7 +52,7 @@ class MatMulKernel : public Kernel {
       B_SK_ = 1;
       B_SN_ = K_;
       b_sliced_ = true;
-      cols_per_slice_ = std::max<int64_t>(1, int64_t((p.max_binding_bytes - 4096) / uint64_t(K_ * 4)));
+      cols_per_slice_ = std::max<int64_t>(1, int64_t((p.max_binding_bytes - slack) / uint64_t(K_ * 4)));
     }
     for (Operand* o : {&a_, &b_, &c_})
       if (o->present && o->constant) o->off = p.add_floats(o->values);
@@ -92,7 +94,7 @@ class MatMulKernel : public Kernel {
           b.slot[kY] = bind(b_, io, 1, s0, k);
         if (c_.present) b.slot[kZ] = bind(c_, io, 2, s0, k);
         b.slot[kO] = io.out.sub(uint64_t(s0) * out_unit, uint64_t(k) * out_unit);
-        b.slot[kW] = io.weights;
+        b.slot[kW] = io.weights.sub(0, epilogue_bytes_);
         PushConstants pc;
         pc.n = uint32_t(k);
         pc.p0 = uint32_t(folded_ ? k * rows_unit : rows_unit);
@@ -251,6 +253,7 @@ class MatMulKernel : public Kernel {
   int64_t A_SR_ = 1, A_SK_ = 1, B_SK_ = 1, B_SN_ = 1, C_SR_ = 0, C_SN_ = 0, BD1_ = 1, BD2_ = 1;
   int64_t a_bs_[3] = {0, 0, 0}, b_bs_[3] = {0, 0, 0};
   int64_t cols_per_slice_ = 1;
+  uint64_t epilogue_bytes_ = 0;
   float alpha_ = 1.0f, beta_ = 1.0f;
   Epilogue epilogue_;
   uint32_t tile_ = 16;

@@ -1,0 +1,117 @@
+// frugal.devices(): the compute devices the executor plugins can use, for
+// `frugal devices`. The Vulkan list comes from the vulkan executor plugin itself
+// (its optional extension symbol frugal_vulkan_devices_json), so it shows
+// exactly what that plugin sees and would pick, with no Vulkan code in the host:
+//
+//   local info, json = frugal.devices()
+//   info = { vulkan = { available = true, loader = "libvulkan.so.1", default = 0,
+//                       validation = false, error = nil,
+//                       devices = { { index = 0, name = "...", type = "cpu", driver = "...",
+//                                     api_version = "1.3.230", heaps = { { size = N,
+//                                     device_local = true, budget = N, usage = N }, ... },
+//                                     limits = {...}, ... }, ... } } }
+//   json: the same as JSON text.
+// A missing plugin, loader or device is not an error: `available` is false and
+// `error` says why.
+//
+// Registered by open_lua_devices(L, module_index), called from
+// open_frugal_module() in lua_frugal.cpp (declared there:
+// `void open_lua_devices(lua_State* L, int module_index);`).
+#include <dlfcn.h>
+
+#include <string>
+
+#include <lua.hpp>
+#include <nlohmann/json.hpp>
+
+#include "frugal/plugin.h"
+#include "lua/lua_binding.h"
+#include "plugins/plugin_registry.h"
+
+namespace frugal {
+
+void open_lua_devices(lua_State* L, int module_index);
+
+namespace {
+
+// JSON -> Lua: objects become tables with string keys, arrays sequences (1-based).
+void push_json(lua_State* L, const nlohmann::json& j) {
+  luaL_checkstack(L, 3, "frugal.devices: JSON too deep");
+  switch (j.type()) {
+    case nlohmann::json::value_t::object:
+      lua_createtable(L, 0, int(j.size()));
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        push_json(L, it.value());
+        lua_setfield(L, -2, it.key().c_str());
+      }
+      break;
+    case nlohmann::json::value_t::array:
+      lua_createtable(L, int(j.size()), 0);
+      for (size_t i = 0; i < j.size(); ++i) {
+        push_json(L, j[i]);
+        lua_rawseti(L, -2, lua_Integer(i + 1));
+      }
+      break;
+    case nlohmann::json::value_t::string: {
+      const std::string& s = j.get_ref<const std::string&>();
+      lua_pushlstring(L, s.data(), s.size());
+      break;
+    }
+    case nlohmann::json::value_t::boolean:
+      lua_pushboolean(L, j.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      lua_pushinteger(L, j.get<lua_Integer>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      lua_pushinteger(L, lua_Integer(j.get<uint64_t>()));
+      break;
+    case nlohmann::json::value_t::number_float:
+      lua_pushnumber(L, j.get<double>());
+      break;
+    default:
+      lua_pushnil(L);
+  }
+}
+
+nlohmann::json vulkan_devices() {
+  PluginRegistry& r = PluginRegistry::instance();
+  r.scan();
+  const LoadedPlugin* p = r.find(FRUGAL_KIND_EXECUTOR, "vulkan");
+  if (!p) {
+    std::string dirs;
+    for (const std::string& d : r.scanned_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+    return {{"error", "the vulkan executor plugin (vulkan.so) was not found in " + (dirs.empty() ? std::string("no folder") : dirs)}};
+  }
+  using DevicesFn = frugal_status (*)(frugal_blob*, frugal_error*);
+  auto fn = reinterpret_cast<DevicesFn>(dlsym(p->handle, "frugal_vulkan_devices_json"));
+  if (!fn) return {{"error", p->file + " does not list devices (no frugal_vulkan_devices_json)"}};
+  frugal_blob blob{nullptr, 0, nullptr};
+  frugal_error err{};
+  const frugal_status st = fn(&blob, &err);
+  if (st != FRUGAL_OK) return {{"error", p->file + ": " + err.message}};
+  std::string text(static_cast<const char*>(blob.data), blob.size);
+  if (blob.release) blob.release(blob.data);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return {{"error", p->file + " sent a device list that is not a JSON object"}};
+  j["plugin"] = p->file;
+  return j;
+}
+
+int l_devices(lua_State* L) {
+  nlohmann::json vk = vulkan_devices();
+  vk["available"] = !vk.contains("error") && vk.contains("devices") && !vk["devices"].empty();
+  const nlohmann::json all = {{"vulkan", vk}};
+  push_json(L, all);
+  const std::string text = all.dump();
+  lua_pushlstring(L, text.data(), text.size());
+  return 2;
+}
+
+const LuaBinding kFunctions[] = {{"devices", l_devices}, {nullptr, nullptr}};
+
+}  // namespace
+
+void open_lua_devices(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+
+}  // namespace frugal
