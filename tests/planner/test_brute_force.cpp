@@ -114,12 +114,14 @@ TEST_CASE("vbs vs exhaustive search: small random linear chains", "[planner][bru
     run_instance(table, r, pick_budget(rng, costs, r), st);
   }
   st.print("linear");
-  // Every instance with a plan has one from vbs (checked per instance above).
-  // Threshold: the extended recurrences miss only interleaved schedules that no
-  // split of the family expresses; measured 98-99% on this seed (docs/PLANNER.md).
-  CHECK(st.optimal >= 0.97 * st.feasible);
-  CHECK(st.worst_gap < 0.10);
-  CHECK(st.min_budget_exact >= 0.97 * st.instances);
+  // Every instance with a plan got one from vbs (checked per instance above).
+  // Measured on this fixed seed: 99.4% optimal, worst gap 1.5% (docs/PLANNER.md).
+  // The thresholds sit just below, so that losing a recurrence or a candidate
+  // (the paper's DP alone: 82%) fails while a change of ties does not.
+  CHECK(st.optimal >= 0.985 * st.feasible);
+  CHECK(st.worst_gap < 0.03);
+  CHECK(st.min_budget_exact == st.instances);
+  CHECK(st.refused_feasible == 0);
 }
 
 TEST_CASE("vbs vs exhaustive search: small random branched graphs", "[planner][brute]") {
@@ -135,8 +137,11 @@ TEST_CASE("vbs vs exhaustive search: small random branched graphs", "[planner][b
     run_instance(table, r, pick_budget(rng, costs, r), st);
   }
   st.print("branched");
-  CHECK(st.optimal >= 0.90 * st.feasible);
-  CHECK(st.worst_gap < 0.25);
+  // Measured: 93.5% optimal, worst gap 15% (schedules where samples take the
+  // branches in different orders, docs/PLANNER.md); the paper's DP alone: 60%.
+  CHECK(st.optimal >= 0.92 * st.feasible);
+  CHECK(st.worst_gap < 0.20);
+  CHECK(st.refused_feasible == 0);
 }
 
 TEST_CASE("vbs with the default unit (budget/256) never exceeds the budget", "[planner][brute]") {
@@ -172,5 +177,6 @@ TEST_CASE("vbs with the default unit (budget/256) never exceeds the budget", "[p
     if (same_time(chk.time_per_sample_s, bf.best_total_s / r)) ++optimal;
   }
   std::printf("default unit: %d plans, %d optimal (%.1f%%)\n", planned, optimal, 100.0 * optimal / std::max(1, planned));
-  CHECK(optimal >= 0.85 * planned);
+  // Measured 96.2%: coarse units cost a little optimality, never feasibility.
+  CHECK(optimal >= 0.94 * planned);
 }
