@@ -144,7 +144,8 @@ FoldResult run_fold(const Graph& input, Method method, const FoldOptions& option
       r.into = plan.into;
       r.compensated = plan.compensated;
       r.reason = std::string("folded ") + direction_name(plan.direction) +
-                 (plan.into.empty() ? std::string(" (an identity map: nothing to absorb)") : " into " + quoted_list(plan.into));
+                 (plan.into.empty() ? std::string(": nothing reads its output, so it is simply removed")
+                                    : " into " + quoted_list(plan.into));
       if (!plan.compensated.empty()) r.reason += "; compensated " + quoted_list(plan.compensated);
       ++folded;
       progress = true;

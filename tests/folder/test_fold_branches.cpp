@@ -196,3 +196,19 @@ TEST_CASE("BN -> BN chains fold one after the other across passes", "[folder]") 
   CHECK(r.report["passes"].get<int>() >= 2);
   CHECK(relative_mismatch(g, r.graph) < kTolerance);
 }
+
+TEST_CASE("Concat: channels from elsewhere keep the identity, so their ReLU is no failing leaf", "[folder]") {
+  // relu -> BN -> Concat(BN, ReLU) -> conv. The theorem read at tensor level
+  // counts the second ReLU as a non-expressive leaf of C_out and refuses; per
+  // channel the fold into 'head' touches only the BN's channel range, exactly.
+  GraphBuilder b("concat_identity", 27);
+  std::string x = b.input(3, 6, 6);
+  std::string p = b.relu(b.conv(x, "convP", 3, 3, conv_opts(1)), "reluP");
+  std::string q = b.relu(b.conv(x, "convQ", 2, 3, conv_opts(1)), "reluQ");
+  Graph g = b.finish(b.conv(b.concat({b.bn(p, "bn"), q}, "cat"), "head", 4, 1, conv_opts(0)));
+  CHECK(theorem_foldable_count(g) == 0);
+  FoldResult r = fold_banoff(g);
+  CHECK(r.report["bn_folded"] == 1);
+  CHECK(node_report(r.report, "bn")["into"] == nlohmann::json::array({"head"}));
+  CHECK(relative_mismatch(g, r.graph) < kTolerance);
+}

@@ -181,3 +181,15 @@ TEST_CASE("the banoff and naive plugins fold through the C ABI", "[folder]") {
   CHECK(api->fold(bytes.data(), bytes.size(), "{", &out, &rep, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(out.data == nullptr);
 }
+
+TEST_CASE("a BN whose output nothing reads is removed", "[folder]") {
+  GraphBuilder b("dead_bn", 53);
+  std::string x = b.relu(b.conv(b.input(3, 5, 5), "conv", 4, 3, conv_opts(1)), "relu");
+  b.bn(x, "dead");
+  Graph g = b.finish(b.conv(x, "head", 2, 1, conv_opts(0)));
+  FoldResult r = fold_banoff(g);
+  CHECK(r.report["bn_folded"] == 1);
+  CHECK(node_report(r.report, "dead")["reason"].get<std::string>().find("nothing reads its output") != std::string::npos);
+  CHECK_FALSE(r.graph.has_tensor("dead.weight"));
+  CHECK(relative_mismatch(g, r.graph) < kTolerance);
+}
