@@ -36,16 +36,16 @@ local other = a.method == "banoff" and "naive" or "banoff"
 local other_folded = {}
 for _, n in ipairs(results[other].report.nodes) do other_folded[n.name] = n.folded end
 
-local rows = {{"BatchNorm", label[a.method], "", label[other]}}
+local rows = {{"BatchNorm", label[a.method], label[other], "how (" .. label[a.method] .. ")"}}
 for _, n in ipairs(report.nodes) do
   local what
   if n.folded then
-    what = "folded " .. (n.direction or "") .. " into " .. table.concat(n.into or {}, ", ")
+    what = (n.direction or "") .. " into " .. table.concat(n.into or {}, ", ")
     if n.compensated and #n.compensated > 0 then what = what .. "; compensated in " .. table.concat(n.compensated, ", ") end
   else
-    what = "kept: " .. (n.reason or "?")
+    what = tostring(n.reason or "?"):gsub("^kept:%s*", "")
   end
-  rows[#rows + 1] = {n.name, n.folded and "folded" or "kept", what, other_folded[n.name] and "folded" or "kept"}
+  rows[#rows + 1] = {n.name, n.folded and "folded" or "kept", other_folded[n.name] and "folded" or "kept", what}
 end
 if #report.nodes > 0 then
   print(fmt.table(rows, nil, ""))

@@ -76,11 +76,11 @@ if a.latency and not (a.latency > 0) then common.fail("--latency must be a posit
 local ok, plan = pcall(frugal.plan, costs, {planner = a.planner, budget = a.budget, batch = a.batch, unit = a.unit,
                                             latency = a.latency})
 if not ok then
-  local msg = tostring(plan):gsub("^frugal%.plan: ", "")
+  local msg = common.message(plan)
   -- Name the file rather than "cost table" when the table itself is at fault.
   msg = msg:gsub(": cost table: ", ": " .. a.costs .. ": ", 1)
   local need = msg:match("needs at least (%d+) bytes") or msg:match("needs (%d+) bytes")
-  if need then msg = msg .. " (that is " .. common.bytes(tonumber(need)) .. ")" end
+  if need and tonumber(need) >= 10000 then msg = msg .. " (that is " .. common.bytes(tonumber(need)) .. ")" end
   common.fail(msg)
 end
 

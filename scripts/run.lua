@@ -81,9 +81,9 @@ local budget_note
 if report.auto_budget then
   budget_note = "arena sized by the executor to exactly what this run needs"
 elseif report.budget_bytes then
-  budget_note = "budget " .. common.bytes(report.budget_bytes)
+  budget_note = "budget " .. common.bytes_exact(report.budget_bytes)
 end
-print("peak arena  " .. common.bytes(report.peak_bytes) .. (budget_note and (" (" .. budget_note .. ")") or ""))
+print("peak arena  " .. common.bytes_exact(report.peak_bytes) .. (budget_note and (" (" .. budget_note .. ")") or ""))
 if report.predicted_peak_bytes and report.predicted_peak_bytes ~= report.peak_bytes then
   print("            (the executor predicted " .. common.bytes(report.predicted_peak_bytes) .. ")")
 end

@@ -1,7 +1,7 @@
 -- frugal workflow: the main job: fold, profile, plan under a budget, run the VBS and FBS plans and compare
 -- usage: frugal workflow [MODEL.onnx | zoo:NAME] [--budget B] [--batch 12] [--threads T]
 --                        [--executor cpu|vulkan] [--batches 1,2,4,8,12] [--repeat R] [--unit U]
---                        [--no-cache] [--report report.json]
+--                        [--no-cache] [--report report.json] [--save PREFIX] [--seed S]
 --   MODEL         an ONNX file or zoo:NAME (default: zoo:toy_branched, a small
 --                 residual + concat network, so the whole job takes seconds)
 --   --batch N     samples in the request (default 12)
@@ -12,6 +12,9 @@
 --                 ones a request of N can use; others are interpolated)
 --   --repeat R    timed runs of each plan, median kept (default 5)
 --   --report F    write the figures below as JSON
+--   --save PREFIX write the input and both plans' outputs: PREFIX_input.npy,
+--                 PREFIX_vbs.npy, PREFIX_fbs.npy (one-input, one-output models)
+--   --seed S      seed of the random input (default 0)
 -- Steps: 1. fold BatchNorm (BaN-OFF); 2. profile the folded model on the executor
 -- (cached on disk); 3. plan the request with VBS and with fixed batch (FBS) under
 -- the budget; 4. run both plans on the same random input inside an arena of exactly
@@ -26,18 +29,21 @@ local summary = require("plan_summary")
 local progress = require("progress").new()
 
 local usage = "frugal workflow [MODEL.onnx | zoo:NAME] [--budget B] [--batch 12] [--threads T] " ..
-              "[--executor cpu|vulkan] [--batches 1,2,4,8,12] [--repeat R] [--unit U] [--no-cache] [--report report.json]"
+              "[--executor cpu|vulkan] [--batches 1,2,4,8,12] [--repeat R] [--unit U] [--no-cache] [--report report.json] " ..
+              "[--save PREFIX] [--seed S]"
 local a = argparse.parse(arg, {
   usage = usage,
   optional_positional = {"model"},
   options = {budget = "bytes", batch = "integer", threads = "integer", executor = "string", batches = "list",
-             ["repeat"] = "integer", unit = "bytes", no_cache = "flag", report = "string", seed = "integer"},
+             ["repeat"] = "integer", unit = "bytes", no_cache = "flag", report = "string", seed = "integer",
+             save = "string"},
   defaults = {batch = 12, executor = "cpu", ["repeat"] = 5, seed = 0},
 })
 a.model = a.model or "zoo:toy_branched"
 if a.batch < 1 or a.batch > 1024 then common.fail("--batch must be in 1..1024, got " .. a.batch, 2) end
 if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
 if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
+if a.seed < 0 then common.fail("--seed must be >= 0, got " .. a.seed, 2) end
 if a.budget and a.budget < 1 then common.fail("--budget must be positive", 2) end
 for _, b in ipairs(a.batches or {}) do
   if b < 1 or b > a.batch then
@@ -95,7 +101,7 @@ if not budget then
     common.bytes(smallest), common.bytes(whole))
 end
 local ok, vbs = pcall(plan, "vbs", budget)
-if not ok then common.fail(tostring(vbs):gsub("^frugal%.plan: ", "")) end
+if not ok then common.fail(common.message(vbs)) end
 local fbs_ok, fbs = pcall(plan, "fbs", budget)
 print(string.format("3 plan      %d samples under %s (%s); whole batch at once needs %s", B, common.bytes(budget),
   budget_note, common.bytes(whole)))
@@ -132,10 +138,22 @@ progress:done()
 
 -- 5. Compare.
 local function agreement(y)
-  local max_ref = math.max(math.abs(ref:max()), math.abs(ref:min()))
-  local diff = y:max_abs_diff(ref)
-  local tol = 1e-4 * math.max(1, max_ref)  -- float32 rounding after folding and re-ordering
-  return diff, diff <= tol, tol
+  local pairs_ = {}
+  if type(y) == "table" then
+    for name, t in pairs(y) do pairs_[#pairs_ + 1] = {t, ref[name]} end
+  else
+    pairs_[1] = {y, ref}
+  end
+  local diff, ok, tol = 0, true, 0
+  for _, p in ipairs(pairs_) do
+    local r = p[2]
+    local max_ref = math.max(math.abs(r:max()), math.abs(r:min()))
+    local d = p[1]:max_abs_diff(r)
+    local t = 1e-4 * math.max(1, max_ref)  -- float32 rounding after folding and re-ordering
+    diff, tol = math.max(diff, d), math.max(tol, t)
+    ok = ok and d <= t
+  end
+  return diff, ok, tol
 end
 local failed = false
 local rows = {{"", "time/sample", "", "peak arena", "", "outputs vs reference"},
@@ -159,7 +177,7 @@ print(string.format("4 run       %d timed run%s of each plan after a warm-up, me
   a["repeat"], a["repeat"] == 1 and "" or "s"))
 print("5 compare")
 print(fmt.table(rows, {nil, "r", "r", "r", "r", "r"}, "  "))
-if not fbs_ok then print("  FBS: no fixed-batch plan fits: " .. tostring(fbs):gsub("^frugal%.plan: ", "")) end
+if not fbs_ok then print("  FBS: no fixed-batch plan fits: " .. common.message(fbs)) end
 for _, r in ipairs(runs) do
   if r.peak ~= r.plan.peak_bytes then
     print(string.format("  %s: measured peak %s %s the predicted %s", r.name, common.bytes(r.peak),
@@ -182,5 +200,13 @@ if a.report then
   end
   common.try(frugal.save_json, rep, a.report)
   print("wrote " .. a.report)
+end
+if a.save then
+  local function save(t, suffix)
+    if type(t) ~= "userdata" then common.fail("--save needs a model with one input and one output") end
+    common.try(t.save_npy, t, a.save .. "_" .. suffix .. ".npy")
+  end
+  save(x, "input")
+  for _, r in ipairs(runs) do save(r.output, r.name:lower()) end
 end
 if failed then common.fail("the check failed: see the table above") end

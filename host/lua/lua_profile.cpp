@@ -41,7 +41,10 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   }
   int largest = 0;
   for (int b : o.batches) largest = std::max(largest, b);
-  if (upto != -1) o.batch_max = std::max(static_cast<int>(upto), largest);
+  if (upto != -1 && largest > upto)
+    throw Error("option 'batches': batch size " + std::to_string(largest) + " is outside 1.." + std::to_string(upto) +
+                " (upto)");
+  if (upto != -1) o.batch_max = static_cast<int>(upto);
   else o.batch_max = largest > 0 ? largest : 8;
   const int64_t repeats = opt_integer_field(L, idx, "repeats", 5);
   if (repeats < 1 || repeats > 10000) throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));

@@ -4,7 +4,7 @@
 //       executor = "cpu", threads = T, device = N,   -- when given a model
 //       upto = 16,              -- the table covers batch sizes 1..upto (default 8)
 //       batches = {1, 2, 4, 8}, -- measure only these (others are interpolated);
-//                               -- upto defaults to the largest
+//                               -- upto defaults to the largest, and may not be below it
 //       repeats = 5,            -- timed runs per layer and batch (after a warm-up)
 //       cache = true,           -- false: measure again (the result is still stored)
 //       cache_dir = PATH,       -- default $XDG_CACHE_HOME/frugal/costs or ~/.cache/...

@@ -42,7 +42,7 @@ void add_warning(std::string* warning, const std::string& line) {
 }  // namespace
 
 std::string fnv1a64_hex(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;
   for (unsigned char c : bytes) {
     h ^= c;
     h *= 1099511628211ull;

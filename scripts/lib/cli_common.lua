@@ -11,13 +11,17 @@ function M.fail(msg, code)
   os.exit(code or 1)
 end
 
--- pcall that turns an error into M.fail, stripping the Lua position prefix.
+-- An error value as a message for people: without the script position prefix
+-- ("/path/x.lua:12: ") and the binding's name ("frugal.plan: ").
+function M.message(err)
+  local msg = tostring(err):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^frugal%.[%w_]+: ", "")
+  return msg
+end
+
+-- pcall that turns an error into M.fail.
 function M.try(f, ...)
   local r = table.pack(pcall(f, ...))
-  if not r[1] then
-    local msg = tostring(r[2]):gsub("^[^:\n]*%.lua:%d+: ", "")
-    M.fail(msg)
-  end
+  if not r[1] then M.fail(M.message(r[2])) end
   return table.unpack(r, 2, r.n)
 end
 
@@ -51,6 +55,13 @@ function M.bytes(n)
   if n == nil then return "?" end
   if n < 10000 then return string.format("%d B", n) end
   return frugal.format_bytes(math.tointeger(n) or math.floor(n))
+end
+
+-- "21.0 kB (20992 bytes)": rounded for people, exact for scripts and budgets.
+function M.bytes_exact(n)
+  if n == nil then return "?" end
+  if n < 10000 then return string.format("%d B", n) end
+  return string.format("%s (%d bytes)", frugal.format_bytes(math.tointeger(n) or math.floor(n)), n)
 end
 
 -- 0.1234 -> "12.3%"

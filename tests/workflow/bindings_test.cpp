@@ -1,0 +1,89 @@
+// The Lua bindings added for the workflow: JSON conversion, executor methods
+// against the toy network's known shapes, frugal.run against ex:run, option and
+// argument errors.
+#include "lua/lua_fixture.h"
+#include "workflow_test_util.h"
+
+TEST_CASE("frugal JSON: round trip, empty object, NaN and mixed tables refused", "[workflow][lua]") {
+  LuaFixture f;
+  f.run(R"(
+    local t = frugal.json_decode('{"a": [1, 2.5, "x"], "b": {}, "c": [], "d": true}')
+    assert(t.a[1] == 1 and math.type(t.a[1]) == "integer" and t.a[2] == 2.5 and t.a[3] == "x")
+    assert(frugal.json_encode(t.b) == "{}" and frugal.json_encode(t.c) == "[]")
+    local back = frugal.json_decode(frugal.json_encode(t))
+    assert(back.d == true and #back.a == 3)
+  )");
+  CHECK(contains(f.error_of("frugal.json_encode({layers = {{time_s = {1, 0/0}}}})"),
+                 "value.layers[1].time_s[2] is NaN"));
+  CHECK(contains(f.error_of("frugal.json_encode({1, 2, x = 3})"), "mixes keys"));
+  CHECK(contains(f.error_of("frugal.json_encode({f = print})"), "value.f is a function"));
+  CHECK(contains(f.error_of("frugal.json_decode('{nope')"), "not valid JSON"));
+  CHECK(contains(f.error_of("frugal.load_json('/nonexistent/x.json')"), "/nonexistent/x.json"));
+}
+
+TEST_CASE("frugal.executor on toy_tiny: layers, bytes, budget, run", "[workflow][lua]") {
+  LuaFixture f;
+  f.run(R"(
+    m = frugal.zoo("toy_tiny")
+    ex = frugal.executor(m, {threads = 1})
+    d = ex:describe()
+    x = frugal.random_input(m, 2, 5)
+  )");
+  CHECK(f.number("ex:layer_count()") == f.number("#d.layers"));
+  // Input [N,3,8,8] float32; the first conv writes [N,4,8,8].
+  CHECK(f.number("ex:layer_bytes(1, 1).in_bytes") == 3 * 8 * 8 * 4);
+  CHECK(f.number("ex:layer_bytes(1, 2).out_bytes") == 2 * 4 * 8 * 8 * 4);
+  CHECK(f.string("d.layers[1].name") == f.string("m:nodes()[1].name"));
+  CHECK(f.boolean("select(1, ex:time_layer(1, 2, 3)) >= 0"));
+  CHECK(contains(f.error_of("ex:layer_bytes(0, 1)"), "layer index 0 is out of range"));
+  CHECK(contains(f.error_of("ex:layer_bytes(1, 0)"), "batch must be in 1.."));
+  CHECK(contains(f.string("tostring(ex)"), "frugal.Executor 'cpu'"));
+
+  // ex:run and frugal.run compute the same thing; the report has the figures.
+  f.run(R"(
+    y1, r1 = ex:run(x)
+    y2, r2 = frugal.run(m, nil, x, {threads = 1})
+    assert(y1:max_abs_diff(y2) == 0, "ex:run and frugal.run differ")
+    assert(r1.peak_bytes > 0 and r1.seconds >= 0 and #r1.steps == ex:layer_count())
+  )");
+  CHECK(f.number("y1:size(1)") == 2);
+  CHECK(f.number("y1:size(2)") == 5);
+
+  // A budget: exactly the need runs, one byte less is refused before running.
+  f.run("need = r1.peak_bytes; ex:set_budget(need); local _, r = ex:run(x); assert(r.peak_bytes == need)");
+  f.run("ex:set_budget(need - 1)");
+  CHECK(contains(f.error_of("ex:run(x)"), "too small for a whole-batch run of 2 samples"));
+  CHECK(contains(f.error_of("frugal.run(m, nil, x, {budget = '1kB'})"), "too small"));
+  CHECK(contains(f.error_of("ex:run({wrong = x})"), "inputs['input'] is missing"));
+  CHECK(contains(f.error_of("ex:run(x, {plan = {steps = {{layer = 'nope', first = 0, count = 2}}}})"),
+                 "made for another model"));
+}
+
+TEST_CASE("frugal.fold / frugal.plan / frugal.profile / frugal.run: option errors", "[workflow][lua]") {
+  LuaFixture f;
+  f.run("m = frugal.zoo('toy_tiny'); x = frugal.random_input(m, 1, 0)");
+  CHECK(contains(f.error_of("frugal.run(m, nil, x, {budjet = 1})"), "unknown option 'budjet'"));
+  CHECK(contains(f.error_of("frugal.run(m, nil, x, {budget = 'lots'})"), "option 'budget'"));
+  CHECK(contains(f.error_of("frugal.fold(m, {method = 'magic'})"), "magic"));
+  CHECK(contains(f.error_of("frugal.executor(m, {executor = 'abacus'})"), "abacus"));
+  f.run("costs = frugal.profile(m, {upto = 2, repeats = 1, cache = false, threads = 1})");
+  CHECK(f.number("costs.batch_max") == 2);
+  CHECK(f.string("costs.layers[1].source[2]") == "measured");
+  CHECK(contains(f.error_of("frugal.plan(costs, {batch = 2})"), "option 'budget' is required"));
+  CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB'})"), "option 'batch' is required"));
+  CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 0})"), "option 'batch' must be >= 1"));
+  CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 2, planner = 'oracle'})"), "oracle"));
+  CHECK(contains(f.error_of("frugal.profile(m, {upto = 2, batches = {3}})"), "batch size 3 is outside 1..2"));
+  CHECK(contains(f.error_of("frugal.profile(m, {repeats = 0})"), "option 'repeats'"));
+  CHECK(contains(f.error_of("frugal.profile(42)"), "argument #1 must be a model"));
+  // A plan from frugal.plan runs through frugal.run under its own budget.
+  f.run(R"(
+    local p = frugal.plan(costs, {budget = '1MB', batch = 2})
+    local x2 = frugal.random_input(m, 2, 3)
+    local y, r = frugal.run(m, p, x2, {threads = 1})
+    assert(r.peak_bytes == p.peak_bytes, "peak " .. r.peak_bytes .. " vs plan " .. p.peak_bytes)
+    assert(r.budget_bytes == 1000000)
+    local y0 = frugal.run(m, nil, x2, {threads = 1})
+    assert(y:max_abs_diff(y0) < 1e-5)
+  )");
+}

@@ -1,0 +1,53 @@
+// frugal workflow on toy networks: the executed plans' measured arena peaks are
+// the plans' predicted peaks, and both plans' outputs equal the float64
+// reference of the ORIGINAL (unfolded) network on the same input.
+#include "reference.h"
+#include "tensor/npy.h"
+#include "workflow_test_util.h"
+#include "zoo/zoo.h"
+
+using namespace frugal;
+
+TEST_CASE("frugal workflow: measured peaks equal predicted peaks, outputs equal the reference", "[workflow]") {
+  for (const auto& [name, batch] : std::vector<std::pair<std::string, int>>{{"toy_linear", 4}, {"toy_branched", 6}}) {
+    INFO(name);
+    ScratchDir dir("workflow");
+    FrugalRun r = frugal_in(dir, "workflow zoo:" + name + " --batch " + std::to_string(batch) +
+                                     " --threads 1 --repeat 1 --report wf.json --save out");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    const nlohmann::json w = read_json(dir / "wf.json");
+    CHECK(w["batch"] == batch);
+    // The default budget lies below the whole batch's need: plans are needed.
+    CHECK(w["budget_bytes"].get<long long>() < w["whole_batch_bytes"].get<long long>());
+    for (const char* plan : {"vbs", "fbs"}) {
+      INFO(plan);
+      REQUIRE(w.contains(plan));
+      CHECK(w[plan]["measured_peak_bytes"] == w[plan]["predicted_peak_bytes"]);
+      CHECK(w[plan]["predicted_peak_bytes"].get<long long>() <= w["budget_bytes"].get<long long>());
+      CHECK(w[plan]["agree"] == true);
+    }
+    CHECK(w["vbs"]["predicted_time_per_sample_s"].get<double>() <=
+          w["fbs"]["predicted_time_per_sample_s"].get<double>() * (1 + 1e-9));
+
+    const Tensor x = load_npy(dir / "out_input.npy");
+    REQUIRE(x.dims[0] == batch);
+    const RefValues ref = reference_run(build_zoo_model(name, 1), {{"input", to_ref(x)}});
+    for (const char* plan : {"vbs", "fbs"}) {
+      INFO(plan);
+      const Tensor y = load_npy(dir / (std::string("out_") + plan + ".npy"));
+      CHECK(max_rel_diff(to_ref(y), ref.at("output")) < 1e-4);
+    }
+    CHECK(contains(r.output, "Figure 9"));
+  }
+}
+
+TEST_CASE("frugal workflow: a given budget below every plan is refused with the minimum", "[workflow]") {
+  ScratchDir dir("wfbad");
+  FrugalRun r = frugal_in(dir, "workflow zoo:toy_tiny --batch 4 --threads 1 --repeat 1 --budget 100");
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "needs at least"));
+  r = frugal_in(dir, "workflow zoo:toy_tiny --batch 4 --batches 1,5");
+  CHECK(r.code == 2);
+  CHECK(contains(r.output, "batch size 5 is outside 1..4"));
+}
