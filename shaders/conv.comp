@@ -2,14 +2,17 @@
 #extension GL_GOOGLE_include_directive : require
 // Direct convolution (1-D and 2-D; groups, depthwise, strides, dilations,
 // asymmetric pads) with the layer's per-channel epilogue (bias, BatchNorm,
-// Relu/Clip/Sigmoid). One invocation computes one output value.
+// Relu/Clip/Sigmoid). One invocation computes one output pixel for KPT output
+// kernels, so each input value loaded serves KPT kernels (KPT = 1 for grouped
+// convolutions, whose kernels read different channels).
 //
-// GATED (default build, conv_gated.spv): gating-ready. Work-group row y is a slot
-// in this sample's list of active output kernels u[u_off + slot]; the host
-// launches one vkCmdDispatchIndirect per sample whose y count is the number of
-// active kernels, written on the device (all M kernels when the layer is
-// ungated), so the count is never read back.
-// DENSE (conv_dense.spv): plain dispatch, y = output kernel, z = sample; kept so
+// GATED (default build, conv_gated.spv): gating-ready. Work-group row y covers
+// slots [KPT*y, KPT*y + KPT) of this sample's list of active output kernels
+// u[u_off + slot]; lists are padded with M (no kernel) to a multiple of KPT. The
+// host launches one vkCmdDispatchIndirect per sample whose y count is the
+// padded list length / KPT, written on the device (all M kernels when the layer
+// is ungated), so the count is never read back.
+// DENSE (conv_dense.spv): plain dispatch, y = kernels / KPT, z = sample; kept so
 // a benchmark can measure what the indirection costs.
 #include "common.glsl"
 
@@ -29,35 +32,49 @@ layout(constant_id = 15) const int PT = 0;
 layout(constant_id = 16) const int PL = 0;
 layout(constant_id = 17) const uint CG = 1;     // input channels per group
 layout(constant_id = 18) const uint MG = 1;     // output channels per group
+layout(constant_id = 19) const uint KPT = 1;    // output kernels per invocation
 
 void main() {
   const uint pix = gl_GlobalInvocationID.x;
   if (pix >= HO * WO) return;
+  uint m[KPT];
+  for (uint t = 0; t < KPT; ++t) {
 #ifdef DENSE
-  const uint m = gl_WorkGroupID.y;
+    m[t] = gl_WorkGroupID.y * KPT + t;
+#else
+    m[t] = u[pc.u_off + gl_WorkGroupID.y * KPT + t];
+#endif
+  }
+#ifdef DENSE
   const uint sample_index = gl_WorkGroupID.z;
 #else
-  const uint m = u[pc.u_off + gl_WorkGroupID.y];
   const uint sample_index = pc.s;
 #endif
+  if (m[0] >= M) return;  // padding of the list
   const uint oh = pix / WO, ow = pix % WO;
-  const uint g = m / MG;
+  const uint g = m[0] / MG;  // one group per invocation (KPT = 1 when groups > 1)
   const int h0 = int(oh * SH) - PT, w0 = int(ow * SW) - PL;
   const uint xbase = pc.x_off + (sample_index * C + g * CG) * H * W;
-  const uint wbase = pc.w_off + m * CG * KH * KW;
-  float acc = 0.0;
+  uint wbase[KPT];
+  float acc[KPT];
+  for (uint t = 0; t < KPT; ++t) {
+    wbase[t] = pc.w_off + min(m[t], M - 1u) * CG * KH * KW;
+    acc[t] = 0.0;
+  }
   for (uint c = 0; c < CG; ++c) {
     const uint xc = xbase + c * H * W;
-    const uint wc = wbase + c * KH * KW;
+    const uint wc = c * KH * KW;
     for (uint i = 0; i < KH; ++i) {
       const int ih = h0 + int(i * DH);
       if (ih < 0 || ih >= int(H)) continue;
       for (uint j = 0; j < KW; ++j) {
         const int iw = w0 + int(j * DW);
         if (iw < 0 || iw >= int(W)) continue;
-        acc += x[xc + uint(ih) * W + uint(iw)] * w[wc + i * KW + j];
+        const float v = x[xc + uint(ih) * W + uint(iw)];
+        for (uint t = 0; t < KPT; ++t) acc[t] += v * w[wbase[t] + wc + i * KW + j];
       }
     }
   }
-  o[pc.o_off + (sample_index * M + m) * HO * WO + pix] = epilogue(acc, m);
+  for (uint t = 0; t < KPT; ++t)
+    if (m[t] < M) o[pc.o_off + (sample_index * M + m[t]) * HO * WO + pix] = epilogue(acc[t], m[t]);
 }

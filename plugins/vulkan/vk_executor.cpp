@@ -610,7 +610,7 @@ void Executor::set_gates(int layer, int64_t n, const std::vector<float>& values,
     throw Error("set_gates: expected " + std::to_string(n) + " x " + std::to_string(M) + " gate values, got " + std::to_string(values.size()));
   device_->fn().vkDeviceWaitIdle(device_->handle());
   auto st = std::make_unique<GateState>();
-  const uint64_t vbytes = uint64_t(n * M) * 4, ibytes = vbytes, abytes = uint64_t(n) * 12;
+  const uint64_t vbytes = uint64_t(n * M) * 4, ibytes = uint64_t(n * k.gate_list_length()) * 4, abytes = uint64_t(n) * 12;
   st->buffer = Buffer(*device_, vbytes + ibytes + abytes, kStorageUsage, false, "gates");
   device_->upload(st->buffer, 0, values.data(), vbytes);
   st->gating.values = Region{st->buffer.handle(), 0, vbytes};

@@ -119,7 +119,7 @@ struct ShaderSet {
 // indirect dispatch arguments are derived on the device (gate_indices.spv).
 struct Gating {
   Region values;   // n * M floats
-  Region indices;  // n * M uints, written on the device
+  Region indices;  // n * gate_list_length() uints, written on the device
   Region args;     // n * 3 uints, written on the device
   float threshold = 0.5f;
   int64_t n = 0;
@@ -141,8 +141,10 @@ class Kernel {
   // Builds the pipelines (after pack).
   virtual void create_pipelines(Device& d, const ShaderSet& shaders) = 0;
   virtual void record(Recorder& r, const LayerIO& io) const = 0;
-  // Gated convolution (Conv only): output kernels this kernel has.
+  // Gated convolution (Conv only): output kernels this kernel has, and the
+  // length of one sample's active list (padded; the size of Gating::indices per sample).
   virtual int64_t gate_channels() const { return 0; }
+  virtual int64_t gate_list_length() const { return 0; }
   // Uses `g` (kept by the caller) in later recordings; nullptr: ungated again.
   virtual void set_gating(const Gating* g) {}
 

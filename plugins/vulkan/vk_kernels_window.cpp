@@ -52,23 +52,26 @@ class ConvKernel : public Kernel {
     for (int64_t v : {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})
       u32(v, s, "a conv size");
     declared_dim0_ = x.dims[0];
+    kpt_ = group_ == 1 ? 4 : 1;  // kernels of one group share their input loads
+    list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
   }
 
   int64_t macs_per_sample() const override { return M_ * win_.Ho * win_.Wo * Cg_ * win_.kh * win_.kw; }
   Epilogue* epilogue() override { return &epilogue_; }
   int64_t gate_channels() const override { return M_; }
+  int64_t gate_list_length() const override { return list_len_; }
   void set_gating(const Gating* g) override { gating_ = g; }
 
   void pack(WeightPacker& p) override {
     p.begin_block();
     p.add_floats(weights_);  // [M, Cg, kh, kw] at word 0 of the block
     epilogue_.pack(p);
-    std::vector<uint32_t> all(static_cast<size_t>(M_));
-    for (size_t m = 0; m < all.size(); ++m) all[m] = uint32_t(m);
+    std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
+    for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
     index_off_ = p.add_words(all);
     wg_ = p.workgroup_1d;
     groups_x_ = uint32_t((win_.Ho * win_.Wo + wg_ - 1) / wg_);
-    args_off_ = p.add_words({groups_x_, uint32_t(M_), 1});  // the ungated indirect dispatch
+    args_off_ = p.add_words({groups_x_, uint32_t(list_len_ / kpt_), 1});  // the ungated indirect dispatch
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -78,11 +81,12 @@ class ConvKernel : public Kernel {
     sc.set(7, uint32_t(win_.Ho)).set(8, uint32_t(win_.Wo)).set(9, uint32_t(win_.kh)).set(10, uint32_t(win_.kw));
     sc.set(11, uint32_t(win_.sh)).set(12, uint32_t(win_.sw)).set(13, uint32_t(win_.dh)).set(14, uint32_t(win_.dw));
     sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl)).set(17, uint32_t(Cg_)).set(18, uint32_t(M_ / group_));
+    sc.set(19, uint32_t(kpt_));
     epilogue_.specialize(sc, uint32_t(M_));
     dense_ = shaders.dense_conv;
     pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
     SpecConstants gs;
-    gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_);
+    gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
   }
 
@@ -119,18 +123,18 @@ class ConvKernel : public Kernel {
       pc.n = uint32_t(k);
       if (dense_) {
         r.bind(pipeline_, b, pc, label_);
-        r.dispatch(groups_x_, uint32_t(M_), uint32_t(k));
+        r.dispatch(groups_x_, uint32_t(list_len_ / kpt_), uint32_t(k));
         continue;
       }
       if (gated)
-        b.slot[kU] = gating_->indices.sub(uint64_t(s0 * M_) * 4, uint64_t(k * M_) * 4);
+        b.slot[kU] = gating_->indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
       else
-        b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(M_) * 4);
+        b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(list_len_) * 4);
       r.bind(pipeline_, b, pc, label_);
       const uint32_t list0 = pc.u_off;
       for (int64_t s = 0; s < k; ++s) {
         pc.s = uint32_t(s);
-        pc.u_off = list0 + (gated ? uint32_t(s * M_) : 0u);
+        pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
         r.push(pc);
         if (gated) r.dispatch_indirect(gating_->args.buffer, gating_->args.offset + uint64_t(s0 + s) * 12);
         else r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
@@ -142,6 +146,7 @@ class ConvKernel : public Kernel {
   std::string label_;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0;
+  int64_t kpt_ = 1, list_len_ = 1;  // kernels per invocation; active-list length (M padded to kpt_)
   std::vector<float> weights_;
   Epilogue epilogue_;
   uint32_t index_off_ = 0, args_off_ = 0;
