@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "frugal/plugin_sdk.hpp"
 #include "onnx/onnx_export.h"
 #include "vk_executor.h"
 #include "vk_test_util.h"
@@ -369,4 +370,36 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
   r = engine_run(ex, in.at("x"));
   CHECK(max_diff(r.out, want) < 1e-4);
   CHECK(ex.validation_errors() == 0);
+}
+
+TEST_CASE("a validation error makes the next run fail with FRUGAL_ERR_DEVICE", "[vulkan][validation]") {
+  VK_REQUIRE_DEVICE();
+  if (!validation_on()) {
+    std::cout << "SKIPPED (FRUGAL_VULKAN_VALIDATION is not 1)\n";
+    return;
+  }
+  GraphMaker m;
+  m.input("x", {-1, 4});
+  m.node("Relu", "relu", {"x"}, {"y"});
+  m.output("y");
+  const std::string onnx = frugal::save_onnx_bytes(m.g);
+  frugal::vk::Executor ex(onnx.data(), onnx.size(), frugal::vk::ExecutorOptions::parse(nullptr));
+  frugal::RefTensor x = frugal::random_ref_tensor({2, 4}, 1);
+  CHECK(engine_run(ex, x).out.size() == 8);
+  CHECK(ex.validation_errors() == 0);
+  // A zero-sized copy is invalid usage (VUID-VkBufferCopy-size-01988) that drivers ignore.
+  frugal::vk::Device& d = ex.device();
+  frugal::vk::Buffer a(d, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, "a");
+  d.run_commands([&](VkCommandBuffer cb) {
+    VkBufferCopy c{0, 32, 0};
+    d.fn().vkCmdCopyBuffer(cb, a.handle(), a.handle(), 1, &c);
+  });
+  CHECK(ex.validation_errors() >= 1);
+  try {
+    engine_run(ex, x);
+    FAIL("the run after a validation error succeeded");
+  } catch (const frugal::sdk::Failure& f) {
+    CHECK(f.status == FRUGAL_ERR_DEVICE);
+    CHECK(std::string(f.what()).find("validation layer reported") != std::string::npos);
+  }
 }
