@@ -24,6 +24,7 @@ namespace {
 
 constexpr int kMaxRequest = 1024;
 constexpr int kMaxUnits = 1 << 16;
+constexpr double kMaxDpOperations = 2e10;  // about 10-20 s of planning
 const std::set<std::string> kMethods{"extended", "reordered", "branches", "paper", "greedy", "fbs", "minpeak"};
 
 uint64_t option_bytes(const json& v, const char* key) {
@@ -173,6 +174,7 @@ class VbsSolver {
     has_branches_ = collapsed_.size() != flat_.size();
     reordered_ = reordered_flat_segment(costs, collapsed_);
     new_order_ = reordered_.layers() != flat_.layers();
+    units_ = choose_units();  // first: refuses requests too large to plan before any DP runs
     min_peak_ = min_peak_plan(costs, flat_, r);
     for (const Segment* s : {has_branches_ ? &collapsed_ : nullptr, new_order_ ? &reordered_ : nullptr}) {
       if (!s) continue;
@@ -182,7 +184,6 @@ class VbsSolver {
     if (min_peak_.peak_bytes > opt.budget_bytes)
       throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) + " is below the smallest plan for a batch of " +
                         std::to_string(r) + ": it needs at least " + std::to_string(min_peak_.peak_bytes) + " bytes");
-    units_ = choose_units();
   }
 
   const MemoryUnits& units() const { return units_; }
@@ -247,6 +248,15 @@ class VbsSolver {
   // smaller): a default unit grows until they fit opt.max_table_bytes.
   MemoryUnits choose_units() {
     MemoryUnits u = make_memory_units(opt_.budget_bytes, opt_.unit_bytes, kMaxUnits);
+    // (c) costs n^3/6 r M and (b) n^2/4 r^2 M min-operations: refuse what would take minutes.
+    const double n = costs_.size(), r = opt_.batch, M = u.budget_units + 1.0;
+    const double ops = n * n * n / 6 * r * M + n * n / 4 * r * r * M;
+    if (ops > kMaxDpOperations)
+      throw Error("options: planning " + std::to_string(opt_.batch) + " samples over " + std::to_string(costs_.size()) +
+                  " layers with " + std::to_string(u.budget_units) + " memory units takes about " +
+                  std::to_string(static_cast<int64_t>(ops / 1e9)) +
+                  "e9 DP operations; choose a smaller batch (plan part of the request and repeat it) or a larger "
+                  "unit_bytes");
     const uint64_t bytes = ChainDP::table_bytes(costs_.size(), opt_.batch, u.budget_units);
     if (bytes <= opt_.max_table_bytes) return u;
     const uint64_t per_unit = ChainDP::table_bytes(costs_.size(), opt_.batch, 0);

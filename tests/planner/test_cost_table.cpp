@@ -120,6 +120,8 @@ TEST_CASE("planner options: bad options are refused by name", "[planner]") {
                     Catch::Contains("latency_bound_s"));
   CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 2, "unit_bytes": 1, "max_table_bytes": 100})"),
                     Catch::Contains("max_table_bytes"));
+  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 100000000, "batch": 1000, "unit_bytes": 10000})"),
+                    Catch::Contains("choose a smaller batch"));
 }
 
 TEST_CASE("planner: a request larger than batch_max runs in several steps per layer", "[planner]") {
