@@ -67,6 +67,15 @@ int l_profile(lua_State* L) {
     ex = &push_executor(L, 1, parse_executor_settings(L, 2));  // stays on the stack while measuring
   } else {
     check_executor(L, 1);  // refuses one freed by a hand-called __gc
+    for (const char* k : {"executor", "threads", "device", "budget"}) {
+      if (!lua_istable(L, 2)) break;
+      lua_getfield(L, 2, k);
+      const bool given = !lua_isnil(L, -1);
+      lua_pop(L, 1);
+      if (given)
+        throw Error(std::string("option '") + k +
+                    "' applies when profiling a model; an executor is measured as it was created");
+    }
   }
   const ProfileResult r = profile_costs(ex->client, {ex->executor, ex->model_name, ex->model_hash}, opt);
   if (!r.warnings.empty()) std::fprintf(stderr, "%s\n", r.warnings.c_str());

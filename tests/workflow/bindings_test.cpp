@@ -76,6 +76,10 @@ TEST_CASE("frugal.fold / frugal.plan / frugal.profile / frugal.run: option error
   CHECK(contains(f.error_of("frugal.profile(m, {upto = 2, batches = {3}})"), "batch size 3 is outside 1..2"));
   CHECK(contains(f.error_of("frugal.profile(m, {repeats = 0})"), "option 'repeats'"));
   CHECK(contains(f.error_of("frugal.profile(42)"), "argument #1 must be a model"));
+  // An executor is profiled as it is; its own threads are part of the table.
+  f.run("ex = frugal.executor(m, {threads = 1}); c1 = frugal.profile(ex, {upto = 1, repeats = 1, cache = false})");
+  CHECK(f.number("c1.threads") == 1);
+  CHECK(contains(f.error_of("frugal.profile(ex, {threads = 2})"), "option 'threads' applies when profiling a model"));
   // A plan from frugal.plan runs through frugal.run under its own budget.
   f.run(R"(
     local p = frugal.plan(costs, {budget = '1MB', batch = 2})
