@@ -43,9 +43,11 @@ end
 -- Runs every variant once as a warm-up, then `repeats` rounds in which each
 -- variant runs once, in turn, so a busy moment of the shared machine hits all
 -- alike. variants: list of {name = ..., run = function() return seconds end}.
--- Sets v.times (the timed runs) and v.median.
-function M.interleave(variants, repeats, progress)
-  for i = 0, repeats do
+-- Sets v.times (the timed runs) and v.median. opts.warmup = false skips the
+-- warm-up round (when the caller warmed up already).
+function M.interleave(variants, repeats, progress, opts)
+  local first = (opts and opts.warmup == false) and 1 or 0
+  for i = first, repeats do
     for _, v in ipairs(variants) do
       if progress then progress:status(string.format("%s (%d/%d)", v.name, i, repeats)) end
       local t = v.run()
