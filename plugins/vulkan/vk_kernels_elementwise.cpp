@@ -148,7 +148,11 @@ class BinaryKernel : public Kernel {
     wg_ = p.workgroup_1d;
     p.begin_block();
     for (size_t i = 0; i < 2; ++i)
-      if (is_constant_[i]) const_off_[i] = p.add_floats(constant_[i]);
+      if (is_constant_[i]) {
+        const_off_[i] = p.add_floats(constant_[i]);
+        const_elems_[i] = constant_[i].size();
+        constant_[i] = std::vector<float>();  // the device holds it now
+      }
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -173,7 +177,7 @@ class BinaryKernel : public Kernel {
       for (size_t i = 0; i < 2; ++i) {
         const Slot slot = i == 0 ? kX : kY;
         if (is_constant_[i])
-          b.slot[slot] = io.weights.sub(uint64_t(const_off_[i]) * 4, constant_[i].size() * 4);
+          b.slot[slot] = io.weights.sub(uint64_t(const_off_[i]) * 4, uint64_t(const_elems_[i]) * 4);
         else if (!io.batched || sample_elems_[i] == 0)
           b.slot[slot] = io.in[i];  // one dispatch covers it all
         else
@@ -193,6 +197,7 @@ class BinaryKernel : public Kernel {
   bool is_constant_[2] = {false, false};
   std::vector<float> constant_[2];
   uint32_t const_off_[2] = {0, 0};
+  size_t const_elems_[2] = {0, 0};
   int64_t sample_elems_[2] = {0, 0};  // per sample of an activation operand (0: constant or scalar)
   int64_t out_sample_ = 1;
   std::vector<int64_t> dims_, a_, b_;
@@ -270,7 +275,11 @@ class ConcatKernel : public Kernel {
     wg_ = p.workgroup_1d;
     p.begin_block();
     for (Part& part : parts_)
-      if (part.constant) part.const_off = p.add_floats(part.values);
+      if (part.constant) {
+        part.const_off = p.add_floats(part.values);
+        part.elems = part.values.size();
+        part.values = std::vector<float>();  // the device holds it now
+      }
   }
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
     for (Part& part : parts_) {
@@ -291,7 +300,7 @@ class ConcatKernel : public Kernel {
       for (int64_t s0 = 0; s0 < n; s0 += g) {
         const int64_t k = axis0_ ? 1 : std::min(g, n - s0);
         Bindings b;
-        if (part.constant) b.slot[kX] = io.weights.sub(uint64_t(part.const_off) * 4, part.values.size() * 4);
+        if (part.constant) b.slot[kX] = io.weights.sub(uint64_t(part.const_off) * 4, uint64_t(part.elems) * 4);
         else if (axis0_) b.slot[kX] = io.in[i];
         else b.slot[kX] = io.in[i].sub(uint64_t(s0 * part.sample_elems) * 4, uint64_t(k * part.sample_elems) * 4);
         b.slot[kO] = axis0_ ? io.out : io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
@@ -307,7 +316,8 @@ class ConcatKernel : public Kernel {
  private:
   struct Part {
     bool constant = false;
-    std::vector<float> values;
+    std::vector<float> values;  // until packed
+    size_t elems = 0;
     uint32_t const_off = 0;
     int64_t block = 0, offset = 0, sample_elems = 0;
     VkPipeline pipeline = VK_NULL_HANDLE;

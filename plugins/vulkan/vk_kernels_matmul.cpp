@@ -17,7 +17,8 @@ namespace {
 
 struct Operand {
   bool present = false, constant = false;
-  std::vector<float> values;  // constants, in the layout the strides describe
+  std::vector<float> values;  // constants, in the layout the strides describe (until packed)
+  size_t elems = 0;           // constants: values packed
   uint32_t off = 0;           // in the weights block
   int64_t sample_elems = 0;   // activations of a batched model: values per sample (0: bind whole)
 };
@@ -55,7 +56,11 @@ class MatMulKernel : public Kernel {
       cols_per_slice_ = std::max<int64_t>(1, int64_t((p.max_binding_bytes - slack) / uint64_t(K_ * 4)));
     }
     for (Operand* o : {&a_, &b_, &c_})
-      if (o->present && o->constant) o->off = p.add_floats(o->values);
+      if (o->present && o->constant) {
+        o->off = p.add_floats(o->values);
+        o->elems = o->values.size();
+        o->values = std::vector<float>();  // the device holds it now
+      }
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -109,7 +114,7 @@ class MatMulKernel : public Kernel {
 
  private:
   Region bind(const Operand& o, const LayerIO& io, size_t input, int64_t s0, int64_t k) const {
-    if (o.constant) return io.weights.sub(uint64_t(o.off) * 4, o.values.size() * 4);
+    if (o.constant) return io.weights.sub(uint64_t(o.off) * 4, uint64_t(o.elems) * 4);
     if (!io.batched || o.sample_elems == 0) return io.in[input];
     return io.in[input].sub(uint64_t(s0 * o.sample_elems) * 4, uint64_t(k * o.sample_elems) * 4);
   }

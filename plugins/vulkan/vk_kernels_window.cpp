@@ -65,6 +65,7 @@ class ConvKernel : public Kernel {
   void pack(WeightPacker& p) override {
     p.begin_block();
     p.add_floats(weights_);  // [M, Cg, kh, kw] at word 0 of the block
+    weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
