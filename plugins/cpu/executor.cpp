@@ -282,6 +282,7 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
     args.out = out + (lo - a) * m.tensors()[size_t(L.output)].sample_elems;
     args.out_dims = m.dims_at(L.output, n);
     args.ws = ws;
+    if (product(args.out_dims) == 0) continue;  // an empty output: nothing to compute
     L.kernel->run(args);
   }
 }

@@ -45,6 +45,7 @@ class PointwiseKernel : public Kernel {
     const int64_t outer = d.size() >= 2 ? d[0] : 1, channels = d.size() >= 2 ? d[1] : 1;
     const int64_t inner = d.size() >= 2 ? product(d, 2) : product(d);
     const int64_t planes = outer * channels;
+    if (planes * inner == 0) return;
 #pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && planes * inner > 32768)
     for (int64_t p = 0; p < planes; ++p) {
       std::memcpy(a.out + p * inner, a.in[0] + p * inner, sizeof(float) * size_t(inner));
