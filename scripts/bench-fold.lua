@@ -188,19 +188,18 @@ print(bench.machine_line())
 print(string.format("runs        batch %d, CPU executor%s; %d timed rounds after a warm-up round, each round running " ..
   "unfolded, naive, BaN-OFF in turn; medians", a.batch, a.threads and (", " .. a.threads .. " threads") or "",
   a["repeat"]))
-local rows = {{"network", "BN", "naive", "BaN-OFF", "comp.", "params -naive", "params -BaN-OFF", "unfolded", "naive",
-               "BaN-OFF", "saved naive", "saved BaN-OFF", "max rel diff"}}
+local row = bench.row_printer({-23, 3, 5, 7, 5, 13, 15, 9, 9, 9, 11, 13, 12})
+row({"network", "BN", "naive", "BaN-OFF", "comp.", "params -naive", "params -BaN-OFF", "unfolded", "naive",
+     "BaN-OFF", "saved naive", "saved BaN-OFF", "max rel diff"})
 local worst = 0
 local t0 = frugal.clock()
 local function add(label, model)
-  local row, diff = bench_network(label, model)
-  rows[#rows + 1] = row
+  local cells, diff = bench_network(label, model)
+  row(cells)
   worst = math.max(worst, diff)
-  io.stderr:flush()
 end
 for _, name in ipairs(nets) do add(name, common.load_model("zoo:" .. name)) end
 if not a.no_toy then add("figure_2c (64ch, 56x56)", figure_2c_model(64, 56, 1)) end
-print(fmt.table(rows, {nil, "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"}, ""))
 print("columns     BN: BatchNorm nodes; naive / BaN-OFF: BNs folded; comp.: layers BaN-OFF compensated; params -X: " ..
       "parameters removed by X; unfolded / naive / BaN-OFF: median time per run; saved X: time reduction of X against " ..
       "unfolded; max rel diff: largest |folded - unfolded| output difference over max(1, |output|)")

@@ -17,7 +17,6 @@
 -- once for batch sizes 1..N (cached on disk, as frugal workflow does).
 local argparse = require("argparse")
 local common = require("cli_common")
-local fmt = require("textfmt")
 local bench = require("bench_common")
 local progress = require("progress").new()
 
@@ -42,7 +41,7 @@ local function gain(t_fbs, t_vbs)
   return common.percent(t_fbs / t_vbs - 1)
 end
 
-local function bench_network(name)
+local function bench_network(name, row)
   progress:status(name .. ": folding")
   local original = common.load_model("zoo:" .. name)
   local folded = common.try(frugal.fold, original, {method = "banoff"})
@@ -63,7 +62,6 @@ local function bench_network(name)
   progress:status(name .. ": warm-up")
   common.try(ex.run, ex, x)
 
-  local rows = {}
   for k = 1, a.budgets do
     -- Evenly from 2% above the smallest plan (the memory unit rounds needs up) to the whole batch's need.
     local f = a.budgets == 1 and 1 or (k - 1) / (a.budgets - 1)
@@ -96,16 +94,17 @@ local function bench_network(name)
     end
     local function cell_pred(p) return plans[p].time_per_sample_s and common.seconds(plans[p].time_per_sample_s) or "-" end
     local function cell_meas(p) return measured[p] and common.seconds(measured[p]) or "-" end
-    rows[#rows + 1] = {
+    progress:done()
+    row({
       k == 1 and name or "", common.bytes(budget), common.percent(budget / whole),
       cell_pred("vbs"), cell_meas("vbs"),
       plans.fbs.fbs_batch and tostring(plans.fbs.fbs_batch) or "-", cell_pred("fbs"), cell_meas("fbs"),
       cell_pred("greedy"), cell_meas("greedy"),
       gain(plans.fbs.time_per_sample_s, plans.vbs.time_per_sample_s), gain(measured.fbs, measured.vbs),
-      over and "OVER" or "ok"}
+      over and "OVER" or "ok"})
   end
   progress:done()
-  return rows, {smallest = smallest, whole = whole, layers = #costs.layers, cached = info.cached,
+  return {smallest = smallest, whole = whole, layers = #costs.layers, cached = info.cached,
                 profile_s = info.seconds}
 end
 
@@ -114,16 +113,17 @@ print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded netw
   "(VBS, FBS, greedy in turn), medians", B, a.threads and (", " .. a.threads .. " threads") or "", a["repeat"],
   a["repeat"] == 1 and "" or "s"))
 local t0 = frugal.clock()
-local all = {{"network", "budget", "of whole", "VBS pred", "VBS meas", "FBS b", "FBS pred", "FBS meas", "greedy pred",
-              "greedy meas", "gain pred", "gain meas", "peaks"}}
+local notes = {}
+local row = bench.row_printer({-14, 9, 8, 9, 9, 5, 9, 9, 11, 11, 9, 9, -5})
+row({"network", "budget", "of whole", "VBS pred", "VBS meas", "FBS b", "FBS pred", "FBS meas", "greedy pred",
+     "greedy meas", "gain pred", "gain meas", "peaks"})
 for _, name in ipairs(nets) do
-  local rows, s = bench_network(name)
-  print(string.format("%-15s %d layers; smallest VBS plan %s, whole batch %s; profile %s", name, s.layers,
+  local s = bench_network(name, row)
+  notes[#notes + 1] = string.format("%-15s %d layers; smallest VBS plan %s, whole batch %s; profile %s", name, s.layers,
     common.bytes(s.smallest), common.bytes(s.whole),
-    s.cached and "cached" or ("measured in " .. common.seconds(s.profile_s))))
-  for _, r in ipairs(rows) do all[#all + 1] = r end
+    s.cached and "cached" or ("measured in " .. common.seconds(s.profile_s)))
 end
-print(fmt.table(all, {nil, "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", nil}, ""))
+for _, n in ipairs(notes) do print(n) end
 print("columns     time per sample, predicted by the planner from the cost table (pred) and measured (meas); FBS b: " ..
       "the fixed batch size; gain: VBS throughput over FBS (FBS time / VBS time - 1); peaks: every measured arena " ..
       "peak within the budget (ok) or not (OVER)")

@@ -114,4 +114,19 @@ function M.machine_line()
   return string.format("machine     %s, %s cores, load average %s (1/5/15 min), OpenBLAS: %s", cpu, cores, load, blas)
 end
 
+-- Prints a table row by row as results come (a long run on a busy machine shows
+-- progress, and a run cut short keeps its rows). widths[c] > 0 aligns right,
+-- < 0 left; cells wider than their column push the rest along.
+function M.row_printer(widths)
+  return function(cells)
+    local out = {}
+    for c, cell in ipairs(cells) do
+      local w = widths[c] or 0
+      out[c] = string.format("%" .. (w < 0 and "-" or "") .. math.abs(w) .. "s", cell)
+    end
+    print((table.concat(out, "  "):gsub("%s+$", "")))
+    io.stdout:flush()
+  end
+end
+
 return M
