@@ -19,17 +19,20 @@ const json* candidate(const json& plan, const std::string& method) {
 
 }  // namespace
 
+// Kept small (batch 4, a request of 6, 64 units) so that it stays fast under the sanitizers.
 TEST_CASE("resnet50-shaped table: valid plans, never behind FBS or greedy, a budget table", "[planner]") {
-  const json table = test::resnet50_like_table(8);
+  const json table = test::resnet50_like_table(4);
   const CostTable costs = parse_cost_table(table);
-  const uint64_t lo = run_planner("vbs", table.dump(), json{{"budget_bytes", uint64_t{1} << 40}, {"batch", 8}}.dump())
-                          ["min_budget_bytes"]
-                              .get<uint64_t>();
-  for (double f : {1.0, 1.3, 2.0, 4.0}) {
+  const int r = 6;
+  auto options = [&](uint64_t budget) {
+    return json{{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", budget / 64 + 1}};
+  };
+  const uint64_t lo = run_planner("vbs", table.dump(), options(uint64_t{1} << 40).dump())["min_budget_bytes"].get<uint64_t>();
+  for (double f : {1.0, 1.4, 3.0}) {
     const uint64_t budget = static_cast<uint64_t>(lo * f);
     INFO("budget " << budget);
-    json p = run_planner("vbs", table.dump(), json{{"budget_bytes", budget}, {"batch", 8}}.dump());
-    const PlanCheck c = check_plan_within(costs, 8, steps_from_json(costs, p), budget);
+    json p = run_planner("vbs", table.dump(), options(budget).dump());
+    const PlanCheck c = check_plan_within(costs, r, steps_from_json(costs, p), budget);
     CHECK(c.peak_bytes == p["peak_bytes"].get<uint64_t>());
     CHECK(c.time_per_sample_s == Approx(p["time_per_sample_s"].get<double>()));
     for (const char* m : {"fbs", "greedy", "extended", "branches", "paper"}) {
@@ -42,7 +45,9 @@ TEST_CASE("resnet50-shaped table: valid plans, never behind FBS or greedy, a bud
     // ResNet is the paper's reduction's home ground: main path plus shortcut branches.
     CHECK(candidate(p, "paper")->value("error", "").find("not applicable") == std::string::npos);
   }
-  json t = run_planner("vbs", table.dump(), json{{"budget_bytes", 3 * lo}, {"batch", 8}, {"table", true}}.dump());
+  json to = options(3 * lo);
+  to["table"] = true;
+  json t = run_planner("vbs", table.dump(), to.dump());
   REQUIRE(t["table"].size() >= 2);
   double last = 1e30;
   uint64_t last_budget = 0;
@@ -50,7 +55,7 @@ TEST_CASE("resnet50-shaped table: valid plans, never behind FBS or greedy, a bud
     const uint64_t b = e["budget_bytes"].get<uint64_t>();
     CHECK(b > last_budget);
     CHECK(e["time_per_sample_s"].get<double>() < last);
-    const PlanCheck c = check_plan_within(costs, 8, steps_from_json(costs, e), b);
+    const PlanCheck c = check_plan_within(costs, r, steps_from_json(costs, e), b);
     CHECK(c.time_per_sample_s == Approx(e["time_per_sample_s"].get<double>()));
     last = e["time_per_sample_s"].get<double>();
     last_budget = b;
