@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+
+#include <dlfcn.h>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +31,17 @@ std::string join_names(const Model& m, const std::vector<int>& ids) {
   std::string s;
   for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + m.tensors()[size_t(ids[i])].name;
   return s;
+}
+
+// An installed plugin (<prefix>/lib/frugal/plugins/vulkan.so) finds the shaders
+// of its install (<prefix>/share/frugal/shaders); "" when that is not where it is.
+std::string installed_shader_dir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&installed_shader_dir), &info) || !info.dli_fname) return "";
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(info.dli_fname).parent_path() / ".." / ".." / ".." / "share" / "frugal" / "shaders";
+  if (!std::filesystem::exists(dir / "conv_gated.spv", ec)) return "";
+  return std::filesystem::weakly_canonical(dir, ec).string();
 }
 
 constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -89,7 +103,8 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
   }
   if (o.shader_dir.empty()) {
     const char* env = std::getenv("FRUGAL_SHADER_DIR");
-    o.shader_dir = env && *env ? env : FRUGAL_BUILD_SHADER_DIR;
+    o.shader_dir = env && *env ? env : installed_shader_dir();
+    if (o.shader_dir.empty()) o.shader_dir = FRUGAL_BUILD_SHADER_DIR;
   }
   return o;
 }
