@@ -14,9 +14,7 @@
 // A missing plugin, loader or device is not an error: `available` is false and
 // `error` says why.
 //
-// Registered by open_lua_devices(L, module_index), called from
-// open_frugal_module() in lua_frugal.cpp (declared there:
-// `void open_lua_devices(lua_State* L, int module_index);`).
+// Registered by open_lua_devices() (lua_devices.h) from open_frugal_module().
 #include <dlfcn.h>
 
 #include <string>
@@ -26,53 +24,13 @@
 
 #include "frugal/plugin.h"
 #include "lua/lua_binding.h"
+#include "lua/lua_devices.h"
+#include "lua/lua_json.h"
 #include "plugins/plugin_registry.h"
 
 namespace frugal {
 
-void open_lua_devices(lua_State* L, int module_index);
-
 namespace {
-
-// JSON -> Lua: objects become tables with string keys, arrays sequences (1-based).
-void push_json(lua_State* L, const nlohmann::json& j) {
-  luaL_checkstack(L, 3, "frugal.devices: JSON too deep");
-  switch (j.type()) {
-    case nlohmann::json::value_t::object:
-      lua_createtable(L, 0, int(j.size()));
-      for (auto it = j.begin(); it != j.end(); ++it) {
-        push_json(L, it.value());
-        lua_setfield(L, -2, it.key().c_str());
-      }
-      break;
-    case nlohmann::json::value_t::array:
-      lua_createtable(L, int(j.size()), 0);
-      for (size_t i = 0; i < j.size(); ++i) {
-        push_json(L, j[i]);
-        lua_rawseti(L, -2, lua_Integer(i + 1));
-      }
-      break;
-    case nlohmann::json::value_t::string: {
-      const std::string& s = j.get_ref<const std::string&>();
-      lua_pushlstring(L, s.data(), s.size());
-      break;
-    }
-    case nlohmann::json::value_t::boolean:
-      lua_pushboolean(L, j.get<bool>());
-      break;
-    case nlohmann::json::value_t::number_integer:
-      lua_pushinteger(L, j.get<lua_Integer>());
-      break;
-    case nlohmann::json::value_t::number_unsigned:
-      lua_pushinteger(L, lua_Integer(j.get<uint64_t>()));
-      break;
-    case nlohmann::json::value_t::number_float:
-      lua_pushnumber(L, j.get<double>());
-      break;
-    default:
-      lua_pushnil(L);
-  }
-}
 
 nlohmann::json vulkan_devices() {
   PluginRegistry& r = PluginRegistry::instance();

@@ -5,6 +5,7 @@
 #include "cli/byte_size.h"
 #include "cli/paths.h"
 #include "lua/lua_binding.h"
+#include "lua/lua_devices.h"
 #include "lua/lua_executor.h"
 #include "lua/lua_fold.h"
 #include "lua/lua_json.h"
@@ -73,6 +74,7 @@ int open_frugal_module(lua_State* L) {
   open_lua_fold(L, module);
   open_lua_profile(L, module);
   open_lua_plan(L, module);
+  open_lua_devices(L, module);
   return 1;
 }
 
