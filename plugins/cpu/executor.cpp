@@ -99,6 +99,7 @@ std::string Executor::describe_json() const {
     const frugal_layer_bytes b = m.layer_bytes(int(l), 1);
     layers.push_back({{"name", L.name},
                       {"ops", L.ops},
+                      {"algorithm", L.kernel->algorithm()},
                       {"nodes", L.nodes},
                       {"inputs", in_layers},
                       {"input_tensors", in_tensors},

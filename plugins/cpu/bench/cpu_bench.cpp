@@ -182,11 +182,11 @@ int main(int argc, char** argv) {
       if (per_op) {
         std::map<std::string, double> by_ops;
         for (const auto& st : last_report["steps"]) {
+          const auto& L = *std::find_if(d["layers"].begin(), d["layers"].end(),
+                                        [&](const nlohmann::json& x) { return x["name"] == st["layer"]; });
           std::string ops;
-          for (const auto& o : d["layers"][size_t(std::find_if(d["layers"].begin(), d["layers"].end(), [&](const nlohmann::json& L) {
-                                                     return L["name"] == st["layer"];
-                                                   }) - d["layers"].begin())]["ops"])
-            ops += (ops.empty() ? "" : "+") + o.get<std::string>();
+          for (const auto& o : L["ops"]) ops += (ops.empty() ? "" : "+") + o.get<std::string>();
+          if (!L["algorithm"].get<std::string>().empty()) ops += " (" + L["algorithm"].get<std::string>() + ")";
           by_ops[ops] += st["seconds"].get<double>();
         }
         for (const auto& kv : by_ops) std::printf("    %-40s %8.3f s\n", kv.first.c_str(), kv.second);

@@ -19,6 +19,68 @@ namespace frugal::cpu {
 
 namespace {
 
+// out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
+// lo[j]..hi[j] are the output columns whose input column is inside x. Compiled
+// for AVX2 too (chosen at run time), since the compiler's default is SSE2 only.
+__attribute__((target_clones("avx2", "default"))) void depthwise_plane(const float* __restrict x,
+                                                                       const float* __restrict wm,
+                                                                       float* __restrict out, const Window& w,
+                                                                       const int64_t* lo, const int64_t* hi) {
+  for (int64_t oh = 0; oh < w.Ho; ++oh) {
+    float* __restrict orow = out + oh * w.Wo;
+    for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
+    for (int64_t i = 0; i < w.kh; ++i) {
+      const int64_t ih = oh * w.sh - w.pt + i * w.dh;
+      if (ih < 0 || ih >= w.H) continue;
+      const float* __restrict src = x + ih * w.W;
+      for (int64_t j = 0; j < w.kw; ++j) {
+        const float wv = wm[i * w.kw + j];
+        const int64_t base = j * w.dw - w.pl, a = lo[j], b = hi[j];
+        if (w.sw == 1)
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow];
+        else if (w.sw == 2)
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + 2 * ow];
+        else
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow * w.sw];
+      }
+    }
+  }
+}
+
+// The common 3x3 case (no dilation, stride 1 or 2) in one pass over the output:
+// all nine taps per output value; rows outside x read `zeros` (W values), and
+// the few columns near the left and right edges take the checked path.
+template <int S>
+__attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(const float* __restrict x,
+                                                                           const float* __restrict wm,
+                                                                           float* __restrict out, const Window& w,
+                                                                           const float* __restrict zeros,
+                                                                           int64_t a, int64_t b) {
+  const float w00 = wm[0], w01 = wm[1], w02 = wm[2], w10 = wm[3], w11 = wm[4], w12 = wm[5], w20 = wm[6], w21 = wm[7],
+              w22 = wm[8];
+  for (int64_t oh = 0; oh < w.Ho; ++oh) {
+    const int64_t ih = oh * S - w.pt;
+    const float* __restrict r0 = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
+    const float* __restrict r1 = ih + 1 >= 0 && ih + 1 < w.H ? x + (ih + 1) * w.W : zeros;
+    const float* __restrict r2 = ih + 2 >= 0 && ih + 2 < w.H ? x + (ih + 2) * w.W : zeros;
+    float* __restrict orow = out + oh * w.Wo;
+    auto at = [&](const float* r, int64_t iw) { return iw >= 0 && iw < w.W ? r[iw] : 0.0f; };
+    auto edge = [&](int64_t ow) {
+      const int64_t c = ow * S - w.pl;
+      orow[ow] = w00 * at(r0, c) + w01 * at(r0, c + 1) + w02 * at(r0, c + 2) + w10 * at(r1, c) + w11 * at(r1, c + 1) +
+                 w12 * at(r1, c + 2) + w20 * at(r2, c) + w21 * at(r2, c + 1) + w22 * at(r2, c + 2);
+    };
+    for (int64_t ow = 0; ow < a; ++ow) edge(ow);
+    const int64_t off = -w.pl;
+    for (int64_t ow = a; ow < b; ++ow) {
+      const int64_t c = ow * S + off;
+      orow[ow] = w00 * r0[c] + w01 * r0[c + 1] + w02 * r0[c + 2] + w10 * r1[c] + w11 * r1[c + 1] + w12 * r1[c + 2] +
+                 w20 * r2[c] + w21 * r2[c + 1] + w22 * r2[c + 2];
+    }
+    for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
+  }
+}
+
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelSpec& s) : label_(s.label()), threads_(s.threads) {
@@ -53,6 +115,7 @@ class ConvKernel : public Kernel {
     const bool pointwise = win_.kh == 1 && win_.kw == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 &&
                            win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
+    if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 2), 0.0f);  // rows above/below the input
   }
 
   Dims infer(const std::vector<Dims>& in) const override {
@@ -77,6 +140,10 @@ class ConvKernel : public Kernel {
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
+
+  std::string algorithm() const override {
+    return algo_ == Algo::Depthwise ? "depthwise direct" : algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
+  }
 
   void run(const KernelArgs& a) const override {
     const int64_t n = a.in_dims[0][0];
@@ -166,31 +233,20 @@ class ConvKernel : public Kernel {
     const Window& w = win_;
     const int64_t mult = M_ / C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
     const int64_t planes = n * M_;
+    std::vector<int64_t> lo(size_t(w.kw)), hi(size_t(w.kw));  // valid output columns per kernel column
+    for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
+    const bool fast3x3 = w.kh == 3 && w.kw == 3 && w.dh == 1 && w.dw == 1 && w.sh == w.sw && (w.sw == 1 || w.sw == 2);
+    // Columns where all three taps are inside x (the interior of the fused 3x3 loop).
+    const int64_t a = fast3x3 ? std::max({lo[0], lo[1], lo[2]}) : 0, b = fast3x3 ? std::min({hi[0], hi[1], hi[2]}) : 0;
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (int64_t p = 0; p < planes; ++p) {
       const int64_t s = p / M_, m = p % M_;
+      float* out = y + p * out_plane;
       const float* xc = x + (s * C_ + m / mult) * in_plane;
       const float* wm = weight_.data() + m * w.kh * w.kw;
-      float* out = y + p * out_plane;
-      for (int64_t oh = 0; oh < w.Ho; ++oh) {
-        float* orow = out + oh * w.Wo;
-        for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
-        for (int64_t i = 0; i < w.kh; ++i) {
-          const int64_t ih = oh * w.sh - w.pt + i * w.dh;
-          if (ih < 0 || ih >= w.H) continue;
-          for (int64_t j = 0; j < w.kw; ++j) {
-            int64_t lo, hi;
-            w.valid_cols(j, lo, hi);
-            const float wv = wm[i * w.kw + j];
-            const float* src = xc + ih * w.W;
-            const int64_t base = j * w.dw - w.pl;
-            if (w.sw == 1)
-              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[base + ow];
-            else
-              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[base + ow * w.sw];
-          }
-        }
-      }
+      if (fast3x3 && w.sw == 1) depthwise_3x3_plane<1>(xc, wm, out, w, zero_row_.data(), a, b);
+      else if (fast3x3) depthwise_3x3_plane<2>(xc, wm, out, w, zero_row_.data(), a, b);
+      else depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
       epilogue_.apply(out, m, out_plane);
     }
   }
@@ -200,6 +256,7 @@ class ConvKernel : public Kernel {
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
   std::vector<float> weight_;  // [M, Cg, kh, kw] = [M, K] row-major
+  std::vector<float> zero_row_;  // depthwise 3x3: stands for input rows in the padding
   Epilogue epilogue_;
   Algo algo_ = Algo::Im2col;
 };

@@ -61,6 +61,8 @@ class Kernel {
   // Softmax over axis 0: such a graph cannot be split by samples.
   virtual bool mixes_samples(const std::vector<Dims>& in) const { return false; }
   virtual void run(const KernelArgs& a) const = 0;
+  // How the kernel computes, for describe() and benchmarks ("" = the op itself).
+  virtual std::string algorithm() const { return ""; }
   // Kernels whose output has channels on axis 1 and that apply an epilogue
   // (Conv, Gemm, BatchNormalization, activations) return it so that BN and
   // activations that follow can be bundled into the same layer.

@@ -94,7 +94,7 @@ Window Window::from_node(const KernelSpec& s, const Dims& input, const Dims& ker
 void Window::valid_cols(int64_t j, int64_t& lo, int64_t& hi) const {
   // iw = ow*sw - pl + j*dw in [0, W)
   const int64_t off = j * dw - pl;
-  lo = std::max<int64_t>(0, ceil_div(-off, sw));
+  lo = std::min<int64_t>(Wo, std::max<int64_t>(0, ceil_div(-off, sw)));
   hi = std::min<int64_t>(Wo, floor_div(W - 1 - off, sw) + 1);
   if (hi < lo) hi = lo;
 }
