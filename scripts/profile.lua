@@ -7,7 +7,8 @@
 --                  times interpolated linearly in per-batch time, marked "interpolated"
 --   -o FILE        write the cost table as JSON (--output FILE also works)
 --   --no-cache     measure again even if this model was measured before on this
---                  executor, device, threads and batch list
+--                  executor, device, threads and batch list (the new table
+--                  replaces the cached one)
 --   --repeats R    timed runs per layer and batch after a warm-up (default 5; the
 --                  median is kept, max - min reported as the spread)
 -- Memory (in/out/workspace bytes) comes from the executor for every batch size.

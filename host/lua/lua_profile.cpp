@@ -49,7 +49,7 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   const int64_t repeats = opt_integer_field(L, idx, "repeats", 5);
   if (repeats < 1 || repeats > 10000) throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));
   o.repeats = static_cast<int>(repeats);
-  o.use_cache = opt_bool_field(L, idx, "cache", true);
+  o.reuse_cache = opt_bool_field(L, idx, "cache", true);
   o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
   if (opt_bool_field(L, idx, "progress", isatty(STDERR_FILENO) == 1)) o.progress = terminal_status;
   return o;

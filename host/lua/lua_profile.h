@@ -6,7 +6,7 @@
 //       batches = {1, 2, 4, 8}, -- measure only these (others are interpolated);
 //                               -- upto defaults to the largest, and may not be below it
 //       repeats = 5,            -- timed runs per layer and batch (after a warm-up)
-//       cache = true,           -- false: measure again (the result is still stored)
+//       cache = true,           -- false: measure again (the new table replaces the cached one)
 //       cache_dir = PATH,       -- default $XDG_CACHE_HOME/frugal/costs or ~/.cache/...
 //       progress = true|false,  -- status line on stderr; default: when stderr is a terminal
 //   })

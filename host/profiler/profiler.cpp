@@ -71,9 +71,9 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
                               {"executor", subject.executor}, {"device", device},
                               {"threads", threads},   {"batch_max", B},
                               {"batches", batches},   {"repeats", opt.repeats}};
-  CostCache cache(opt.use_cache ? opt.cache_dir : std::string());
-  if (opt.use_cache && cache.enabled()) {
-    r.cache_file = cache.path_for(key);
+  const CostCache cache(opt.cache_dir);
+  if (cache.enabled() && (opt.reuse_cache || opt.write_cache)) r.cache_file = cache.path_for(key);
+  if (cache.enabled() && opt.reuse_cache) {
     if (auto hit = cache.load(key, &r.warnings)) {
       r.costs = std::move(*hit);
       r.cached = true;
@@ -142,7 +142,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
              {"repeats", opt.repeats},
              {"profile_seconds", r.seconds},
              {"layers", out_layers}};
-  if (opt.use_cache) cache.store(key, r.costs, &r.warnings);
+  if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }
 

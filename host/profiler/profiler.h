@@ -39,7 +39,8 @@ struct ProfileOptions {
   int repeats = 5;             // timed runs per (layer, batch), after the executor's warm-up
   double min_seconds = 0.005;  // a (layer, batch) whose repeats total less is re-timed with more
   int max_repeats = 200;
-  bool use_cache = true;
+  bool reuse_cache = true;     // take the cached table when there is one
+  bool write_cache = true;     // store what was measured (so a re-measure refreshes the cache)
   std::string cache_dir;       // "": the default folder (cost_cache.h)
   // Called with a status line before each measurement ("" at the end); may be empty.
   std::function<void(const std::string&)> progress;
@@ -48,7 +49,7 @@ struct ProfileOptions {
 struct ProfileResult {
   nlohmann::json costs;
   bool cached = false;     // taken from the cache, nothing measured
-  std::string cache_file;  // "" when the cache is off
+  std::string cache_file;  // the cache entry read or written; "" when there is no cache folder
   double seconds = 0;      // wall time spent measuring
   std::string warnings;    // lines starting "warning:", "" when none
 };

@@ -71,6 +71,7 @@ TEST_CASE("frugal profile: the second run is a cache hit; --no-cache and a corru
   FrugalRun fresh = frugal_in(dir, cmd + "c.json --no-cache");
   REQUIRE(fresh.code == 0);
   CHECK(contains(fresh.output, "measured in"));
+  CHECK(read_json(files[0])["costs"] == read_json(dir / "c.json"));  // the cache now holds the new measurement
 
   // Other threads or batch sizes are other keys: a miss, a second file.
   FrugalRun other = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeats 1");
