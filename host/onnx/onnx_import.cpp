@@ -209,9 +209,7 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
 
   try {
     g.topological_sort();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::runtime_error& e) {
+  } catch (const std::runtime_error& e) {  // the graph's own message, named by file here
     fail(origin, e.what());
   }
   return g;
