@@ -102,12 +102,18 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
         opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " + std::to_string(i + 1) +
                      "/" + std::to_string(n) + " '" + name + "' at batch " + std::to_string(b) + "  [" +
                      std::to_string(i * batches.size() + k + 1) + "/" + std::to_string(total) + "]");
-      LayerTiming t = ex.time_layer(index, b, opt.repeats);
+      int reps = opt.repeats;
+      LayerTiming t = ex.time_layer(index, b, reps);
       // Fast layers: the median of a few microsecond runs is mostly timer noise.
-      if (t.median_seconds * opt.repeats < opt.min_seconds && opt.repeats < opt.max_repeats) {
+      if (t.median_seconds * reps < opt.min_seconds && reps < opt.max_repeats) {
         const double each = std::max(t.median_seconds, 1e-7);
         const int more = static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
-        if (more > opt.repeats) t = ex.time_layer(index, b, more);
+        if (more > reps) t = ex.time_layer(index, b, reps = more);
+      }
+      for (int attempt = 1; attempt < opt.max_attempts && t.spread_seconds > opt.max_relative_spread * t.median_seconds;
+           ++attempt) {
+        const LayerTiming again = ex.time_layer(index, b, reps);
+        if (again.median_seconds < t.median_seconds) t = again;
       }
       per_batch[b] = t.median_seconds;
       spread[b] = t.spread_seconds;

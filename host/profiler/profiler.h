@@ -39,6 +39,11 @@ struct ProfileOptions {
   int repeats = 5;             // timed runs per (layer, batch), after the executor's warm-up
   double min_seconds = 0.005;  // a (layer, batch) whose repeats total less is re-timed with more
   int max_repeats = 200;
+  // A stall of the machine (another process taking the cores) shows as a spread
+  // comparable to the median: such a (layer, batch) is timed again, up to
+  // max_attempts times in all, and the attempt with the smallest median is kept.
+  double max_relative_spread = 0.5;
+  int max_attempts = 3;
   bool reuse_cache = true;     // take the cached table when there is one
   bool write_cache = true;     // store what was measured (so a re-measure refreshes the cache)
   std::string cache_dir;       // "": the default folder (cost_cache.h)
