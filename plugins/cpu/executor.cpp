@@ -9,6 +9,8 @@
 #include <cstring>
 #include <thread>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "frugal/plugin_sdk.hpp"
@@ -73,10 +75,9 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model"), options.threads), options_(options) {}
+    : model_(load_onnx_bytes(onnx, size, "model"), options.threads), options_(options), pool_(options.threads) {}
 
-// OpenBLAS runs single-threaded inside the executor's own OpenMP threads (see
-// kernels/parallel_gemm.h for why).
+// OpenBLAS runs single-threaded inside the executor's own threads (see thread_pool.h).
 void Executor::use_threads() const { openblas_set_num_threads(1); }
 
 std::string Executor::describe_json() const {
@@ -129,6 +130,11 @@ frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
 }
 
 void Executor::set_budget(uint64_t bytes) {
+  // More than the machine has cannot be meant (and a sanitizer build would abort on it).
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0 && bytes > uint64_t(pages) * uint64_t(page))
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "set_budget: " + format_bytes(bytes) + " is more than this machine's memory (" +
+                                                     format_bytes(uint64_t(pages) * uint64_t(page)) + ")");
   budget_set_ = false;
   arena_.reset(bytes);
   budget_set_ = true;
@@ -270,7 +276,7 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
   for (size_t c = 0; c + 1 < cuts.size(); ++c) {
     const int64_t lo = cuts[c], n = cuts[c + 1] - lo;
     KernelArgs args;
-    args.threads = options_.threads;
+    args.pool = &pool_;
     args.in_dims = m.call_dims(s.layer, n);
     for (int t : L.node_inputs) {
       if (t < 0) {
@@ -386,7 +392,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   const bool has_ws = need.ws_bytes > 0;
   const ChunkMemory::Id ws = has_ws ? arena->alloc(need.ws_bytes) : 0;
   KernelArgs args;
-  args.threads = options_.threads;
+  args.pool = &pool_;
   args.in_dims = m.call_dims(layer, batch);
   for (int t : L.node_inputs) {
     if (t < 0) {

@@ -11,6 +11,7 @@
 #include "compiled_model.h"
 #include "frugal/plugin.h"
 #include "plan.h"
+#include "thread_pool.h"
 
 namespace frugal::cpu {
 
@@ -56,6 +57,7 @@ class Executor {
 
   CompiledModel model_;
   ExecutorOptions options_;
+  mutable ThreadPool pool_;  // shared by const run paths; holds no model state
   Arena arena_;
   bool budget_set_ = false;
 };

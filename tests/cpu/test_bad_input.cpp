@@ -261,3 +261,12 @@ TEST_CASE("a model that is not batch-separable runs whole, and says why", "[cpu]
   const cpu_test::Status st = ex.run(in3, out3);
   CHECK_THAT(st.message, Contains("[3, 3]") && Contains("expected [2, 3]"));
 }
+
+TEST_CASE("a budget larger than the machine's memory is refused", "[cpu][errors]") {
+  cpu_test::Executor ex(frugal::build_zoo_model("toy_tiny", 1));
+  REQUIRE(ex.ok());
+  const cpu_test::Status st = ex.set_budget(uint64_t(1) << 60);
+  CHECK(st.code == FRUGAL_ERR_OUT_OF_MEMORY);
+  CHECK_THAT(st.message, Contains("set_budget") && Contains("more than this machine's memory"));
+  CHECK(ex.set_budget(1 << 20).ok());
+}

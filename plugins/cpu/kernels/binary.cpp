@@ -111,17 +111,18 @@ class BinaryKernel : public Kernel {
     const size_t q = D.size();
     const int64_t len = D[q - 1], la = A[q - 1], lb = B[q - 1];
     const int64_t rows = product(D, 0, q - 1);
-#pragma omp parallel for num_threads(args.threads) schedule(static) if (args.threads > 1 && rows * len > 32768 && rows > 1)
-    for (int64_t row = 0; row < rows; ++row) {
-      int64_t oa = 0, ob = 0, rem = row;
-      for (size_t k = q - 1; k-- > 0;) {
-        const int64_t idx = rem % D[k];
-        rem /= D[k];
-        oa += idx * A[k];
-        ob += idx * B[k];
+    parallel_range(args.pool, rows, std::max<int64_t>(1, 32768 / len), [&](int64_t r0, int64_t r1) {
+      for (int64_t row = r0; row < r1; ++row) {
+        int64_t oa = 0, ob = 0, rem = row;
+        for (size_t k = q - 1; k-- > 0;) {
+          const int64_t idx = rem % D[k];
+          rem /= D[k];
+          oa += idx * A[k];
+          ob += idx * B[k];
+        }
+        inner<op>(pa + oa, la, pb + ob, lb, args.out + row * len, len);
       }
-      inner<op>(pa + oa, la, pb + ob, lb, args.out + row * len, len);
-    }
+    });
   }
 
   std::string label_;

@@ -6,8 +6,6 @@
 //     then sgemm. The workspace is per sample, so ws(b) does not grow with b.
 // The bias and any BatchNormalization/activation bundled after the conv run as
 // the epilogue, per output plane, right after the sgemm.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -148,17 +146,15 @@ class ConvKernel : public Kernel {
   void run(const KernelArgs& a) const override {
     const int64_t n = a.in_dims[0][0];
     if (algo_ == Algo::Depthwise) {
-      run_depthwise(a.in[0], a.out, n, a.threads);
+      run_depthwise(a.in[0], a.out, n, a.pool);
       return;
     }
-    const int t = int(std::min<int64_t>(a.threads, n));
-    if (t > 1) {
-      // Whole samples per thread, each with its own slice of the workspace: one
-      // parallel region per call, so threads meet once per layer, not per sample.
-#pragma omp parallel for num_threads(t) schedule(static)
-      for (int64_t s = 0; s < n; ++s) run_sample(a, s, a.ws + int64_t(omp_get_thread_num()) * ws_floats(), 1);
+    if (a.pool && a.pool->size() > 1 && n > 1) {
+      // Whole samples per participant, each with its own slice of the workspace
+      // (slot < min(threads, n), as workspace_bytes() reserves).
+      a.pool->parallel_for(n, [&](int64_t s, int slot) { run_sample(a, s, a.ws + slot * ws_floats(), nullptr); });
     } else {
-      for (int64_t s = 0; s < n; ++s) run_sample(a, s, a.ws, a.threads);
+      for (int64_t s = 0; s < n; ++s) run_sample(a, s, a.ws, a.pool);
     }
   }
 
@@ -167,39 +163,30 @@ class ConvKernel : public Kernel {
 
   int64_t ws_floats() const { return algo_ == Algo::Im2col ? K_ * win_.Ho * win_.Wo : 0; }
 
-  // One sample. With several threads: one parallel region in which the threads
-  // share the im2col rows, meet once, then each computes a block of output
-  // channels (sgemm) and applies the epilogue to them.
-  void run_sample(const KernelArgs& a, int64_t s, float* ws, int threads) const {
+  // One sample. With a pool: the im2col rows in parallel, then blocks of output
+  // channels (one sgemm and the epilogue each) in parallel.
+  void run_sample(const KernelArgs& a, int64_t s, float* ws, ThreadPool* pool) const {
     const int64_t in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
     const float* xs = a.in[0] + s * C_ * in_plane;
     float* ys = a.out + s * M_ * out_plane;
     const bool im2col = algo_ == Algo::Im2col;
-    auto part = [&](int tid, int nt) {
-      for (int64_t g = 0; g < group_; ++g) {
-        const float* xg = xs + g * Cg_ * in_plane;
-        if (im2col) {
-          im2col_rows(xg, ws, K_ * tid / nt, K_ * (tid + 1) / nt);
-          if (nt > 1) {
-#pragma omp barrier
-          }
-        }
-        const int64_t m0 = Mg_ * tid / nt, m1 = Mg_ * (tid + 1) / nt;
+    if (pool && 2.0 * double(M_) * double(out_plane) * double(K_) < 4e6) pool = nullptr;  // too small to share
+    const int64_t blocks = pool ? std::min<int64_t>(Mg_, pool->size()) : 1;
+    for (int64_t g = 0; g < group_; ++g) {
+      const float* xg = xs + g * Cg_ * in_plane;
+      if (im2col)
+        parallel_range(pool, K_, std::max<int64_t>(1, 16384 / out_plane),
+                       [&](int64_t r0, int64_t r1) { im2col_rows(xg, ws, r0, r1); });
+      auto block = [&](int64_t b, int) {
+        const int64_t m0 = Mg_ * b / blocks, m1 = Mg_ * (b + 1) / blocks;
         float* yg = ys + (g * Mg_ + m0) * out_plane;
         parallel_sgemm(false, false, m1 - m0, out_plane, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_,
-                       im2col ? ws : xg, out_plane, 0.0f, yg, out_plane, 1);
+                       im2col ? ws : xg, out_plane, 0.0f, yg, out_plane, nullptr);
         for (int64_t m = m0; m < m1; ++m) epilogue_.apply(yg + (m - m0) * out_plane, g * Mg_ + m, out_plane);
-        if (im2col && nt > 1 && g + 1 < group_) {
-#pragma omp barrier
-        }
-      }
-    };
-    if (threads <= 1 || 2.0 * double(M_) * double(out_plane) * double(K_) < 4e6) {
-      part(0, 1);
-      return;
+      };
+      if (pool) pool->parallel_for(blocks, block);
+      else block(0, 0);
     }
-#pragma omp parallel num_threads(threads)
-    part(omp_get_thread_num(), omp_get_num_threads());
   }
 
   // Rows [r0, r1) of ws[(c, i, j), (oh, ow)] = x[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw], 0 in the padding.
@@ -229,7 +216,7 @@ class ConvKernel : public Kernel {
   }
 
   // One output plane per (sample, output channel); channel m reads input channel m / (M/C).
-  void run_depthwise(const float* x, float* y, int64_t n, int threads) const {
+  void run_depthwise(const float* x, float* y, int64_t n, ThreadPool* pool) const {
     const Window& w = win_;
     const int64_t mult = M_ / C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
     const int64_t planes = n * M_;
@@ -238,8 +225,8 @@ class ConvKernel : public Kernel {
     const bool fast3x3 = w.kh == 3 && w.kw == 3 && w.dh == 1 && w.dw == 1 && w.sh == w.sw && (w.sw == 1 || w.sw == 2);
     // Columns where all three taps are inside x (the interior of the fused 3x3 loop).
     const int64_t a = fast3x3 ? std::max({lo[0], lo[1], lo[2]}) : 0, b = fast3x3 ? std::min({hi[0], hi[1], hi[2]}) : 0;
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallel_range(pool, planes, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
       const int64_t s = p / M_, m = p % M_;
       float* out = y + p * out_plane;
       const float* xc = x + (s * C_ + m / mult) * in_plane;
@@ -249,6 +236,7 @@ class ConvKernel : public Kernel {
       else depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
       epilogue_.apply(out, m, out_plane);
     }
+    });
   }
 
   std::string label_;

@@ -81,15 +81,16 @@ void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {
   }
 }
 
-void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, int threads) const {
+void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, ThreadPool* pool) const {
   if (steps_.empty()) return;
   if (inner == 1 && channels > 1) {
     apply_rows(x, outer, channels);
     return;
   }
   const int64_t planes = outer * channels;
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && planes * inner > 32768)
-  for (int64_t p = 0; p < planes; ++p) apply(x + p * inner, p % channels, inner);
+  parallel_range(pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) apply(x + p * inner, p % channels, inner);
+  });
 }
 
 }  // namespace frugal::cpu

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "thread_pool.h"
+
 namespace frugal::cpu {
 
 class Epilogue {
@@ -28,7 +30,7 @@ class Epilogue {
   // Applies to a [rows, channels] matrix (channels contiguous), e.g. a Gemm output.
   void apply_rows(float* x, int64_t rows, int64_t channels) const;
   // Applies to a tensor of `outer` x `channels` x `inner` values, in parallel.
-  void apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, int threads) const;
+  void apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, ThreadPool* pool) const;
 
  private:
   enum class Kind { Affine, Relu, Clip, Sigmoid };

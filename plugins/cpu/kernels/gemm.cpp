@@ -92,7 +92,7 @@ class GemmKernel : public Kernel {
       beta = 1.0f;
     }
     parallel_sgemm(trans_a_, trans_b_, M, N, K, alpha_, a_.get(a, 0), trans_a_ ? M : K, b_.get(a, 1), trans_b_ ? K : N,
-                   beta, a.out, N, a.threads);
+                   beta, a.out, N, a.pool);
     epilogue_.apply_rows(a.out, M, N);
   }
 
@@ -137,7 +137,7 @@ class MatMulKernel : public Kernel {
     const size_t nb = s.batch.size();
     if (s.b_batch_free) {  // one sgemm: the batch dims of A fold into M
       const int64_t rows = product(s.batch) * s.M;
-      parallel_sgemm(false, false, rows, s.N, s.K, 1.0f, A, s.K, B, s.N, 0.0f, args.out, s.N, args.threads);
+      parallel_sgemm(false, false, rows, s.N, s.K, 1.0f, A, s.K, B, s.N, 0.0f, args.out, s.N, args.pool);
       return;
     }
     const int64_t count = product(s.batch);
@@ -150,7 +150,7 @@ class MatMulKernel : public Kernel {
         ob += (s.b_batch[k] == 1 ? 0 : i) * s.b_stride[k];
       }
       parallel_sgemm(false, false, s.M, s.N, s.K, 1.0f, A + oa * s.M * s.K, s.K, B + ob * s.K * s.N, s.N, 0.0f,
-                     args.out + idx * s.M * s.N, s.N, args.threads);
+                     args.out + idx * s.M * s.N, s.N, args.pool);
     }
   }
 

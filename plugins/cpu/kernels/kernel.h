@@ -11,6 +11,7 @@
 
 #include "graph/graph.h"
 #include "kernels/epilogue.h"
+#include "thread_pool.h"
 
 namespace frugal::cpu {
 
@@ -44,7 +45,7 @@ struct KernelArgs {
   float* out = nullptr;
   Dims out_dims;
   float* ws = nullptr;
-  int threads = 1;
+  ThreadPool* pool = nullptr;  // the executor's threads (null: run serially)
 };
 
 class Kernel {

@@ -55,8 +55,8 @@ class LrnKernel : public Kernel {
     const int64_t N = d[0], C = d[1], inner = product(d, 2);
     const int64_t below = (size_ - 1) / 2, above = size_ - 1 - below;
     const double k = double(alpha_) / double(size_);
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1)
-    for (int64_t p = 0; p < N * C; ++p) {
+    parallel_range(a.pool, N * C, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
       const int64_t n = p / C, c = p % C;
       const int64_t c0 = std::max<int64_t>(0, c - below), c1 = std::min<int64_t>(C - 1, c + above);
       const float* x = a.in[0] + n * C * inner;
@@ -70,6 +70,7 @@ class LrnKernel : public Kernel {
         y[i] = float(double(x[c * inner + i]) / std::pow(double(bias_) + k * sq, double(beta_)));
       }
     }
+    });
   }
 
  private:

@@ -18,9 +18,9 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const
 }  // namespace
 
 void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int threads) {
+                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool) {
   const double flops = 2.0 * double(M) * double(N) * double(K);
-  int parts = threads;
+  int parts = pool ? pool->size() : 1;
   if (flops < 2e6) parts = 1;  // too small to share
   const bool by_rows = M >= 16 * parts || M >= N;
   parts = int(std::min<int64_t>(parts, by_rows ? M : N));
@@ -29,8 +29,7 @@ void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alp
     return;
   }
   const int64_t total = by_rows ? M : N;
-#pragma omp parallel for num_threads(parts) schedule(static, 1)
-  for (int p = 0; p < parts; ++p) {
+  pool->parallel_for(parts, [&](int64_t p, int) {
     const int64_t lo = total * p / parts, hi = total * (p + 1) / parts;
     if (by_rows) {  // rows [lo, hi) of op(A) and C
       const float* a = ta ? A + lo : A + lo * lda;
@@ -39,7 +38,7 @@ void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alp
       const float* b = tb ? B + lo * ldb : B + lo;
       sgemm(ta, tb, M, hi - lo, K, alpha, A, lda, b, ldb, beta, C + lo, ldc);
     }
-  }
+  });
 }
 
 }  // namespace frugal::cpu

@@ -41,43 +41,45 @@ class PoolKernel : public Kernel {
   }
 
   void run(const KernelArgs& a) const override {
+    const int64_t planes = a.in_dims[0][0] * C_, in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
+    parallel_range(a.pool, planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) pool_plane(a.in[0] + p * in_plane, a.out + p * out_plane);
+    });
+  }
+
+ private:
+  // One (sample, channel) plane.
+  void pool_plane(const float* x, float* y) const {
     const Window& w = win_;
-    const int64_t planes = a.in_dims[0][0] * C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1)
-    for (int64_t p = 0; p < planes; ++p) {
-      const float* x = a.in[0] + p * in_plane;
-      float* y = a.out + p * out_plane;
-      for (int64_t oh = 0; oh < w.Ho; ++oh) {
-        for (int64_t ow = 0; ow < w.Wo; ++ow) {
-          const int64_t h0 = oh * w.sh - w.pt, w0 = ow * w.sw - w.pl;
-          float best = -std::numeric_limits<float>::infinity();
-          double sum = 0.0;
-          int64_t inside = 0, in_padded = 0;
-          for (int64_t i = 0; i < w.kh; ++i) {
-            const int64_t ih = h0 + i * w.dh;
-            const bool row_in = ih >= 0 && ih < w.H;
-            const bool row_padded = ih < w.H + w.pb;  // ih >= -pt always holds
-            for (int64_t j = 0; j < w.kw; ++j) {
-              const int64_t iw = w0 + j * w.dw;
-              if (row_padded && iw < w.W + w.pr) ++in_padded;
-              if (!row_in || iw < 0 || iw >= w.W) continue;
-              const float v = x[ih * w.W + iw];
-              ++inside;
-              if (max_) best = std::max(best, v);
-              else sum += v;
-            }
+    for (int64_t oh = 0; oh < w.Ho; ++oh) {
+      for (int64_t ow = 0; ow < w.Wo; ++ow) {
+        const int64_t h0 = oh * w.sh - w.pt, w0 = ow * w.sw - w.pl;
+        float best = -std::numeric_limits<float>::infinity();
+        double sum = 0.0;
+        int64_t inside = 0, in_padded = 0;
+        for (int64_t i = 0; i < w.kh; ++i) {
+          const int64_t ih = h0 + i * w.dh;
+          const bool row_in = ih >= 0 && ih < w.H;
+          const bool row_padded = ih < w.H + w.pb;  // ih >= -pt always holds
+          for (int64_t j = 0; j < w.kw; ++j) {
+            const int64_t iw = w0 + j * w.dw;
+            if (row_padded && iw < w.W + w.pr) ++in_padded;
+            if (!row_in || iw < 0 || iw >= w.W) continue;
+            const float v = x[ih * w.W + iw];
+            ++inside;
+            if (max_) best = std::max(best, v);
+            else sum += v;
           }
-          if (max_) y[oh * w.Wo + ow] = best;
-          else {
-            const int64_t div = count_include_pad_ ? in_padded : inside;
-            y[oh * w.Wo + ow] = div > 0 ? float(sum / double(div)) : 0.0f;
-          }
+        }
+        if (max_) y[oh * w.Wo + ow] = best;
+        else {
+          const int64_t div = count_include_pad_ ? in_padded : inside;
+          y[oh * w.Wo + ow] = div > 0 ? float(sum / double(div)) : 0.0f;
         }
       }
     }
   }
 
- private:
   std::string label_;
   Window win_;
   int64_t C_ = 0;
@@ -102,19 +104,20 @@ class GlobalPoolKernel : public Kernel {
   void run(const KernelArgs& a) const override {
     const Dims& x = a.in_dims[0];
     const int64_t planes = x[0] * x[1], inner = product(x, 2);
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && planes * inner > 32768)
-    for (int64_t p = 0; p < planes; ++p) {
-      const float* v = a.in[0] + p * inner;
-      if (max_) {
-        float best = -std::numeric_limits<float>::infinity();
-        for (int64_t i = 0; i < inner; ++i) best = std::max(best, v[i]);
-        a.out[p] = best;
-      } else {
-        double sum = 0.0;
-        for (int64_t i = 0; i < inner; ++i) sum += v[i];
-        a.out[p] = float(sum / double(inner));
+    parallel_range(a.pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* v = a.in[0] + p * inner;
+        if (max_) {
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < inner; ++i) best = std::max(best, v[i]);
+          a.out[p] = best;
+        } else {
+          double sum = 0.0;
+          for (int64_t i = 0; i < inner; ++i) sum += v[i];
+          a.out[p] = float(sum / double(inner));
+        }
       }
-    }
+    });
   }
 
  private:

@@ -116,9 +116,10 @@ class ConcatKernel : public Kernel {
       const int64_t block = product(a.in_dims[i], size_t(axis));
       const float* src = is_constant_[i] ? constants_[i].data() : a.in[i];
       if (block == 0) continue;  // an empty part: nothing to copy (and maybe no buffer)
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && outer * block > 65536 && outer > 1)
-      for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(a.out + o * out_block + offset, src + o * block, sizeof(float) * size_t(block));
+      parallel_range(a.pool, outer, std::max<int64_t>(1, 65536 / block), [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o)
+          std::memcpy(a.out + o * out_block + offset, src + o * block, sizeof(float) * size_t(block));
+      });
       offset += block;
     }
   }

@@ -29,8 +29,8 @@ class SoftmaxKernel : public Kernel {
     const int64_t outer = product(d, 0, axis);
     const int64_t len = coerce_2d_ ? product(d, axis) : d[axis];
     const int64_t inner = coerce_2d_ ? 1 : product(d, axis + 1);
-#pragma omp parallel for num_threads(a.threads) schedule(static) if (a.threads > 1 && outer * len * inner > 32768)
-    for (int64_t o = 0; o < outer; ++o) {
+    parallel_range(a.pool, outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, len * inner)), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const float* x = a.in[0] + o * len * inner + i;
         float* y = a.out + o * len * inner + i;
@@ -46,6 +46,7 @@ class SoftmaxKernel : public Kernel {
         for (int64_t k = 0; k < len; ++k) y[k * inner] *= inv;
       }
     }
+    });
   }
 
  private:
