@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
     if (first) {
       sgemm_before = sgemm_gflops(gm, gn, gk, t_used, repeats);
       std::printf("device: %s\n", d["device"].get<std::string>().c_str());
-      std::printf("sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s\n", gm, gn, gk, sgemm_before);
+      std::printf("sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s with %d thread%s, %.1f with 1\n", gm, gn,
+                  gk, sgemm_before, t_used, t_used == 1 ? "" : "s", sgemm_gflops(gm, gn, gk, 1, repeats));
       std::printf("%-16s %5s %10s %10s %12s %8s %12s %10s %10s\n", "network", "batch", "images/s", "GFLOP/s",
                   "conv GFLOP/s", "sgemm", "conv/sgemm", "peak MB", "moved MB");
       first = false;
