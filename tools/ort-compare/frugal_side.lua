@@ -1,0 +1,60 @@
+-- The frugal half of compare.mjs: a long-lived `frugal` process that holds one
+-- model on the CPU executor and runs it when told, so that process start and
+-- model load stay outside the timed part (the driver times each "run" round trip).
+-- usage: frugal tools/ort-compare/frugal_side.lua MODEL.onnx THREADS
+-- Commands on stdin, one per line; every reply is one line on stdout:
+--   input X.npy   load the input (once); two untimed runs (the first one sizes the arena),
+--                 then the arena is kept at what the whole batch needs, as a
+--                 session's memory is kept by ONNX Runtime  -> "ok BUDGET_BYTES"
+--   run           run once on that input                   -> "ran SECONDS" (executor's own clock)
+--   save Y.npy    write the last output                    -> "ok"
+--   quit
+-- A failure answers "error MESSAGE" (the driver stops with it) instead of a traceback.
+local model_path, threads = arg[1], tonumber(arg[2])
+if not model_path or not threads then
+  io.stderr:write("usage: frugal frugal_side.lua MODEL.onnx THREADS\n")
+  os.exit(2)
+end
+io.stdout:setvbuf("no")  -- a reply must reach the driver now, not when a buffer fills
+
+local ok, ex = pcall(function()
+  return frugal.executor(frugal.load(model_path), {executor = "cpu", threads = threads})
+end)
+if not ok then
+  print("error " .. tostring(ex):gsub("\n", " "))
+  os.exit(1)
+end
+print("ready " .. ex:describe().threads)
+
+local x, y
+local handlers = {
+  input = function(path)
+    if x then error("one input per process (the arena is sized to it)") end
+    x = frugal.load_npy(path)
+    local _, report = ex:run(x)  -- no budget yet: the arena is sized to this batch
+    ex:set_budget(report.predicted_peak_bytes)
+    y = ex:run(x)
+    return "ok " .. math.tointeger(report.predicted_peak_bytes)
+  end,
+  run = function()
+    local report
+    y, report = ex:run(x)
+    return string.format("ran %.9f", report.seconds)
+  end,
+  save = function(path)
+    y:save_npy(path)
+    return "ok"
+  end,
+}
+
+for line in io.lines() do
+  local cmd, rest = line:match("^(%S+)%s*(.*)$")
+  if cmd == "quit" then break end
+  local h = handlers[cmd]
+  if not h then
+    print("error unknown command '" .. tostring(line) .. "'")
+  else
+    local good, reply = pcall(h, rest)
+    print(good and reply or ("error " .. tostring(reply):gsub("\n", " ")))
+  end
+end
