@@ -242,7 +242,7 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
     }
     const relDiff = scale > 0 ? maxDiff / scale : maxDiff;
 
-    const t = { ort: [], frugal: [], frugalOwn: [] };
+    const t = { ort: [], frugal: [], frugalOwn: [], ping: [] };
     const turn = {
       ort: async (timed) => {
         const t0 = nowSeconds();
@@ -250,6 +250,9 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
         if (timed) t.ort.push(nowSeconds() - t0);
       },
       frugal: async (timed) => {
+        const p0 = nowSeconds();
+        await frugal.ask('ping');  // the pipe round trip alone, right before: how much of a "run" is not frugal's
+        if (timed) t.ping.push(nowSeconds() - p0);
         const t0 = nowSeconds();
         const own = Number((await frugal.ask('run')).split(' ')[1]);
         if (timed) {
@@ -265,9 +268,9 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
         await sleep(a.gapMs);
         await turn[engine](timed);
       }
-      process.stderr.write(`\r${name} batch ${batch}: round ${r + 1}/${a.warmup + a.rounds}   `);
+      if (process.stderr.isTTY) process.stderr.write(`\r${name} batch ${batch}: round ${r + 1}/${a.warmup + a.rounds}   `);
     }
-    process.stderr.write('\r\x1b[K');
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     const rate = (times) => {
       const ips = times.map((s) => batch / s);
       return { median: batch / median(times), min: Math.min(...ips), max: Math.max(...ips) };
@@ -278,7 +281,10 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
       ort: rate(t.ort),
       frugal: rate(t.frugal),
       frugal_own_clock: rate(t.frugalOwn),
+      ping_seconds: median(t.ping),
       ratio: median(t.ort) / median(t.frugal),
+      // The same ratio within each round (both engines saw about the same machine).
+      round_ratios: t.ort.map((o, i) => o / t.frugal[i]),
       max_abs_diff: maxDiff,
       output_scale: scale,
       rel_diff: relDiff,
@@ -346,17 +352,23 @@ async function main() {
   console.log(`engines   ONNX Runtime ${m.ort} (onnxruntime-node, CPU EP, graph optimisation ORT_ENABLE_ALL: BatchNorm folded, Conv+activation fused); ${m.frugal} cpu executor, OpenBLAS ${m.openblas}; Node ${m.node}`);
   console.log(`threads   ${a.threads} (ORT intra_op ${a.threads}, inter_op 1; frugal {"threads": ${a.threads}}); ${a.rounds} timed rounds after ${a.warmup} warm-up, engines alternating, median`);
   console.log('');
-  const head = ['network', 'batch', 'ORT img/s', '(min-max)', 'frugal img/s', '(min-max)', 'frugal/ORT', 'max|diff|/max|ORT|', ''];
-  const w = [14, 5, 10, 15, 12, 15, 10, 18, 8];
+  const head = ['network', 'batch', 'ORT img/s', '(min-max)', 'frugal img/s', '(min-max)', 'frugal/ORT', '(per round)',
+    'own clock', 'pipe ms', 'max|diff|/max|ORT|', ''];
+  const w = [13, 5, 9, 13, 12, 13, 10, 11, 9, 7, 18, 6];
   const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(' ');
   console.log(line(head));
   const span = (r) => `(${r.min.toFixed(1)}-${r.max.toFixed(1)})`;
   for (const r of rows)
     console.log(line([r.network, r.batch, r.ort.median.toFixed(2), span(r.ort), r.frugal.median.toFixed(2), span(r.frugal),
-      `${(100 * r.ratio).toFixed(0)}%`, r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER']));
+      `${(100 * r.ratio).toFixed(0)}%`,
+      `(${(100 * Math.min(...r.round_ratios)).toFixed(0)}-${(100 * Math.max(...r.round_ratios)).toFixed(0)}%)`,
+      r.frugal_own_clock.median.toFixed(2), (1e3 * r.ping_seconds).toFixed(2), r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER']));
   console.log('');
   console.log('img/s: batch / median seconds of one run; ORT timed around session.run, frugal around a "run" round trip to its');
-  console.log('process (includes a pipe round trip, ~0.1 ms). max|diff|/max|ORT|: largest output difference over the largest |output|.');
+  console.log('process (so it includes a pipe round trip and the Lua binding). frugal/ORT: frugal img/s over ORT img/s (medians);');
+  console.log('per round: the same ratio within each round, min-max. own clock: frugal img/s by the executor\'s own timer (input');
+  console.log('copy-in to output copy-out, no binding, no pipe). pipe ms: median round trip of an empty command, timed before each');
+  console.log('run. max|diff|/max|ORT|: largest output difference over the largest |output| (ORT\'s).');
   if (rows.some((r) => !r.agree)) console.log(`DIFFER: above --tolerance ${a.tolerance}; that row's speed comparison is not meaningful.`);
   if (a.json) fs.writeFileSync(a.json, JSON.stringify({ machine: m, load_start: loadStart, load_end: loadEnd, options: a, rows }, null, 2));
   process.exit(rows.every((r) => r.agree) ? 0 : 3);

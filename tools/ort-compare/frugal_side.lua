@@ -8,6 +8,7 @@
 --                 session's memory is kept by ONNX Runtime  -> "ok BUDGET_BYTES"
 --   run           run once on that input                   -> "ran SECONDS" (executor's own clock)
 --   save Y.npy    write the last output                    -> "ok"
+--   ping          nothing (the driver times the pipe round trip)   -> "pong"
 --   quit
 -- A failure answers "error MESSAGE" (the driver stops with it) instead of a traceback.
 local model_path, threads = arg[1], tonumber(arg[2])
@@ -41,6 +42,7 @@ local handlers = {
     y, report = ex:run(x)
     return string.format("ran %.9f", report.seconds)
   end,
+  ping = function() return "pong" end,
   save = function(path)
     y:save_npy(path)
     return "ok"
