@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
@@ -67,7 +68,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
                 "): only batch size 1 can be measured");
 
   ProfileResult r;
-  const nlohmann::json key = {{"format", 1},          {"model_hash", subject.model_hash},
+  const nlohmann::json key = {{"format", 2},          {"model_hash", subject.model_hash},
                               {"executor", subject.executor}, {"device", device},
                               {"threads", threads},   {"batch_max", B},
                               {"batches", batches},   {"repeats", opt.repeats}};
@@ -84,6 +85,12 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   const double t0 = now_seconds();
   const size_t n = layers.size();
   const size_t total = n * batches.size();
+  // Layers whose output is a network output: the executors keep those to the
+  // end even when another layer reads them, so the table must say so.
+  std::set<std::string> network_outputs;
+  if (d.contains("outputs") && d["outputs"].is_array())
+    for (const auto& o : d["outputs"])
+      if (o.is_object() && o.contains("name") && o["name"].is_string()) network_outputs.insert(o["name"].get<std::string>());
   nlohmann::json out_layers = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i) {
     const std::string name = layer_name(layers[i], i);
@@ -135,6 +142,10 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
                           {"out_bytes", out_b},
                           {"ws_bytes", ws_b},
                           {"source", source}});
+    const nlohmann::json& L = layers[i];
+    if (L.contains("output_tensor") && L["output_tensor"].is_string() &&
+        network_outputs.count(L["output_tensor"].get<std::string>()))
+      out_layers.back()["network_output"] = true;
   }
   if (opt.progress) opt.progress("");
   r.seconds = now_seconds() - t0;

@@ -64,7 +64,7 @@ BranchReduction reduce_branches(const CostTable& c, const LinearChain& ch) {
   for (int w = 0; w < n; ++w) {
     for (int u : c.distinct_inputs(w))
       for (int p = u + 1; p < w; ++p) jumped[p] = 1;
-    if (c.consumers[w].empty()) {
+    if (c.kept_to_end(w)) {
       outputs.push_back(c.layers[w].name);
       for (int p = w + 1; p < n; ++p) jumped[p] = 1;
     }

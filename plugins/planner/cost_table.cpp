@@ -179,6 +179,10 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
         lc.source.push_back(src[b].get<std::string>());
       }
     }
+    if (l.contains("network_output")) {
+      if (!l["network_output"].is_boolean()) fail(origin, where + " \"network_output\" must be true or false");
+      lc.network_output = l["network_output"].get<bool>();
+    }
     check_proportional(lc.out_bytes, "out_bytes", origin, where);
     check_proportional(lc.in_bytes, "in_bytes", origin, where);
     t.layers.push_back(std::move(lc));
@@ -241,6 +245,7 @@ json cost_table_to_json(const CostTable& t) {
     json jl = {{"name", l.name},         {"inputs", ins},           {"time_s", l.time_s},
                {"in_bytes", l.in_bytes}, {"out_bytes", l.out_bytes}, {"ws_bytes", l.ws_bytes}};
     if (!l.source.empty()) jl["source"] = l.source;
+    if (l.network_output) jl["network_output"] = true;
     layers.push_back(std::move(jl));
   }
   return {{"model", t.model}, {"executor", t.executor}, {"batch_max", t.batch_max}, {"layers", layers}};

@@ -22,6 +22,9 @@ struct LayerCost {
   std::vector<uint64_t> out_bytes;  // its one output tensor
   std::vector<uint64_t> ws_bytes;   // workspace while it runs
   std::vector<std::string> source;  // "measured", "predicted" or "interpolated" per batch (may be empty)
+  // The output is a network output: kept to the end of the request even when
+  // other layers read it (the executors never free a network output).
+  bool network_output = false;
 };
 
 struct CostTable {
@@ -43,6 +46,11 @@ struct CostTable {
   }
   const std::vector<int>& tensor_consumers(int t) const {
     return t == kNetworkInput ? input_consumers : consumers[t];
+  }
+  // Held until the request ends: a network output (read by no layer, or marked
+  // "network_output"). The network input never is.
+  bool kept_to_end(int t) const {
+    return t != kNetworkInput && (consumers[t].empty() || layers[t].network_output);
   }
   // The layer's distinct input tensors (a layer listing one tensor twice holds it once).
   std::vector<int> distinct_inputs(int layer) const;

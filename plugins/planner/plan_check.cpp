@@ -41,7 +41,8 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
     ts.per_sample = costs.tensor_per_sample(t);
     ts.consumers = static_cast<int>(costs.tensor_consumers(t).size());
     ts.live.assign(batch, 0);
-    ts.reads_left.assign(batch, ts.consumers);
+    // A network output is never freed: no count of reads reaches zero.
+    ts.reads_left.assign(batch, costs.kept_to_end(t) ? -1 : ts.consumers);
   }
   uint64_t held = 0;
   std::fill(tensors[0].live.begin(), tensors[0].live.end(), 1);

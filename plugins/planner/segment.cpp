@@ -18,10 +18,10 @@ Segment chain_segment(const CostTable& c, const std::vector<int>& order, int ent
   Segment s;
   s.boundary.assign(t + 1, 0);
   // Tensor produced before boundary `from` is held up to its last reader in the
-  // chain, or to the end when read outside it or not at all.
+  // chain, or to the end when read outside it or not at all, or a network output.
   auto hold = [&](int tensor, int from) {
     const std::vector<int>& readers = c.tensor_consumers(tensor);
-    int last = readers.empty() ? t : from - 1;
+    int last = readers.empty() || c.kept_to_end(tensor) ? t : from - 1;
     for (int r : readers) last = std::max(last, pos[r] < 0 ? t : pos[r]);
     for (int q = from; q <= last; ++q) s.boundary[q] += c.tensor_per_sample(tensor);
   };
@@ -120,7 +120,7 @@ Segment collapsed_segment(const CostTable& c, std::string* why_flat) {
   for (int w = 0; w < n; ++w) {
     for (int u : c.distinct_inputs(w))
       for (int p = u + 1; p < w; ++p) jumped[p] = 1;
-    if (c.consumers[w].empty()) {
+    if (c.kept_to_end(w)) {
       ++outputs;
       for (int p = w + 1; p < n; ++p) jumped[p] = 1;
     }

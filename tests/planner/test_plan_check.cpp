@@ -4,6 +4,7 @@
 
 #include "plan_check.h"
 #include "planner_test_util.h"
+#include "planners.h"
 
 using namespace frugal::planner;
 using nlohmann::json;
@@ -74,4 +75,30 @@ TEST_CASE("plan check: the JSON entry point", "[planner]") {
   plan["steps"][0]["layer"] = "zz";
   CHECK_THROWS_WITH(validate_plan(costs, plan), Catch::Contains("'zz', which is not in the cost table"));
   CHECK_THROWS_WITH(validate_plan(costs, json{{"steps", json::array()}}), Catch::Contains("batch"));
+}
+
+TEST_CASE("plan check: a network output that a later layer reads is kept to the end", "[planner]") {
+  // small_net with 'a' also a network output ("network_output": true), as the
+  // profiler marks it: the executors never free a network output.
+  json costs = cost_table_to_json(small_net());
+  costs["layers"][0]["network_output"] = true;
+  const CostTable t = parse_cost_table(costs);
+  CHECK(t.kept_to_end(0));
+  CHECK_FALSE(t.kept_to_end(1));
+  CHECK(t.kept_to_end(2));  // read by nobody
+  // Whole batch: c now also holds a's 8 bytes: 20 + 8 + 12 + 20 = 60 (52 unmarked).
+  CHECK(check_plan(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 2}}).step_bytes == std::vector<uint64_t>{30, 40, 60});
+  // Sample by sample: a0 stays after b read it; so does a1.
+  // c0: 20 + a0 4 + b0 6 + out 10 = 40; then input0 and b0 go: 24; a1: 24 + 4 + 1;
+  // b1: 28 + 6; c1: 28 + 6 + 10 = 44.
+  const std::vector<Step> s = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {0, 1, 1}, {1, 1, 1}, {2, 1, 1}};
+  CHECK(check_plan(t, 2, s).step_bytes == std::vector<uint64_t>{25, 30, 40, 29, 34, 44});
+  // The planners plan with it: vbs's predicted peak is the checker's and fits.
+  const json plan = run_planner("vbs", costs.dump(), json{{"budget_bytes", 44}, {"batch", 2}, {"unit_bytes", 1}}.dump());
+  CHECK(plan["peak_bytes"].get<uint64_t>() <= 44);
+  CHECK(plan["min_budget_bytes"].get<uint64_t>() == 44);
+  // Round trip keeps the flag; a non-boolean is refused by name.
+  CHECK(cost_table_to_json(t)["layers"][0]["network_output"] == true);
+  costs["layers"][0]["network_output"] = "yes";
+  CHECK_THROWS_WITH(parse_cost_table(costs), Catch::Contains("layer 0 'a'") && Catch::Contains("network_output"));
 }

@@ -19,6 +19,7 @@
 #include "plugins/executor_client.h"
 #include "plugins/planner_client.h"
 #include "plugins/plugin_registry.h"
+#include "profiler/profiler.h"
 #include "zoo/zoo.h"
 
 using nlohmann::json;
@@ -133,4 +134,47 @@ TEST_CASE("plans on every zoo network: measured peak equals the plan's, outputs 
   // The sweep exercises real schedules, not just whole-batch runs.
   CHECK(plans_run >= 3 * int(frugal::zoo_names().size()));
   CHECK(split_plans >= int(frugal::zoo_names().size()));
+}
+
+TEST_CASE("a network output that a later layer also reads: the profiled table keeps it, peaks agree",
+          "[workflow][plans]") {
+  // toy_linear with block2's output as a second network output, read by block3:
+  // the executor keeps it to the end; the profiler marks the layer
+  // "network_output", so the planner counts it to the end too.
+  frugal::Graph g = frugal::build_zoo_model("toy_linear", 3);
+  g.outputs.push_back("block2.relu");
+  frugal::PluginRegistry reg;
+  reg.scan_dirs({std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins"});
+  frugal::ExecutorClient ex(reg.require(FRUGAL_KIND_EXECUTOR, "cpu"), g, json{{"threads", 1}});
+  frugal::ProfileOptions opt;
+  opt.batch_max = kBatch;
+  opt.repeats = 1;
+  opt.reuse_cache = opt.write_cache = false;
+  const json costs = frugal::profile_costs(ex, {"cpu", "toy_linear+block2", "test"}, opt).costs;
+  int marked = 0;
+  for (const json& L : costs["layers"])
+    if (L.value("network_output", false)) {
+      ++marked;
+      CHECK((L["name"] == "block2.conv" || L["name"] == "fc"));
+    }
+  CHECK(marked == 2);
+
+  const std::vector<frugal::Tensor> in = {random_input(ex.describe(), 5)};
+  ex.set_budget(uint64_t(1) << 30);
+  std::vector<frugal::Tensor> whole;
+  ex.run(json(), in, whole);
+  REQUIRE(whole.size() == 2);
+  const json probe = frugal::make_plan(reg.require(FRUGAL_KIND_PLANNER, "vbs"), costs,
+                                       {{"budget_bytes", uint64_t(1) << 30}, {"batch", kBatch}});
+  const uint64_t min_budget = probe.at("min_budget_bytes").get<uint64_t>();
+  for (uint64_t budget : {min_budget, min_budget + min_budget / 2, uint64_t(1) << 30}) {
+    INFO("budget " << budget);
+    const json plan = frugal::make_plan(reg.require(FRUGAL_KIND_PLANNER, "vbs"), costs,
+                                        {{"budget_bytes", budget}, {"batch", kBatch}});
+    ex.set_budget(budget);
+    std::vector<frugal::Tensor> out;
+    CHECK(ex.run(plan, in, out).at("peak_bytes").get<uint64_t>() == plan.at("peak_bytes").get<uint64_t>());
+    REQUIRE(out.size() == 2);
+    for (size_t k = 0; k < 2; ++k) CHECK(relative_difference(whole[k], out[k]) <= 1e-5);
+  }
 }
