@@ -1,7 +1,9 @@
 # Thin wrapper around CMake: `make run` and `make test` are the README's two commands.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-WERROR ?= OFF
+# Warnings are errors by default, so `make run` and `make test` share one build
+# configuration (and one build); WERROR=OFF relaxes it for other compilers.
+WERROR ?= ON
 
 .PHONY: all deps build run test sanitize bench clean
 

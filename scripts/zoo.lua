@@ -4,7 +4,8 @@
 --   NAME         a zoo network (frugal zoo --list shows them)
 --   -o FILE      where to write the ONNX model (--output FILE also works)
 --   --seed S     seed of the random weights (default 1; same seed, same bytes)
---   --list       names, parameter counts and input shapes (builds every network:
+--   --list       names, parameter counts (torchvision's, and all initializers)
+--                and input shapes (builds every network:
 --                a few seconds)
 -- Zoo networks have torchvision's layouts with deterministic random weights and
 -- realistic BatchNorm statistics; toy_* networks are tiny, for tests.
@@ -24,18 +25,20 @@ if a.seed < 0 then common.fail("--seed must be >= 0, got " .. a.seed, 2) end
 
 if a.list then
   if a.name or a.output then common.fail("--list takes no NAME or -o\nusage: " .. usage, 2) end
-  local rows = {{"name", "parameters", "input", "output"}}
+  local rows = {{"name", "parameters", "initializers", "input", "output"}}
   for _, name in ipairs(frugal.zoo_names()) do
     progress:status("building " .. name)
     local m = frugal.zoo(name)
-    rows[#rows + 1] = {name, fmt.commas(m:parameter_count()), fmt.shape(m:inputs()[1].shape),
+    rows[#rows + 1] = {name, fmt.commas(m:torchvision_parameter_count()), fmt.commas(m:parameter_count()),
+                       fmt.shape(m:inputs()[1].shape),
                        fmt.shape(m:outputs()[1].shape)}
     m = nil
     collectgarbage()  -- the big ones hold hundreds of MB of weights
   end
   progress:done()
-  print(fmt.table(rows, {nil, "r"}, ""))
-  print("parameters: every float initializer (weights, biases, BatchNorm scale, shift and running statistics)")
+  print(fmt.table(rows, {nil, "r", "r"}, ""))
+  print("parameters: as torchvision counts them (weights, biases, BatchNorm scale and shift);")
+  print("initializers: every float initializer in the ONNX file (also BatchNorm running mean and variance)")
   return
 end
 

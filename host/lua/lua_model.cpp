@@ -12,6 +12,7 @@
 #include "onnx/onnx_import.h"
 #include "tensor/tensor_random.h"
 #include "util/error.h"
+#include "zoo/zoo.h"
 
 namespace frugal {
 
@@ -259,6 +260,12 @@ int m_parameter_count(lua_State* L) {
   return 1;
 }
 
+// Parameters as torchvision counts them (no BN running statistics): zoo/zoo.h.
+int m_torchvision_parameter_count(lua_State* L) {
+  lua_pushinteger(L, torchvision_parameter_count(check_model(L, 1).graph));
+  return 1;
+}
+
 int m_macs(lua_State* L) {
   const Graph& g = check_model(L, 1).graph;
   lua_createtable(L, static_cast<int>(g.nodes.size()), 0);
@@ -352,6 +359,7 @@ const LuaBinding kMethods[] = {
     {"infer_shapes", m_infer_shapes},
     {"unknown_ops", m_unknown_ops},
     {"parameter_count", m_parameter_count},
+    {"torchvision_parameter_count", m_torchvision_parameter_count},
     {"macs", m_macs},
     {"save", m_save},
     {"clone", m_clone},
