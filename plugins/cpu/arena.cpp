@@ -3,161 +3,31 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <string>
-
-#include "util/error.h"
 
 namespace frugal::cpu {
-
-// ---- CountingMemory ---------------------------------------------------------
-
-ChunkMemory::Id CountingMemory::alloc(uint64_t bytes) {
-  sizes_.push_back(bytes);
-  used_.push_back(true);
-  live_ += bytes;
-  if (live_ > peak_) peak_ = live_;
-  return Id(sizes_.size() - 1);
-}
-
-void CountingMemory::release(Id id) {
-  if (id >= used_.size() || !used_[id]) throw Error("memory simulation: chunk released twice");
-  used_[id] = false;
-  live_ -= sizes_[id];
-}
-
-ChunkMemory::Id CountingMemory::split(Id id, uint64_t at) {
-  if (id >= used_.size() || !used_[id] || at > sizes_[id]) throw Error("memory simulation: bad split");
-  const uint64_t rest = sizes_[id] - at;
-  sizes_[id] = at;
-  sizes_.push_back(rest);
-  used_.push_back(true);
-  return Id(sizes_.size() - 1);
-}
-
-// ---- Arena ------------------------------------------------------------------
 
 void Arena::FreeDeleter::operator()(void* p) const { std::free(p); }
 
 void Arena::reset(uint64_t capacity) {
   block_.reset();
   base_ = nullptr;
-  capacity_ = 0;
-  clear();
+  alloc_.reset(0);
   if (capacity > 0) {
     void* p = nullptr;
     if (capacity > SIZE_MAX || posix_memalign(&p, 64, size_t(capacity)) != 0 || !p) throw std::bad_alloc();
     block_.reset(static_cast<unsigned char*>(p));
     base_ = block_.get();
   }
-  capacity_ = capacity;
-}
-
-void Arena::clear() {
-  chunks_.clear();
-  free_ids_.clear();
-  by_offset_.clear();
-  live_ = peak_ = compactions_ = moved_bytes_ = 0;
-}
-
-ChunkMemory::Id Arena::new_id() {
-  if (!free_ids_.empty()) {
-    const Id id = free_ids_.back();
-    free_ids_.pop_back();
-    return id;
-  }
-  chunks_.push_back(Chunk{});
-  return Id(chunks_.size() - 1);
+  alloc_.reset(capacity);
 }
 
 ChunkMemory::Id Arena::alloc(uint64_t bytes) {
-  if (bytes > capacity_ - live_)
-    throw Error("arena: " + std::to_string(bytes) + " bytes do not fit (" + std::to_string(live_) + " of " +
-                std::to_string(capacity_) + " bytes live)");
-  const Id id = new_id();
-  Chunk& c = chunks_[id];
-  c.size = bytes;
-  c.used = true;
-  c.offset = 0;
-  if (bytes > 0) {
-    // Best fit among the holes between chunks (and the top of the block).
-    uint64_t best_off = UINT64_MAX, best_size = UINT64_MAX, prev_end = 0;
-    auto consider = [&](uint64_t hole_off, uint64_t hole_size) {
-      if (hole_size >= bytes && hole_size < best_size) {
-        best_off = hole_off;
-        best_size = hole_size;
-      }
-    };
-    for (const auto& kv : by_offset_) {
-      consider(prev_end, kv.first - prev_end);
-      prev_end = kv.first + chunks_[kv.second].size;
-    }
-    consider(prev_end, capacity_ - prev_end);
-    if (best_off == UINT64_MAX) {  // fragmented: slide everything down, then use the top
-      compact();
-      best_off = by_offset_.empty() ? 0 : by_offset_.rbegin()->first + chunks_[by_offset_.rbegin()->second].size;
-    }
-    c.offset = best_off;
-    by_offset_[best_off] = id;
+  const Id id = alloc_.alloc(bytes);
+  if (!alloc_.moves().empty()) {  // it compacted: slide the contents as listed (ascending, so memmove is safe)
+    for (const exec::OffsetAllocator::Move& m : alloc_.moves()) std::memmove(base_ + m.to, base_ + m.from, size_t(m.bytes));
+    alloc_.clear_moves();
   }
-  live_ += bytes;
-  if (live_ > peak_) peak_ = live_;
   return id;
-}
-
-void Arena::release(Id id) {
-  if (id >= chunks_.size() || !chunks_[id].used) throw Error("arena: chunk released twice");
-  Chunk& c = chunks_[id];
-  if (c.size > 0) by_offset_.erase(c.offset);
-  live_ -= c.size;
-  c = Chunk{};
-  free_ids_.push_back(id);
-}
-
-ChunkMemory::Id Arena::split(Id id, uint64_t at) {
-  if (id >= chunks_.size() || !chunks_[id].used || at > chunks_[id].size) throw Error("arena: bad split");
-  const uint64_t off = chunks_[id].offset, rest = chunks_[id].size - at;
-  const Id nid = new_id();  // may reallocate chunks_: index again below
-  chunks_[nid] = Chunk{off + at, rest, true};
-  chunks_[id].size = at;
-  if (at == 0) by_offset_.erase(off);
-  if (rest > 0) by_offset_[off + at] = nid;
-  if (rest == 0) chunks_[nid].offset = 0;
-  return nid;
-}
-
-void Arena::compact() {
-  ++compactions_;
-  std::map<uint64_t, Id> moved;
-  uint64_t next = 0;
-  for (const auto& kv : by_offset_) {  // ascending: a chunk only ever moves down over free space
-    Chunk& c = chunks_[kv.second];
-    if (c.offset != next) {
-      std::memmove(base_ + next, base_ + c.offset, size_t(c.size));
-      moved_bytes_ += c.size;
-      c.offset = next;
-    }
-    moved[next] = kv.second;
-    next += c.size;
-  }
-  by_offset_.swap(moved);
-}
-
-float* Arena::data(Id id) const {
-  const Chunk& c = chunks_[id];
-  return c.size == 0 ? nullptr : reinterpret_cast<float*>(base_ + c.offset);
-}
-
-void Arena::check() const {
-  uint64_t prev_end = 0, sum = 0;
-  for (const auto& kv : by_offset_) {
-    const Chunk& c = chunks_[kv.second];
-    if (!c.used || c.offset != kv.first || c.offset < prev_end || c.offset + c.size > capacity_)
-      throw Error("arena: chunk table is inconsistent");
-    prev_end = c.offset + c.size;
-  }
-  for (const Chunk& c : chunks_)
-    if (c.used) sum += c.size;
-  if (sum != live_) throw Error("arena: live bytes disagree with the chunks held");
 }
 
 }  // namespace frugal::cpu

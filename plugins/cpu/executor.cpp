@@ -16,10 +16,11 @@
 #include "frugal/plugin_sdk.hpp"
 #include "kernels/kernel_util.h"
 #include "onnx/onnx_import.h"
-#include "sample_store.h"
 #include "util/error.h"
 
 namespace frugal::cpu {
+
+using exec::SampleStore;
 
 namespace {
 
@@ -32,35 +33,13 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string join_names(const CompiledModel& m, const std::vector<int>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + m.tensors()[size_t(ids[i])].name;
-  return s;
-}
-
 }  // namespace
-
-std::string format_bytes(uint64_t bytes) {
-  char buf[64];
-  if (bytes >= 1000000) std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
-  else if (bytes >= 1000) std::snprintf(buf, sizeof buf, "%.1f kB", double(bytes) / 1e3);
-  else return std::to_string(bytes) + " bytes";
-  return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
-}
 
 ExecutorOptions ExecutorOptions::parse(const char* json) {
   ExecutorOptions o;
   const int cores = cores_present();
   o.threads = cores;
-  if (!json || !*json) return o;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("options: not valid JSON: ") + e.what());
-  }
-  if (j.is_null()) return o;
-  if (!j.is_object()) throw Error("options: expected a JSON object such as {\"threads\": 2}");
+  const nlohmann::json j = exec::parse_options_object(json, "{\"threads\": 2}");
   if (j.contains("threads")) {
     const auto& t = j["threads"];
     if (!t.is_number_integer()) throw Error("option 'threads' must be an integer, got " + t.dump());
@@ -100,7 +79,7 @@ std::string Executor::describe_json() const {
     const frugal_layer_bytes b = m.layer_bytes(int(l), 1);
     layers.push_back({{"name", L.name},
                       {"ops", L.ops},
-                      {"algorithm", L.kernel->algorithm()},
+                      {"algorithm", m.kernel(int(l)).algorithm()},
                       {"nodes", L.nodes},
                       {"inputs", in_layers},
                       {"input_tensors", in_tensors},
@@ -122,10 +101,7 @@ std::string Executor::describe_json() const {
 }
 
 frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
-  if (layer < 0 || size_t(layer) >= model_.layers().size())
-    throw Error("layer_bytes: layer index " + std::to_string(layer) + " is out of range (the model has " +
-                std::to_string(model_.layers().size()) + " layers)");
-  if (batch < 1) throw Error("layer_bytes: batch must be >= 1, got " + std::to_string(batch));
+  exec::check_layer_and_batch(model_, "layer_bytes", layer, batch);
   return model_.layer_bytes(layer, batch);
 }
 
@@ -140,141 +116,15 @@ void Executor::set_budget(uint64_t bytes) {
   budget_set_ = true;
 }
 
-PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
-  CountingMemory mem;
-  SampleStore store(model_, mem, batch);
-  store.place_inputs();
-  PlanMemory pm;
-  pm.peak = mem.live_bytes();
-  store.drop_unread_inputs();
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const PlanStep& s = plan.steps[i];
-    store.check_ready(i, s);
-    ChunkMemory::Id ws = 0;
-    bool has_ws = false;
-    const ChunkMemory::Id out = store.begin_step(s, model_.layer_bytes(s.layer, s.count).ws_bytes, ws, has_ws);
-    if (mem.live_bytes() > pm.peak) {
-      pm.peak = mem.live_bytes();
-      pm.peak_step = int64_t(i);
-    }
-    store.end_step(s, out, ws, has_ws);
-  }
-  store.check_complete();
-  return pm;
-}
-
-void Executor::check_budget(const Plan& plan, int64_t batch, uint64_t budget) const {
-  const PlanMemory pm = simulate(plan, batch);
-  if (pm.peak <= budget) return;
-  std::string msg = "needs " + format_bytes(pm.peak);
-  if (pm.peak_step < 0) msg += " to hold the request's " + std::to_string(batch) + " input sample" + (batch == 1 ? "" : "s");
-  else msg += " at step " + std::to_string(pm.peak_step) + " (" + describe_step(model_, plan.steps[size_t(pm.peak_step)]) + ")";
-  msg += ", budget is " + format_bytes(budget);
-  const PlanMemory one = simulate(one_sample_at_a_time_plan(model_, batch), batch);
-  if (budget < one.peak)
-    msg += "; even batch 1 does not fit: the smallest budget that works (one sample at a time through every layer" +
-           std::string(batch > 1 ? ", the other samples' inputs and outputs held" : "") + ") is " + format_bytes(one.peak);
-  throw sdk::Failure(FRUGAL_ERR_BUDGET, msg);
-}
-
-int64_t Executor::check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const {
-  const CompiledModel& m = model_;
-  if (n != m.inputs().size())
-    throw Error("run: the model has " + std::to_string(m.inputs().size()) + " input(s) (" + join_names(m, m.inputs()) +
-                "), got " + std::to_string(n));
-  if (n > 0 && !inputs) throw Error("run: inputs is NULL");
-  ordered.assign(n, nullptr);
-  for (size_t i = 0; i < n; ++i) {
-    size_t k = i;
-    if (inputs[i].name) {
-      auto it = std::find_if(m.inputs().begin(), m.inputs().end(),
-                             [&](int t) { return m.tensors()[size_t(t)].name == inputs[i].name; });
-      if (it == m.inputs().end())
-        throw Error(std::string("run: no input named '") + inputs[i].name + "' (inputs: " + join_names(m, m.inputs()) + ")");
-      k = size_t(it - m.inputs().begin());
-    }
-    if (ordered[k]) throw Error("run: input '" + m.tensors()[size_t(m.inputs()[k])].name + "' given twice");
-    ordered[k] = &inputs[i];
-  }
-  int64_t batch = -1;
-  for (size_t k = 0; k < n; ++k) {
-    const frugal_tensor& t = *ordered[k];
-    const ActivationTensor& a = m.tensors()[size_t(m.inputs()[k])];
-    const std::string who = "run: input '" + a.name + "'";
-    if (t.dtype != FRUGAL_DTYPE_FLOAT32)
-      throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
-    if (t.rank < 0 || (t.rank > 0 && !t.dims)) throw Error(who + " has no dims");
-    const Dims dims(t.dims, t.dims + t.rank);
-    const int64_t b = m.batched() && !dims.empty() ? dims[0] : 1;
-    Dims expect = a.dims;
-    if (m.batched()) expect[0] = b;
-    if (dims != expect || b < 1) {
-      std::string want = dims_string(a.dims);
-      if (m.batched()) {  // "[B, 3, 224, 224]"
-        std::string rest = dims_string(Dims(a.dims.begin() + 1, a.dims.end()));
-        want = "[B" + (a.dims.size() > 1 ? ", " + rest.substr(1) : "]") + " with B >= 1";
-      }
-      throw Error(who + " has shape " + dims_string(dims) + ", expected " + want);
-    }
-    if (batch >= 0 && b != batch)
-      throw Error(who + " has " + std::to_string(b) + " samples, the other inputs " + std::to_string(batch));
-    batch = b;
-    const uint64_t want = m.bytes(m.inputs()[k], b);
-    if (t.bytes != want) throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(want));
-    if (want > 0 && !t.data) throw Error(who + " has no data");
-  }
-  return batch < 0 ? 1 : batch;
-}
-
-void Executor::check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const {
-  const CompiledModel& m = model_;
-  if (n != m.outputs().size())
-    throw Error("run: the model has " + std::to_string(m.outputs().size()) + " output(s) (" + join_names(m, m.outputs()) +
-                "), got " + std::to_string(n));
-  if (n > 0 && !outputs) throw Error("run: outputs is NULL");
-  ordered.assign(n, nullptr);
-  for (size_t i = 0; i < n; ++i) {
-    size_t k = i;
-    if (outputs[i].name) {
-      auto it = std::find_if(m.outputs().begin(), m.outputs().end(),
-                             [&](int t) { return m.tensors()[size_t(t)].name == outputs[i].name; });
-      if (it == m.outputs().end())
-        throw Error(std::string("run: no output named '") + outputs[i].name + "' (outputs: " + join_names(m, m.outputs()) + ")");
-      k = size_t(it - m.outputs().begin());
-    }
-    if (ordered[k]) throw Error("run: output '" + m.tensors()[size_t(m.outputs()[k])].name + "' given twice");
-    ordered[k] = &outputs[i];
-  }
-  for (size_t k = 0; k < n; ++k) {
-    const frugal_tensor& t = *ordered[k];
-    const int id = m.outputs()[k];
-    const std::string who = "run: output '" + m.tensors()[size_t(id)].name + "'";
-    if (t.dtype != FRUGAL_DTYPE_FLOAT32) throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
-    const Dims want = m.dims_at(id, batch);
-    const Dims dims = t.rank > 0 && t.dims ? Dims(t.dims, t.dims + t.rank) : Dims{};
-    if (dims != want) throw Error(who + " has shape " + dims_string(dims) + ", expected " + dims_string(want));
-    if (t.bytes != m.bytes(id, batch))
-      throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(m.bytes(id, batch)));
-    if (t.bytes > 0 && !t.data) throw Error(who + " has no data");
-  }
-}
+PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const { return exec::simulate_plan(model_, plan, batch); }
 
 void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws) const {
   const CompiledModel& m = model_;
   const Layer& L = m.layers()[size_t(s.layer)];
-  const int64_t a = s.first, b = s.first + s.count;
-  // Cut the samples where any input changes chunk: each part has contiguous inputs.
-  std::vector<int64_t> cuts = {a, b};
-  for (int t : L.inputs)
-    for (const SampleStore::Piece& p : store.pieces(t)) {
-      if (p.first > a && p.first < b) cuts.push_back(p.first);
-      if (p.first + p.count > a && p.first + p.count < b) cuts.push_back(p.first + p.count);
-    }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  const int64_t a = s.first;
   const Arena& arena = arena_;
-  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
-    const int64_t lo = cuts[c], n = cuts[c + 1] - lo;
+  // One call per part of the samples in which every input is contiguous.
+  for (const auto& [lo, n] : store.contiguous_parts(s)) {
     KernelArgs args;
     args.pool = &pool_;
     args.in_dims = m.call_dims(s.layer, n);
@@ -290,7 +140,7 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
     args.out_dims = m.dims_at(L.output, n);
     args.ws = ws;
     if (product(args.out_dims) == 0) continue;  // an empty output: nothing to compute
-    L.kernel->run(args);
+    m.kernel(s.layer).run(args);
   }
 }
 
@@ -299,13 +149,13 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const CompiledModel& m = model_;
   std::vector<const frugal_tensor*> ins;
   std::vector<frugal_tensor*> outs;
-  const int64_t batch = check_inputs(inputs, n_inputs, ins);
-  check_outputs(outputs, n_outputs, batch, outs);
-  const Plan plan = plan_json ? parse_plan(plan_json, m) : whole_batch_plan(m, batch);
+  const int64_t batch = exec::check_inputs(m, inputs, n_inputs, ins);
+  exec::check_outputs(m, outputs, n_outputs, batch, outs);
+  const Plan plan = plan_json ? exec::parse_plan(plan_json, m) : exec::whole_batch_plan(m, batch);
   const PlanMemory predicted = simulate(plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
   if (auto_budget) arena_.reset(predicted.peak);  // no budget given: exactly what this plan needs
-  else check_budget(plan, batch, arena_.capacity());
+  else exec::check_budget(m, plan, batch, arena_.capacity());
 
   use_threads();
   const double t0 = now_seconds();
@@ -355,10 +205,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   const CompiledModel& m = model_;
-  if (layer < 0 || size_t(layer) >= m.layers().size())
-    throw Error("time_layer: layer index " + std::to_string(layer) + " is out of range (the model has " +
-                std::to_string(m.layers().size()) + " layers)");
-  if (batch < 1) throw Error("time_layer: batch must be >= 1, got " + std::to_string(batch));
+  exec::check_layer_and_batch(m, "time_layer", layer, batch);
   if (!m.batched() && batch != 1)
     throw Error("time_layer: the model is not batched (" + m.not_batched_reason() + "), only batch 1 can be timed");
   if (repeats < 1) throw Error("time_layer: repeats must be >= 1, got " + std::to_string(repeats));
@@ -406,11 +253,12 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   args.out_dims = m.dims_at(L.output, batch);
   args.ws = has_ws ? arena->data(ws) : nullptr;
   use_threads();
-  L.kernel->run(args);  // warm-up
+  const Kernel& kernel = m.kernel(layer);
+  kernel.run(args);  // warm-up
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = now_seconds();
-    L.kernel->run(args);
+    kernel.run(args);
     times.push_back(now_seconds() - t0);
   }
   std::sort(times.begin(), times.end());

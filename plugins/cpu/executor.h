@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "arena.h"
+#include "common/io_checks.h"
+#include "common/plan.h"
+#include "common/plan_memory.h"
+#include "common/sample_store.h"
 #include "compiled_model.h"
 #include "frugal/plugin.h"
-#include "plan.h"
 #include "thread_pool.h"
 
 namespace frugal::cpu {
@@ -22,11 +25,10 @@ struct ExecutorOptions {
   static ExecutorOptions parse(const char* json);
 };
 
-// Memory of a plan before running it.
-struct PlanMemory {
-  uint64_t peak = 0;          // most bytes live at any moment
-  int64_t peak_step = -1;     // step where it is reached; -1: while placing the inputs
-};
+using exec::Plan;
+using exec::PlanMemory;
+using exec::PlanStep;
+using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 
 class Executor {
  public:
@@ -48,11 +50,7 @@ class Executor {
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
 
  private:
-  int64_t check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const;
-  void check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const;
-  // Throws sdk::Failure(FRUGAL_ERR_BUDGET) when `plan` does not fit `budget`.
-  void check_budget(const Plan& plan, int64_t batch, uint64_t budget) const;
-  void run_step(const PlanStep& s, const class SampleStore& store, float* out, float* ws) const;
+  void run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws) const;
   void use_threads() const;
 
   CompiledModel model_;
@@ -61,8 +59,5 @@ class Executor {
   Arena arena_;
   bool budget_set_ = false;
 };
-
-// "12.3 MB (12345678 bytes)"
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace frugal::cpu

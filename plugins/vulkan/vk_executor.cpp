@@ -27,12 +27,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string join_names(const Model& m, const std::vector<int>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + m.tensors()[size_t(ids[i])].name;
-  return s;
-}
-
 // An installed plugin (<prefix>/lib/frugal/plugins/vulkan.so) finds the shaders
 // of its install (<prefix>/share/frugal/shaders); "" when that is not where it is.
 std::string installed_shader_dir() {
@@ -49,28 +43,14 @@ constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT 
 
 }  // namespace
 
-std::string format_bytes(uint64_t bytes) {
-  char buf[64];
-  if (bytes >= 1000000) std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
-  else if (bytes >= 1000) std::snprintf(buf, sizeof buf, "%.1f kB", double(bytes) / 1e3);
-  else return std::to_string(bytes) + " bytes";
-  return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
-}
-
 // ---- options -------------------------------------------------------------------
 
 ExecutorOptions ExecutorOptions::parse(const char* json) {
   ExecutorOptions o;
   o.validation = validation_requested();
-  if (json && *json) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(json);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(std::string("options: not valid JSON: ") + e.what());
-    }
-    if (!j.is_null() && !j.is_object()) throw Error("options: expected a JSON object such as {\"device\": 0}");
-    if (j.is_object()) {
+  {
+    const nlohmann::json j = exec::parse_options_object(json, "{\"device\": 0}");
+    {
       if (j.contains("device")) {
         const auto& v = j["device"];
         if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000)
@@ -114,8 +94,9 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 struct Executor::Recording {
   VkCommandBuffer cb = VK_NULL_HANDLE;
   std::vector<VkDescriptorSet> sets;
-  int64_t batch = -1;
+  int64_t batch = -1;  // what it was recorded for (-1: nothing valid)
   VkBuffer arena = VK_NULL_HANDLE;
+  std::vector<PlanStep> steps;
   uint32_t queries = 0;
 };
 
@@ -135,16 +116,16 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   // Weights: every layer's parameter block, uploaded once.
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
-  for (Layer& L : model_.layers()) {
+  for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one
-    L.kernel->pack(packer);
+    model_.kernel(int(l)).pack(packer);
     blocks.emplace_back(packer.block_offset(), packer.block_bytes());
   }
   const uint64_t weight_bytes = std::max<uint64_t>(packer.words().size() * 4, 16);
   weights_ = Buffer(*device_, weight_bytes, kStorageUsage, false, "weights buffer");
   if (!packer.words().empty()) device_->upload(weights_, 0, packer.words().data(), packer.words().size() * 4);
   for (const auto& b : blocks) weight_blocks_.push_back(Region{weights_.handle(), b.first, b.second});
-  for (Layer& L : model_.layers()) L.kernel->create_pipelines(*device_, shaders_);
+  for (size_t l = 0; l < model_.layers().size(); ++l) model_.kernel(int(l)).create_pipelines(*device_, shaders_);
   device_->save_pipeline_cache();  // the next start finds the compiled pipelines
 
   VkCommandPoolCreateInfo pi{};
@@ -228,10 +209,7 @@ std::string Executor::describe_json() const {
 }
 
 frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
-  if (layer < 0 || size_t(layer) >= model_.layers().size())
-    throw Error("layer_bytes: layer index " + std::to_string(layer) + " is out of range (the model has " +
-                std::to_string(model_.layers().size()) + " layers)");
-  if (batch < 1) throw Error("layer_bytes: batch must be >= 1, got " + std::to_string(batch));
+  exec::check_layer_and_batch(model_, "layer_bytes", layer, batch);
   return model_.layer_bytes(layer, batch);
 }
 
@@ -251,123 +229,20 @@ void Executor::set_budget(uint64_t bytes) {
 
 // ---- run ---------------------------------------------------------------------------------
 
-int64_t Executor::check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const {
-  const Model& m = model_;
-  if (n != m.inputs().size())
-    throw Error("run: the model has " + std::to_string(m.inputs().size()) + " input(s) (" + join_names(m, m.inputs()) +
-                "), got " + std::to_string(n));
-  if (n > 0 && !inputs) throw Error("run: inputs is NULL");
-  ordered.assign(n, nullptr);
-  for (size_t i = 0; i < n; ++i) {
-    size_t k = i;
-    if (inputs[i].name) {
-      auto it = std::find_if(m.inputs().begin(), m.inputs().end(),
-                             [&](int t) { return m.tensors()[size_t(t)].name == inputs[i].name; });
-      if (it == m.inputs().end())
-        throw Error(std::string("run: no input named '") + inputs[i].name + "' (inputs: " + join_names(m, m.inputs()) + ")");
-      k = size_t(it - m.inputs().begin());
-    }
-    if (ordered[k]) throw Error("run: input '" + m.tensors()[size_t(m.inputs()[k])].name + "' given twice");
-    ordered[k] = &inputs[i];
-  }
-  int64_t batch = -1;
-  for (size_t k = 0; k < n; ++k) {
-    const frugal_tensor& t = *ordered[k];
-    const ActivationTensor& a = m.tensors()[size_t(m.inputs()[k])];
-    const std::string who = "run: input '" + a.name + "'";
-    if (t.dtype != FRUGAL_DTYPE_FLOAT32) throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
-    if (t.rank < 0 || (t.rank > 0 && !t.dims)) throw Error(who + " has no dims");
-    const Dims dims(t.dims, t.dims + t.rank);
-    const int64_t b = m.batched() && !dims.empty() ? dims[0] : 1;
-    Dims expect = a.dims;
-    if (m.batched()) expect[0] = b;
-    if (dims != expect || b < 1) {
-      std::string want = dims_string(a.dims);
-      if (m.batched()) {
-        const std::string rest = dims_string(Dims(a.dims.begin() + 1, a.dims.end()));
-        want = "[B" + (a.dims.size() > 1 ? ", " + rest.substr(1) : "]") + " with B >= 1";
-      }
-      throw Error(who + " has shape " + dims_string(dims) + ", expected " + want);
-    }
-    if (batch >= 0 && b != batch) throw Error(who + " has " + std::to_string(b) + " samples, the other inputs " + std::to_string(batch));
-    batch = b;
-    const uint64_t want = m.bytes(m.inputs()[k], b);
-    if (t.bytes != want) throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(want));
-    if (want > 0 && !t.data) throw Error(who + " has no data");
-  }
-  return batch < 0 ? 1 : batch;
-}
-
-void Executor::check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const {
-  const Model& m = model_;
-  if (n != m.outputs().size())
-    throw Error("run: the model has " + std::to_string(m.outputs().size()) + " output(s) (" + join_names(m, m.outputs()) +
-                "), got " + std::to_string(n));
-  if (n > 0 && !outputs) throw Error("run: outputs is NULL");
-  ordered.assign(n, nullptr);
-  for (size_t i = 0; i < n; ++i) {
-    size_t k = i;
-    if (outputs[i].name) {
-      auto it = std::find_if(m.outputs().begin(), m.outputs().end(),
-                             [&](int t) { return m.tensors()[size_t(t)].name == outputs[i].name; });
-      if (it == m.outputs().end())
-        throw Error(std::string("run: no output named '") + outputs[i].name + "' (outputs: " + join_names(m, m.outputs()) + ")");
-      k = size_t(it - m.outputs().begin());
-    }
-    if (ordered[k]) throw Error("run: output '" + m.tensors()[size_t(m.outputs()[k])].name + "' given twice");
-    ordered[k] = &outputs[i];
-  }
-  for (size_t k = 0; k < n; ++k) {
-    const frugal_tensor& t = *ordered[k];
-    const int id = m.outputs()[k];
-    const std::string who = "run: output '" + m.tensors()[size_t(id)].name + "'";
-    if (t.dtype != FRUGAL_DTYPE_FLOAT32) throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
-    const Dims want = m.dims_at(id, batch);
-    const Dims dims = t.rank > 0 && t.dims ? Dims(t.dims, t.dims + t.rank) : Dims{};
-    if (dims != want) throw Error(who + " has shape " + dims_string(dims) + ", expected " + dims_string(want));
-    if (t.bytes != m.bytes(id, batch))
-      throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(m.bytes(id, batch)));
-    if (t.bytes > 0 && !t.data) throw Error(who + " has no data");
-  }
-}
-
-// Phase 1 runs whole batches; a plan is accepted when it is exactly that.
-void Executor::check_plan(const char* plan_json, int64_t batch) const {
-  if (!plan_json || !*plan_json) return;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(plan_json);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("run: plan is not valid JSON: ") + e.what());
-  }
-  if (j.is_null() || (j.is_object() && j.empty())) return;
-  if (!j.is_object() || !j.contains("steps") || !j["steps"].is_array()) throw Error("run: plan must be an object with \"steps\": [...]");
-  const auto& steps = j["steps"];
-  bool whole = steps.size() == model_.layers().size();
-  for (size_t i = 0; whole && i < steps.size(); ++i) {
-    const auto& s = steps[i];
-    if (!s.is_object()) throw Error("run: plan step " + std::to_string(i) + " is not an object");
-    const auto& layer = s.contains("layer") ? s["layer"] : nlohmann::json();
-    const bool same_layer = (layer.is_number_integer() && layer.get<int64_t>() == int64_t(i)) ||
-                            (layer.is_string() && layer.get<std::string>() == model_.layers()[i].name);
-    whole = same_layer && s.value("first", int64_t(-1)) == 0 && s.value("count", int64_t(-1)) == batch;
-  }
-  if (!whole)
-    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "run: the vulkan executor runs whole batches only (phase 1): every layer once, in order, "
-                                               "on samples 0.." + std::to_string(batch - 1) + "; plans that split the batch come in phase 2");
-}
-
-LayerIO Executor::layer_io(int l, const Layout& layout, const Buffer& arena, int64_t batch) const {
+LayerIO Executor::layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset,
+                          uint64_t ws_offset, const Buffer& arena) const {
   const Model& m = model_;
   const Layer& L = m.layers()[size_t(l)];
   LayerIO io;
-  io.n = m.batched() ? batch : 1;
+  io.n = m.batched() ? n : 1;
   io.batched = m.batched();
-  for (int t : L.node_inputs)
-    io.in.push_back(t < 0 ? Region{} : Region{arena.handle(), layout.tensor_offset[size_t(t)], m.bytes(t, batch)});
-  io.out = Region{arena.handle(), layout.tensor_offset[size_t(L.output)], m.bytes(L.output, batch)};
-  const uint64_t ws = m.layer_bytes(l, batch).ws_bytes;
-  if (ws) io.ws = Region{arena.handle(), layout.ws_offset[size_t(l)], ws};
+  for (size_t i = 0; i < L.node_inputs.size(); ++i) {
+    const int t = L.node_inputs[i];
+    io.in.push_back(t < 0 ? Region{} : Region{arena.handle(), in_offsets[i], m.bytes(t, n)});
+  }
+  io.out = Region{arena.handle(), out_offset, m.bytes(L.output, n)};
+  const uint64_t ws = m.layer_bytes(l, n).ws_bytes;
+  if (ws) io.ws = Region{arena.handle(), ws_offset, ws};
   io.weights = weight_blocks_[size_t(l)];
   return io;
 }
@@ -403,9 +278,20 @@ std::vector<double> Executor::read_timestamps(uint32_t queries) const {
   return seconds;
 }
 
-void Executor::record_run(Recording& rec, const Layout& layout, const Buffer& arena, int64_t batch) {
+namespace {
+
+bool same_steps(const std::vector<PlanStep>& a, const std::vector<PlanStep>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].layer != b[i].layer || a[i].first != b[i].first || a[i].count != b[i].count) return false;
+  return true;
+}
+
+}  // namespace
+
+void Executor::record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena, int64_t batch) {
   const DeviceFunctions& fn = device_->fn();
-  const uint32_t queries = uint32_t(2 * model_.layers().size());
+  const uint32_t queries = uint32_t(2 * plan.steps.size());
   VkQueryPool pool = query_pool(queries);
   if (!rec.cb) {
     VkCommandBufferAllocateInfo ai{};
@@ -416,6 +302,7 @@ void Executor::record_run(Recording& rec, const Layout& layout, const Buffer& ar
     check(fn.vkAllocateCommandBuffers(device_->handle(), &ai, &rec.cb), "vkAllocateCommandBuffers");
   }
   device_->free_sets(rec.sets);
+  rec.batch = -1;  // until the recording is complete
   check(fn.vkResetCommandBuffer(rec.cb, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{};
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -423,15 +310,26 @@ void Executor::record_run(Recording& rec, const Layout& layout, const Buffer& ar
   Recorder r(*device_, rec.cb, rec.sets, options_.max_binding_bytes);
   if (pool) fn.vkCmdResetQueryPool(rec.cb, pool, 0, queries);
   r.barrier();  // the inputs' upload
-  for (size_t l = 0; l < model_.layers().size(); ++l) {
-    if (pool) r.timestamp(pool, uint32_t(2 * l), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-    model_.layers()[l].kernel->record(r, layer_io(int(l), layout, arena, batch));
-    if (pool) r.timestamp(pool, uint32_t(2 * l + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& s = plan.steps[i];
+    const exec::PlacedStep& ps = placed.steps[i];
+    // Where the allocator compacted before this step: slide the chunks down as it did.
+    for (const exec::OffsetAllocator::Move& mv : ps.moves) r.move_down(arena.handle(), mv.from, mv.to, mv.bytes);
+    if (!ps.moves.empty()) r.barrier();
+    if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+    for (size_t c = 0; c < ps.calls.size(); ++c) {
+      const exec::PlacedCall& call = ps.calls[c];
+      if (c > 0) r.barrier();  // the calls share the workspace
+      if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, call.count)) == 0) continue;
+      model_.kernel(s.layer).record(r, layer_io(s.layer, call.count, call.in_offsets, call.out_offset, ps.ws_offset, arena));
+    }
+    if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
   }
   check(fn.vkEndCommandBuffer(rec.cb), "vkEndCommandBuffer");
   rec.batch = batch;
   rec.arena = arena.handle();
+  rec.steps = plan.steps;
   rec.queries = pool ? queries : 0;
 }
 
@@ -440,42 +338,44 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const Model& m = model_;
   std::vector<const frugal_tensor*> ins;
   std::vector<frugal_tensor*> outs;
-  const int64_t batch = check_inputs(inputs, n_inputs, ins);
-  check_outputs(outputs, n_outputs, batch, outs);
-  check_plan(plan_json, batch);
-  for (const auto& kv : gates_)
+  const int64_t batch = exec::check_inputs(m, inputs, n_inputs, ins);
+  exec::check_outputs(m, outputs, n_outputs, batch, outs);
+  const Plan plan = plan_json ? exec::parse_plan(plan_json, m) : exec::whole_batch_plan(m, batch);
+  for (const auto& kv : gates_) {
     if (kv.second->gating.n != batch)
       throw Error("run: gates of layer '" + m.layers()[size_t(kv.first)].name + "' were set for " + std::to_string(kv.second->gating.n) +
                   " samples, the request has " + std::to_string(batch));
-
-  const Layout layout = plan_layout(m, batch);
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      if (plan.steps[i].layer == kv.first && (plan.steps[i].first != 0 || plan.steps[i].count != batch))
+        throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "run: plan step " + std::to_string(i) + " (" + exec::describe_step(m, plan.steps[i]) +
+                                                       ") splits the batch of a gated layer; gated layers run on whole batches only");
+  }
+  const exec::PlanMemory predicted = exec::simulate_plan(m, plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
+  if (!auto_budget) exec::check_budget(m, plan, batch, budget_);
+  const uint64_t capacity = auto_budget ? predicted.peak : budget_;  // the arena: exactly this many bytes
+  const Placement placed = exec::place_plan(m, plan, batch, capacity);
+
   Buffer temporary;
   const Buffer* arena = &arena_;
-  if (auto_budget) {
-    if (layout.extent > 0) temporary = Buffer(*device_, layout.extent, kStorageUsage, false, "arena of " + format_bytes(layout.extent));
+  if (auto_budget) {  // no budget given: exactly what this plan needs
+    if (capacity > 0) temporary = Buffer(*device_, capacity, kStorageUsage, false, "arena of " + format_bytes(capacity));
     arena = &temporary;
-  } else if (layout.extent > budget_) {
-    std::string msg = "run: a whole batch of " + std::to_string(batch) + " needs " + format_bytes(layout.extent) + " of activations";
-    if (layout.extent > layout.peak_live) msg += " (" + format_bytes(layout.peak_live) + " live at once, plus fragmentation)";
-    if (layout.peak_step >= 0) msg += ", most at layer '" + m.layers()[size_t(layout.peak_step)].name + "'";
-    msg += "; budget is " + format_bytes(budget_);
-    throw sdk::Failure(FRUGAL_ERR_BUDGET, msg);
   }
 
   const double t0 = now_seconds();
   if (!recording_) recording_ = std::make_unique<Recording>();
-  if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget)
-    record_run(*recording_, layout, *arena, batch);
-  for (size_t k = 0; k < ins.size(); ++k) {
-    const int t = m.inputs()[k];
-    if (ins[k]->bytes) device_->upload(*arena, layout.tensor_offset[size_t(t)], ins[k]->data, ins[k]->bytes);
-  }
+  if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget || !same_steps(recording_->steps, plan.steps))
+    record_run(*recording_, plan, placed, *arena, batch);
+  for (size_t k = 0; k < ins.size(); ++k)
+    if (ins[k]->bytes) device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes);
   device_->submit_and_wait(recording_->cb);
   check_validation("run");
   for (size_t k = 0; k < outs.size(); ++k) {
-    const int t = m.outputs()[k];
-    if (outs[k]->bytes) device_->download(*arena, layout.tensor_offset[size_t(t)], outs[k]->data, outs[k]->bytes);
+    const uint64_t sb = m.sample_bytes(m.outputs()[k]);
+    for (const exec::PlacedPiece& p : placed.outputs[k])
+      if (sb && p.count)
+        device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb, uint64_t(p.count) * sb);
   }
   const double seconds = now_seconds() - t0;
   const std::vector<double> gpu = read_timestamps(recording_->queries);
@@ -487,20 +387,25 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 
   nlohmann::json steps = nlohmann::json::array();
   double gpu_total = 0;
-  for (size_t l = 0; l < m.layers().size(); ++l) {
-    nlohmann::json s = {{"layer", m.layers()[l].name}, {"first", 0}, {"count", batch}};
-    if (l < gpu.size()) {
-      s["seconds"] = gpu[l];
-      gpu_total += gpu[l];
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& st = plan.steps[i];
+    nlohmann::json s = {{"layer", m.layers()[size_t(st.layer)].name}, {"first", st.first}, {"count", st.count}};
+    if (i < gpu.size()) {
+      s["seconds"] = gpu[i];
+      gpu_total += gpu[i];
     }
     steps.push_back(s);
   }
-  nlohmann::json report = {{"peak_bytes", layout.peak_live},
-                           {"layout_bytes", layout.extent},
-                           {"budget_bytes", auto_budget ? layout.extent : budget_},
+  nlohmann::json report = {{"peak_bytes", placed.peak},
+                           {"predicted_peak_bytes", predicted.peak},
+                           {"extent_bytes", placed.extent},
+                           {"budget_bytes", capacity},
+                           {"arena_bytes", arena->size()},
                            {"auto_budget", auto_budget},
                            {"batch", batch},
                            {"seconds", seconds},
+                           {"compactions", placed.compactions},
+                           {"moved_bytes", placed.moved_bytes},
                            {"validation_errors", validation_errors()},
                            {"steps", steps}};
   if (!gpu.empty()) report["gpu_seconds"] = gpu_total;
@@ -511,10 +416,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   const Model& m = model_;
-  if (layer < 0 || size_t(layer) >= m.layers().size())
-    throw Error("time_layer: layer index " + std::to_string(layer) + " is out of range (the model has " +
-                std::to_string(m.layers().size()) + " layers)");
-  if (batch < 1) throw Error("time_layer: batch must be >= 1, got " + std::to_string(batch));
+  exec::check_layer_and_batch(m, "time_layer", layer, batch);
   if (!m.batched() && batch != 1)
     throw Error("time_layer: the model is not batched (" + m.not_batched_reason() + "), only batch 1 can be timed");
   if (repeats < 1) throw Error("time_layer: repeats must be >= 1, got " + std::to_string(repeats));
@@ -532,13 +434,12 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
                                               format_bytes(total) + ", budget is " + format_bytes(budget_));
   }
   // Inputs, then output, then workspace, back to back; synthetic inputs in [-1, 1).
-  Layout layout;
-  layout.tensor_offset.assign(m.tensors().size(), 0);
-  layout.ws_offset.assign(m.layers().size(), 0);
+  std::vector<uint64_t> in_at(L.node_inputs.size(), 0);
   uint64_t at = 0;
   uint32_t state = 12345u;
   for (int t : L.inputs) {
-    layout.tensor_offset[size_t(t)] = at;
+    for (size_t i = 0; i < L.node_inputs.size(); ++i)
+      if (L.node_inputs[i] == t) in_at[i] = at;
     std::vector<float> data(size_t(m.tensors()[size_t(t)].sample_elems * batch));
     for (float& v : data) {
       state = state * 1664525u + 1013904223u;
@@ -547,9 +448,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     if (!data.empty()) device_->upload(*arena, at, data.data(), data.size() * 4);
     at += m.bytes(t, batch);
   }
-  layout.tensor_offset[size_t(L.output)] = at;
-  at += need.out_bytes;
-  layout.ws_offset[size_t(layer)] = at;
+  const uint64_t out_at = at, ws_at = at + need.out_bytes;
 
   const DeviceFunctions& fn = device_->fn();
   if (recording_) {  // the run's recording may share the query pool
@@ -573,7 +472,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       ex->device_->fn().vkFreeCommandBuffers(ex->device_->handle(), ex->command_pool_, 1, &cb);
     }
   } cleanup{this, cb, sets};
-  const LayerIO io = layer_io(layer, layout, *arena, batch);
+  const LayerIO io = layer_io(layer, batch, in_at, out_at, ws_at, *arena);
   std::vector<double> times;
   auto record_and_submit = [&](int timed) {
     check(fn.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer");
@@ -585,7 +484,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     r.barrier();
     for (int i = 0; i < std::max(timed, 1); ++i) {
       if (pool && timed) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-      L.kernel->record(r, io);
+      m.kernel(layer).record(r, io);
       if (pool && timed) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
       r.barrier();
     }
@@ -617,7 +516,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
 void Executor::set_gates(int layer, int64_t n, const std::vector<float>& values, float threshold) {
   const Model& m = model_;
   if (layer < 0 || size_t(layer) >= m.layers().size()) throw Error("set_gates: layer index " + std::to_string(layer) + " is out of range");
-  Kernel& k = *m.layers()[size_t(layer)].kernel;
+  Kernel& k = m.kernel(layer);
   const int64_t M = k.gate_channels();
   if (M == 0) throw Error("set_gates: layer '" + m.layers()[size_t(layer)].name + "' is not a convolution");
   if (options_.dense_conv) throw Error("set_gates: this executor runs the dense conv variant (option conv = \"dense\")");
@@ -642,7 +541,7 @@ void Executor::clear_gates(int layer) {
   auto it = gates_.find(layer);
   if (it == gates_.end()) return;
   device_->fn().vkDeviceWaitIdle(device_->handle());
-  model_.layers()[size_t(layer)].kernel->set_gating(nullptr);
+  model_.kernel(layer).set_gating(nullptr);
   gates_.erase(it);
   if (recording_) recording_->batch = -1;
 }

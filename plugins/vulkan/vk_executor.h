@@ -3,9 +3,12 @@
 // operations of the executor ABI (describe, layer_bytes, set_budget, run,
 // time_layer) in C++. plugin_entry.cpp only translates to and from this class.
 //
-// Phase 1 runs whole batches: every layer once on all B samples, activations at
-// offsets from a liveness-based layout (vk_layout.h). The command buffer of a
-// run is recorded once per (batch, arena) and replayed.
+// A run takes any valid plan (steps "layer k on samples [s, s+n)", the cpu
+// executor's JSON) with the cpu executor's accounting: the plan is placed
+// offline by the common memory model over the compacting offset allocator
+// (plugins/common/placement.h), and the command buffer is recorded with the
+// offsets found there, the allocator's compactions becoming buffer copies.
+// The recording is kept and replayed while (batch, arena, plan) stay the same.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +17,20 @@
 #include <string>
 #include <vector>
 
+#include "common/io_checks.h"
+#include "common/placement.h"
+#include "common/plan.h"
+#include "common/plan_memory.h"
 #include "frugal/plugin.h"
 #include "vk_device.h"
-#include "vk_layout.h"
 #include "vk_model.h"
 
 namespace frugal::vk {
+
+using exec::Placement;
+using exec::Plan;
+using exec::PlanStep;
+using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 
 struct ExecutorOptions {
   int device = -1;                // {"device": N}; -1: FRUGAL_VULKAN_DEVICE, else the best by type
@@ -45,7 +56,7 @@ class Executor {
   std::string describe_json() const;
   frugal_layer_bytes layer_bytes(int layer, int batch) const;
   void set_budget(uint64_t bytes);
-  // Runs; plan_json NULL (or a plan that is the whole batch, layer by layer). Returns the report JSON.
+  // Runs `plan_json` (NULL: the whole batch, layer by layer). Returns the report JSON.
   std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                   size_t n_outputs);
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
@@ -61,14 +72,14 @@ class Executor {
 
  private:
   struct Recording;
-  int64_t check_inputs(const frugal_tensor* inputs, size_t n, std::vector<const frugal_tensor*>& ordered) const;
-  void check_outputs(frugal_tensor* outputs, size_t n, int64_t batch, std::vector<frugal_tensor*>& ordered) const;
-  void check_plan(const char* plan_json, int64_t batch) const;
   void check_validation(const std::string& what) const;
   VkQueryPool query_pool(uint32_t queries);
   std::vector<double> read_timestamps(uint32_t queries) const;
-  void record_run(Recording& rec, const Layout& layout, const Buffer& arena, int64_t batch);
-  LayerIO layer_io(int l, const Layout& layout, const Buffer& arena, int64_t batch) const;
+  void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena, int64_t batch);
+  // Layer l on n samples: per head-node input the byte offset of its first
+  // sample (constants: ignored), the output's and the workspace's offsets.
+  LayerIO layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset, uint64_t ws_offset,
+                   const Buffer& arena) const;
 
   ExecutorOptions options_;
   Model model_;
@@ -90,8 +101,5 @@ class Executor {
   };
   std::map<int, std::unique_ptr<GateState>> gates_;
 };
-
-// "12.3 MB (12345678 bytes)"
-std::string format_bytes(uint64_t bytes);
 
 }  // namespace frugal::vk

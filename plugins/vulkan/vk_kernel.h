@@ -11,32 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "common/epilogue_steps.h"
+#include "common/kernel_spec.h"
 #include "graph/graph.h"
 #include "vk_device.h"
 #include "vk_recorder.h"
 
 namespace frugal::vk {
 
-using Dims = std::vector<int64_t>;
-
-// What a kernel factory knows about one input of its node.
-struct InputInfo {
-  std::string name;  // empty: optional input omitted
-  bool present = false;
-  bool constant = false;  // initializer or Constant node output: value != nullptr
-  DType dtype = DType::Float32;
-  Dims dims;  // at the declared batch (constants: their own dims)
-  const TensorDesc* value = nullptr;
-};
-
-struct KernelSpec {
-  const Node* node = nullptr;
-  std::vector<InputInfo> inputs;  // one per node input, in node order
-  Dims output;                    // output dims at the declared batch (from shape inference)
-  int64_t opset = 13;
-  bool batched = true;            // activations keep the batch on axis 0 (shape probe at two batches)
-  std::string label() const;  // "Conv node 'conv1'"
-};
+// The spec a factory builds from, and its helpers, are shared with the cpu
+// executor (plugins/common/kernel_spec.h).
+using exec::Dims;
+using exec::InputInfo;
+using exec::KernelSpec;
 
 // Host copy of the weights buffer while kernels reserve their parameters; each
 // kernel's block starts at a multiple of the binding alignment, so it binds
@@ -65,20 +52,16 @@ class WeightPacker {
   std::vector<uint32_t> words_;
 };
 
-// A per-channel epilogue (channels: axis 1 of the output): affine steps (bias,
-// BatchNormalization; consecutive ones merge), Relu, Clip, Sigmoid. At most
-// kMaxSteps steps, the number the shaders are specialised for.
-class Epilogue {
+// A per-channel epilogue (channels: axis 1 of the output): the steps both
+// executors build (plugins/common/epilogue_steps.h: affine steps for bias and
+// BatchNormalization, consecutive ones merged; Relu, Clip, Sigmoid), at most
+// kMaxSteps of them, the number the shaders are specialised for.
+class Epilogue : public exec::EpilogueSteps {
  public:
   static constexpr size_t kMaxSteps = 4;
-  void add_affine(const std::vector<float>& scale, const std::vector<float>& shift);
-  void add_relu() { steps_.push_back(Step{Kind::Relu, {}, {}}); }
-  void add_clip(float lo, float hi);
-  void add_sigmoid() { steps_.push_back(Step{Kind::Sigmoid, {}, {}}); }
   // Whether one more step of this kind fits (an affine step after an affine merges).
   bool has_room(bool affine) const;
-  int64_t channels() const;  // channels of the affine steps (0 when none)
-  size_t steps() const { return steps_.size(); }
+  size_t count() const { return steps_.size(); }
 
   // Stores the affine tables in the current block of `p` (call once, at pack time).
   void pack(WeightPacker& p);
@@ -86,14 +69,7 @@ class Epilogue {
   void specialize(SpecConstants& s, uint32_t channels) const;
 
  private:
-  enum class Kind { Affine = 1, Relu = 2, Clip = 3, Sigmoid = 4 };
-  struct Step {
-    Kind kind;
-    std::vector<float> scale, shift;
-    float lo = 0, hi = 0;
-    uint32_t offset = 0;  // of the scale table in the block; the shift table follows
-  };
-  std::vector<Step> steps_;
+  std::vector<uint32_t> offsets_;  // per step: its scale table in the block (the shift table follows)
 };
 
 // One execution of a layer on samples [0, n) of a request.
@@ -174,20 +150,20 @@ std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
 bool op_is_supported(const std::string& op_type);
 std::vector<std::string> supported_ops();
 std::unique_ptr<Kernel> make_kernel(const KernelSpec& s);
-// Adds what BN / Relu / Clip / Sigmoid does to `e` (Identity, Dropout: nothing).
-void append_to_epilogue(const KernelSpec& s, Epilogue& e);
+using exec::append_to_epilogue;
 
-// ---- helpers for the factories -----------------------------------------------
-[[noreturn]] void fail(const KernelSpec& s, const std::string& msg);         // frugal::Error naming the node
-[[noreturn]] void unsupported(const KernelSpec& s, const std::string& msg);  // FRUGAL_ERR_UNSUPPORTED naming the node
-const InputInfo& required_input(const KernelSpec& s, size_t i, const char* role);
-bool has_input(const KernelSpec& s, size_t i);
-std::vector<float> constant_floats(const KernelSpec& s, size_t i, const char* role);
-std::vector<int64_t> constant_ints(const KernelSpec& s, size_t i, const char* role);
-void require_float_activation(const KernelSpec& s, size_t i, const char* role);
-int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX);
-std::string dims_string(const Dims& d);
-int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what = "axis");
+// ---- helpers for the factories (plugins/common/kernel_spec.h) ------------------
+using exec::constant_floats;
+using exec::constant_ints;
+using exec::dims_string;
+using exec::fail;
+using exec::has_input;
+using exec::normalize_axis;
+using exec::product;
+using exec::required_input;
+using exec::unsupported;
+// Input i must be a float32 activation computed at run time (not a constant).
+void require_activation(const KernelSpec& s, size_t i, const char* role);
 // Dims of a tensor declared `d` at this call (dim 0 = io.n when batched).
 Dims at_call(const Dims& d, const LayerIO& io);
 uint32_t u32(int64_t v, const KernelSpec& s, const char* what);  // checked narrowing for shader constants

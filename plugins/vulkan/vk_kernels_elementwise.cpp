@@ -47,7 +47,7 @@ class FlatKernel : public Kernel {
 class PointwiseKernel : public FlatKernel {
  public:
   explicit PointwiseKernel(const KernelSpec& s) : label_(s.label()) {
-    require_float_activation(s, 0, "input X");
+    require_activation(s, 0, "input X");
     append_to_epilogue(s, epilogue_);
     const Dims& d = s.inputs[0].dims;
     declared_dim0_ = d.empty() ? 1 : d[0];
@@ -96,7 +96,7 @@ class BinaryKernel : public Kernel {
         constant_[i] = constant_floats(s, i, role);
         is_constant_[i] = true;
       } else {
-        require_float_activation(s, i, role);
+        require_activation(s, i, role);
       }
       if (in.dims.size() > r) fail(s, std::string(role) + " " + dims_string(in.dims) + " has a higher rank than the output");
     }
@@ -211,7 +211,7 @@ class CopyKernel : public Kernel {
  public:
   explicit CopyKernel(const KernelSpec& s) : label_(s.label()) {
     const std::string& t = s.node->op_type;
-    require_float_activation(s, 0, "input");
+    require_activation(s, 0, "input");
     if (t == "Dropout" || t == "Identity") {
       Epilogue none;
       append_to_epilogue(s, none);  // checks Dropout's training mode
@@ -257,7 +257,7 @@ class ConcatKernel : public Kernel {
         part.constant = true;
         part.values = constant_floats(s, i, "input");
       } else {
-        require_float_activation(s, i, "input");
+        require_activation(s, i, "input");
       }
       if (int64_t(in.dims.size()) != r) fail(s, "input " + std::to_string(i) + " " + dims_string(in.dims) + " has the wrong rank");
       part.block = product(in.dims, size_t(axis));
@@ -334,7 +334,7 @@ class ConcatKernel : public Kernel {
 class LrnKernel : public FlatKernel {
  public:
   explicit LrnKernel(const KernelSpec& s) : label_(s.label()) {
-    require_float_activation(s, 0, "input X");
+    require_activation(s, 0, "input X");
     const Node& n = *s.node;
     if (!n.has_attr("size")) fail(s, "attribute size is required");
     size_ = n.attr_int("size", 1);
@@ -374,7 +374,7 @@ class LrnKernel : public FlatKernel {
 class SoftmaxKernel : public FlatKernel {
  public:
   explicit SoftmaxKernel(const KernelSpec& s) : label_(s.label()) {
-    require_float_activation(s, 0, "input");
+    require_activation(s, 0, "input");
     const Dims& d = s.inputs[0].dims;
     const bool coerce_2d = s.opset < 13;
     const int64_t axis = normalize_axis(s, s.node->attr_int("axis", coerce_2d ? 1 : -1), int64_t(d.size()));

@@ -127,7 +127,7 @@ class MatMulKernel : public Kernel {
       o.constant = true;
       o.values = constant_floats(s, i, role);
     } else {
-      require_float_activation(s, i, role);
+      require_activation(s, i, role);
       if (s.batched && !in.dims.empty()) o.sample_elems = product(in.dims, 1);
     }
     return o;

@@ -10,17 +10,20 @@
 // plain dispatch), so the indirection's cost can be measured.
 #include <cstring>
 
+#include "common/window.h"
 #include "util/error.h"
-#include "vk_window.h"
+#include "vk_kernel.h"
 
 namespace frugal::vk {
+
+using exec::Window;
 
 namespace {
 
 class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelSpec& s) : label_(s.label()) {
-    require_float_activation(s, 0, "input X");
+    require_activation(s, 0, "input X");
     const InputInfo& x = s.inputs[0];
     const InputInfo& w = required_input(s, 1, "weights W");
     weights_ = constant_floats(s, 1, "weights W");
@@ -162,7 +165,7 @@ class PoolKernel : public Kernel {
   explicit PoolKernel(const KernelSpec& s) : label_(s.label()) {
     const Node& n = *s.node;
     max_ = n.op_type == "MaxPool" || n.op_type == "GlobalMaxPool";
-    require_float_activation(s, 0, "input X");
+    require_activation(s, 0, "input X");
     const Dims& x = s.inputs[0].dims;
     if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") {
       // One window over the whole plane, flattened to 1 x (product of spatial dims).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/chunk_memory.h"
 #include "frugal/plugin_sdk.hpp"
 #include "util/error.h"
 
@@ -102,6 +103,13 @@ void Recorder::copy(const Region& from, const Region& to) {
   if (from.bytes == 0) return;
   VkBufferCopy c{from.offset, to.offset, from.bytes};
   d_.fn().vkCmdCopyBuffer(cb_, from.buffer, to.buffer, 1, &c);
+}
+
+void Recorder::move_down(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes) {
+  for (const exec::OffsetAllocator::Move& p : exec::non_overlapping_pieces(exec::OffsetAllocator::Move{from, to, bytes})) {
+    copy(Region{buffer, p.from, p.bytes}, Region{buffer, p.to, p.bytes});
+    barrier();  // the next piece overwrites what this one read
+  }
 }
 
 void Recorder::timestamp(VkQueryPool pool, uint32_t query, VkPipelineStageFlagBits stage) {

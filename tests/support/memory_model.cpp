@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-namespace cpu_test {
+namespace exec_test {
 
 int MemoryModel::tensor_id(const std::string& name) {
   auto it = std::find(tensor_names_.begin(), tensor_names_.end(), name);
@@ -16,7 +16,7 @@ int MemoryModel::tensor_id(const std::string& name) {
   return int(tensor_names_.size() - 1);
 }
 
-MemoryModel::MemoryModel(Executor& ex) : ex_(ex), d_(ex.describe()) {
+MemoryModel::MemoryModel(PluginExecutor& ex) : ex_(ex), d_(ex.describe()) {
   for (const auto& in : d_["inputs"]) {
     const int t = tensor_id(in["name"].get<std::string>());
     uint64_t elems = 1;
@@ -106,4 +106,4 @@ nlohmann::json MemoryModel::to_json(const std::vector<Step>& steps, const nlohma
   return {{"steps", arr}};
 }
 
-}  // namespace cpu_test
+}  // namespace exec_test

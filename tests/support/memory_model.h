@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cpu_plugin.h"
+#include "executor_plugin.h"
 
-namespace cpu_test {
+namespace exec_test {
 
 struct Step {
   int layer;
@@ -23,7 +23,7 @@ struct Step {
 
 class MemoryModel {
  public:
-  explicit MemoryModel(Executor& ex);
+  explicit MemoryModel(PluginExecutor& ex);
   // Peak live bytes of `steps` for a request of `batch` samples.
   uint64_t peak(const std::vector<Step>& steps, int64_t batch) const;
   std::vector<Step> whole_batch(int64_t batch) const;
@@ -33,7 +33,7 @@ class MemoryModel {
   const nlohmann::json& description() const { return d_; }
 
  private:
-  Executor& ex_;
+  PluginExecutor& ex_;
   nlohmann::json d_;
   size_t layers_ = 0;
   std::vector<std::vector<int>> layer_inputs_;  // tensor ids
@@ -47,4 +47,4 @@ class MemoryModel {
   int tensor_id(const std::string& name);
 };
 
-}  // namespace cpu_test
+}  // namespace exec_test

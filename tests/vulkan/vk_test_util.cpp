@@ -10,36 +10,6 @@
 
 namespace vk_test {
 
-namespace {
-
-Status status_of(frugal_status code, const frugal_error& err) {
-  Status s;
-  s.code = code;
-  if (code != FRUGAL_OK) s.message = err.message;
-  return s;
-}
-
-std::string take_blob(frugal_blob& b) {
-  std::string s(static_cast<const char*>(b.data), b.size);
-  if (b.release) b.release(b.data);
-  return s;
-}
-
-}  // namespace
-
-const frugal_executor_api& api() {
-  static const frugal_executor_api* table = [] {
-    static frugal::PluginRegistry registry;
-    std::string why;
-    const frugal::LoadedPlugin* p = registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/vulkan.so", &why);
-    if (!p) FAIL("cannot load the vulkan plugin: " << why);
-    REQUIRE(p->kind == FRUGAL_KIND_EXECUTOR);
-    REQUIRE(p->name == "vulkan");
-    return static_cast<const frugal_executor_api*>(p->api);
-  }();
-  return *table;
-}
-
 const std::string& no_device_reason() {
   static const std::string reason = [] {
     GraphMaker m;
@@ -58,85 +28,7 @@ const std::string& no_device_reason() {
   return reason;
 }
 
-// ---- Executor --------------------------------------------------------------------
-
-Executor::Executor(const std::string& onnx_bytes, const std::string& options_json) {
-  frugal_error err{};
-  created = status_of(api().create(onnx_bytes.data(), onnx_bytes.size(), options_json.empty() ? nullptr : options_json.c_str(),
-                                   &handle_, &err),
-                      err);
-  if (!created.ok()) handle_ = nullptr;
-}
-
-Executor::Executor(const frugal::Graph& g, const std::string& options_json) : Executor(frugal::save_onnx_bytes(g), options_json) {}
-
-Executor::~Executor() {
-  if (handle_) api().destroy(handle_);
-}
-
-nlohmann::json Executor::describe() const {
-  frugal_error err{};
-  frugal_blob b{nullptr, 0, nullptr};
-  const frugal_status st = api().describe(handle_, &b, &err);
-  INFO(err.message);
-  REQUIRE(st == FRUGAL_OK);
-  return nlohmann::json::parse(take_blob(b));
-}
-
 uint64_t Executor::validation_errors() const { return describe()["vulkan"]["validation_errors"].get<uint64_t>(); }
-
-frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
-  frugal_error err{};
-  frugal_layer_bytes out{};
-  const frugal_status st = api().layer_bytes(handle_, layer, batch, &out, &err);
-  INFO(err.message);
-  REQUIRE(st == FRUGAL_OK);
-  return out;
-}
-
-Status Executor::set_budget(uint64_t bytes) {
-  frugal_error err{};
-  return status_of(api().set_budget(handle_, bytes, &err), err);
-}
-
-Status Executor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs, const nlohmann::json& plan,
-                     nlohmann::json* report) {
-  const int64_t batch = inputs.empty() || inputs[0].dims.empty() ? 1 : inputs[0].dims[0];
-  if (outputs.empty()) {
-    const nlohmann::json d = describe();
-    for (const auto& o : d["outputs"]) {
-      HostTensor t;
-      t.name = o["name"].get<std::string>();
-      t.dims = o["shape"].get<std::vector<int64_t>>();
-      outputs.push_back(t);
-    }
-    if (d["batched"].get<bool>())
-      for (HostTensor& t : outputs)
-        if (!t.dims.empty()) t.dims[0] = batch;
-  }
-  std::vector<frugal_tensor> in, out;
-  for (const HostTensor& t : inputs)
-    in.push_back(frugal_tensor{t.name.c_str(), FRUGAL_DTYPE_FLOAT32, int32_t(t.dims.size()), t.dims.data(),
-                               const_cast<float*>(t.data.data()), t.data.size() * 4});
-  for (HostTensor& t : outputs) {
-    t.data.assign(size_t(frugal::element_count(t.dims)), std::nanf(""));
-    out.push_back(frugal_tensor{t.name.c_str(), FRUGAL_DTYPE_FLOAT32, int32_t(t.dims.size()), t.dims.data(), t.data.data(),
-                                t.data.size() * 4});
-  }
-  const std::string plan_text = plan.is_null() ? "" : plan.dump();
-  frugal_error err{};
-  frugal_blob rep{nullptr, 0, nullptr};
-  const frugal_status st = api().run(handle_, plan_text.empty() ? nullptr : plan_text.c_str(), in.data(), in.size(), out.data(),
-                                     out.size(), &rep, &err);
-  if (st == FRUGAL_OK && report) *report = nlohmann::json::parse(take_blob(rep));
-  else if (rep.data) take_blob(rep);
-  return status_of(st, err);
-}
-
-Status Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
-  frugal_error err{};
-  return status_of(api().time_layer(handle_, layer, batch, repeats, &median, &spread, &err), err);
-}
 
 // ---- GraphMaker --------------------------------------------------------------------
 
@@ -191,13 +83,6 @@ GraphMaker& GraphMaker::output(const std::string& name) {
 
 // ---- reference comparison -------------------------------------------------------------
 
-std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, int64_t batch, uint64_t seed) {
   std::map<std::string, frugal::RefTensor> in;

@@ -13,14 +13,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "executor_plugin.h"
 #include "frugal/plugin.h"
+#include "memory_model.h"
 #include "graph/graph.h"
 #include "reference.h"
 
 namespace vk_test {
 
 // The executor table of <build>/plugins/vulkan.so (loaded once).
-const frugal_executor_api& api();
+inline const frugal_executor_api& api() { return exec_test::executor_api("vulkan"); }
 
 // "" when a Vulkan device can run an executor here, else the reason (printed once).
 const std::string& no_device_reason();
@@ -35,42 +37,19 @@ const std::string& no_device_reason();
     }                                                                               \
   } while (0)
 
-struct HostTensor {
-  std::string name;
-  std::vector<int64_t> dims;
-  std::vector<float> data;
-};
+using exec_test::HostTensor;
+using exec_test::MemoryModel;
+using exec_test::random_floats;
+using exec_test::Status;
+using exec_test::Step;
 
-struct Status {
-  frugal_status code = FRUGAL_OK;
-  std::string message;
-  bool ok() const { return code == FRUGAL_OK; }
-};
-
-// One executor instance (RAII). create() failures are kept in `created`.
-class Executor {
+// One vulkan executor instance (RAII). create() failures are kept in `created`.
+class Executor : public exec_test::PluginExecutor {
  public:
-  Executor(const std::string& onnx_bytes, const std::string& options_json = "");
-  Executor(const frugal::Graph& g, const std::string& options_json = "");
-  ~Executor();
-  Executor(const Executor&) = delete;
-  Executor& operator=(const Executor&) = delete;
-
-  Status created;
-  bool ok() const { return handle_ != nullptr; }
-
-  nlohmann::json describe() const;
-  frugal_layer_bytes layer_bytes(int layer, int batch) const;
-  Status set_budget(uint64_t bytes);
-  // Runs; outputs are allocated from describe()'s shapes with dim 0 = batch
-  // unless given with dims. report receives the parsed report.
-  Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs, const nlohmann::json& plan = nullptr,
-             nlohmann::json* report = nullptr);
-  Status time_layer(int layer, int batch, int repeats, double& median, double& spread);
+  Executor(const std::string& onnx_bytes, const std::string& options_json = "")
+      : PluginExecutor(vk_test::api(), onnx_bytes, options_json) {}
+  Executor(const frugal::Graph& g, const std::string& options_json = "") : PluginExecutor(vk_test::api(), g, options_json) {}
   uint64_t validation_errors() const;  // from describe()
-
- private:
-  frugal_executor* handle_ = nullptr;
 };
 
 // Builds a Graph through the IR. Weights are random (deterministic per name).
@@ -104,7 +83,5 @@ struct Comparison {
 // layer reported no error.
 Comparison check_against_reference(const frugal::Graph& g, const std::map<std::string, frugal::RefTensor>& inputs,
                                    const std::string& options_json = "", double atol = 1e-4, double rtol = 1e-3);
-
-std::vector<float> random_floats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 
 }  // namespace vk_test

@@ -11,9 +11,11 @@
 
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
-#include "kernels/window.h"
+#include "common/window.h"
 
 namespace frugal::cpu {
+
+using exec::Window;
 
 namespace {
 

@@ -3,45 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/error.h"
 
 namespace frugal::cpu {
-
-void Epilogue::add_affine(const std::vector<float>& scale, const std::vector<float>& shift) {
-  if (scale.size() != shift.size()) throw Error("epilogue: scale and shift differ in length");
-  if (!steps_.empty() && steps_.back().kind == Kind::Affine) {
-    Step& prev = steps_.back();
-    if (prev.scale.size() != scale.size())
-      throw Error("epilogue: affine steps of " + std::to_string(prev.scale.size()) + " and " +
-                  std::to_string(scale.size()) + " channels");
-    // s2 * (s1 x + t1) + t2, merged in double so the fold costs no extra rounding step.
-    for (size_t c = 0; c < scale.size(); ++c) {
-      const double s = double(scale[c]) * prev.scale[c];
-      const double t = double(scale[c]) * prev.shift[c] + shift[c];
-      prev.scale[c] = float(s);
-      prev.shift[c] = float(t);
-    }
-    return;
-  }
-  steps_.push_back(Step{Kind::Affine, scale, shift});
-}
-
-void Epilogue::add_relu() { steps_.push_back(Step{Kind::Relu, {}, {}}); }
-
-void Epilogue::add_clip(float lo, float hi) {
-  Step s{Kind::Clip, {}, {}};
-  s.lo = lo;
-  s.hi = hi;
-  steps_.push_back(s);
-}
-
-void Epilogue::add_sigmoid() { steps_.push_back(Step{Kind::Sigmoid, {}, {}}); }
-
-int64_t Epilogue::channels() const {
-  for (const Step& s : steps_)
-    if (s.kind == Kind::Affine) return int64_t(s.scale.size());
-  return 0;
-}
 
 void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
   switch (s.kind) {

@@ -9,32 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel_spec.h"
 #include "graph/graph.h"
 #include "kernels/epilogue.h"
 #include "thread_pool.h"
 
 namespace frugal::cpu {
 
-using Dims = std::vector<int64_t>;
-
-// What a kernel factory knows about one input of its node.
-struct InputInfo {
-  std::string name;           // empty: optional input omitted
-  bool present = false;
-  bool constant = false;      // initializer or Constant node output: value != nullptr
-  DType dtype = DType::Float32;
-  Dims dims;                  // at the declared batch (constants: their own dims)
-  const TensorDesc* value = nullptr;
-};
-
-// Everything a factory needs to build the kernel of node `node`.
-struct KernelSpec {
-  const Node* node = nullptr;
-  std::vector<InputInfo> inputs;  // one per node input, in node order
-  int64_t opset = 13;             // default-domain opset of the model
-  int threads = 1;                // threads the kernel will run with (workspace may depend on it)
-  std::string label() const;      // "Conv node 'conv1'", used to prefix messages
-};
+// The spec a factory builds from, and its helpers, are shared with the Vulkan
+// executor (plugins/common/kernel_spec.h).
+using exec::Dims;
+using exec::InputInfo;
+using exec::KernelSpec;
 
 // One call of a kernel on n samples. Per node input: data pointer (nullptr for
 // constants, which the kernel holds itself, and for omitted inputs) and dims at

@@ -1,31 +1,9 @@
-#include "kernels/normalization.h"
-
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
-
-void batchnorm_affine(const KernelSpec& s, std::vector<float>& scale, std::vector<float>& shift) {
-  const Node& n = *s.node;
-  if (n.attr_int("training_mode", 0) != 0) unsupported(s, "training mode is not supported (inference only)");
-  if (s.opset < 7 && n.attr_int("is_test", 0) == 0) unsupported(s, "training mode (is_test=0) is not supported");
-  if (s.opset < 9 && n.attr_int("spatial", 1) == 0) unsupported(s, "spatial=0 is not supported");
-  const std::vector<float> gamma = constant_floats(s, 1, "scale"), beta = constant_floats(s, 2, "B"),
-                           mean = constant_floats(s, 3, "mean"), var = constant_floats(s, 4, "var");
-  const size_t C = gamma.size();
-  if (beta.size() != C || mean.size() != C || var.size() != C)
-    fail(s, "scale, B, mean and var must have the same length");
-  const double eps = n.attr_float("epsilon", 1e-5f);
-  scale.resize(C);
-  shift.resize(C);
-  for (size_t c = 0; c < C; ++c) {  // gamma (x - mean) / sqrt(var + eps) + beta
-    const double a = double(gamma[c]) / std::sqrt(double(var[c]) + eps);
-    scale[c] = float(a);
-    shift[c] = float(double(beta[c]) - a * double(mean[c]));
-  }
-}
 
 namespace {
 

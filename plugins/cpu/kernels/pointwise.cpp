@@ -8,20 +8,11 @@
 #include <limits>
 
 #include "kernels/kernel_util.h"
-#include "kernels/normalization.h"
-#include "kernels/pointwise.h"
+#include "kernels/epilogue.h"
 
 namespace frugal::cpu {
 
 namespace {
-
-float clip_bound(const KernelSpec& s, size_t i, const char* attr, float dflt) {
-  if (s.opset < 11) return s.node->attr_float(attr, dflt);
-  if (!has_input(s, i)) return dflt;
-  const std::vector<float> v = constant_floats(s, i, i == 1 ? "min" : "max");
-  if (v.size() != 1) fail(s, std::string(i == 1 ? "min" : "max") + " must be a scalar");
-  return v[0];
-}
 
 class PointwiseKernel : public Kernel {
  public:
@@ -62,38 +53,6 @@ class PointwiseKernel : public Kernel {
 };
 
 }  // namespace
-
-void append_to_epilogue(const KernelSpec& s, Epilogue& e) {
-  const Node& n = *s.node;
-  const std::string& t = n.op_type;
-  if (t == "BatchNormalization") {
-    std::vector<float> scale, shift;
-    batchnorm_affine(s, scale, shift);
-    e.add_affine(scale, shift);
-  } else if (t == "Relu") {
-    e.add_relu();
-  } else if (t == "Sigmoid") {
-    e.add_sigmoid();
-  } else if (t == "Clip") {
-    const float lo = clip_bound(s, 1, "min", -std::numeric_limits<float>::infinity());
-    const float hi = clip_bound(s, 2, "max", std::numeric_limits<float>::infinity());
-    e.add_clip(lo, hi);
-  } else if (t == "Dropout") {
-    if (s.opset < 7 && n.attr_int("is_test", 0) == 0) unsupported(s, "training mode (is_test=0) is not supported");
-    if (has_input(s, 2)) {
-      const InputInfo& tm = s.inputs[2];
-      if (!tm.constant) unsupported(s, "training_mode '" + tm.name + "' is computed at run time (inference only)");
-      const std::vector<int64_t> v = tm.value->dtype == DType::Bool
-                                         ? std::vector<int64_t>(tm.value->data.begin(), tm.value->data.end())
-                                         : tm.value->as_int64();
-      if (!v.empty() && v[0] != 0) unsupported(s, "training mode is not supported (inference only)");
-    }
-  } else if (t == "Identity") {
-    // nothing to do
-  } else {
-    fail(s, "not a pointwise op");
-  }
-}
 
 std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s) { return std::make_unique<PointwiseKernel>(s); }
 

@@ -6,9 +6,11 @@
 #include <limits>
 
 #include "kernels/kernel_util.h"
-#include "kernels/window.h"
+#include "common/window.h"
 
 namespace frugal::cpu {
+
+using exec::Window;
 
 namespace {
 

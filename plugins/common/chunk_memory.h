@@ -1,0 +1,108 @@
+// The memory model's allocation interface and its two bookkeepers, which own
+// no memory:
+//   - CountingMemory counts live bytes only (the plan simulation);
+//   - OffsetAllocator places chunks at byte offsets inside a block of exactly
+//     `capacity` bytes. Chunk sizes are exact (no rounding, no headers), so the
+//     live bytes it measures are exactly the bytes of the chunks held. When no
+//     hole is big enough but the free bytes in total are, it compacts: every
+//     live chunk slides down (contents to be preserved) so the free space
+//     becomes one block at the top; the slides are listed as Moves, in the
+//     order they must be applied (ascending: a chunk only ever moves down over
+//     free space or over bytes already moved away). Any set of chunks whose
+//     sizes sum to <= capacity therefore fits.
+// The CPU arena is an OffsetAllocator plus a host block (memmove per move); the
+// Vulkan executor runs the same allocator offline over the whole plan and
+// records the moves as buffer copies.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace frugal::exec {
+
+class ChunkMemory {
+ public:
+  using Id = uint32_t;
+  virtual ~ChunkMemory() = default;
+  virtual Id alloc(uint64_t bytes) = 0;
+  virtual void release(Id id) = 0;
+  // Splits chunk `id` at byte `at`: `id` keeps [0, at), the returned id gets the rest.
+  virtual Id split(Id id, uint64_t at) = 0;
+  virtual uint64_t live_bytes() const = 0;
+  virtual uint64_t peak_bytes() const = 0;
+};
+
+class CountingMemory : public ChunkMemory {
+ public:
+  Id alloc(uint64_t bytes) override;
+  void release(Id id) override;
+  Id split(Id id, uint64_t at) override;
+  uint64_t live_bytes() const override { return live_; }
+  uint64_t peak_bytes() const override { return peak_; }
+
+ private:
+  std::vector<uint64_t> sizes_;
+  std::vector<bool> used_;
+  uint64_t live_ = 0, peak_ = 0;
+};
+
+class OffsetAllocator : public ChunkMemory {
+ public:
+  // A slide of `bytes` bytes from offset `from` down to offset `to` (to < from).
+  struct Move {
+    uint64_t from = 0, to = 0, bytes = 0;
+  };
+
+  explicit OffsetAllocator(uint64_t capacity = 0) : capacity_(capacity) {}
+  // Drops every chunk and sets a new capacity.
+  void reset(uint64_t capacity);
+  uint64_t capacity() const { return capacity_; }
+
+  // Throws frugal::Error when live + bytes > capacity. May compact (see moves()).
+  Id alloc(uint64_t bytes) override;
+  void release(Id id) override;
+  Id split(Id id, uint64_t at) override;
+  uint64_t live_bytes() const override { return live_; }
+  uint64_t peak_bytes() const override { return peak_; }
+
+  uint64_t size(Id id) const { return chunks_[id].size; }
+  uint64_t offset(Id id) const { return chunks_[id].offset; }
+  // The moves of the compactions since the last take_moves(), in order.
+  const std::vector<Move>& moves() const { return moves_; }
+  std::vector<Move> take_moves();
+  void clear_moves() { moves_.clear(); }
+  // The highest end of any chunk ever placed since clear(): the bytes touched.
+  uint64_t extent() const { return extent_; }
+
+  // Drops every chunk and restarts the peak and move counters.
+  void clear();
+  uint64_t compactions() const { return compactions_; }
+  uint64_t moved_bytes() const { return moved_bytes_; }
+  // Checks the internal invariants (tests): chunks inside the block, disjoint,
+  // live bytes equal to their sum.
+  void check() const;
+
+ private:
+  struct Chunk {
+    uint64_t offset = 0, size = 0;
+    bool used = false;
+  };
+  Id new_id();
+  void compact();
+
+  uint64_t capacity_ = 0;
+  std::vector<Chunk> chunks_;
+  std::vector<Id> free_ids_;
+  std::map<uint64_t, Id> by_offset_;  // chunks of size > 0, by address
+  std::vector<Move> moves_;
+  uint64_t live_ = 0, peak_ = 0, compactions_ = 0, moved_bytes_ = 0, extent_ = 0;
+};
+
+// A move split into copies whose source and destination do not overlap (what
+// a device copy command requires): pieces no longer than the shift, lowest
+// first. Each piece overwrites bytes the previous one read, so they must run
+// in order (a barrier between them on a device).
+std::vector<OffsetAllocator::Move> non_overlapping_pieces(const OffsetAllocator::Move& m);
+
+}  // namespace frugal::exec

@@ -1,0 +1,36 @@
+// The checks of the executor ABI's arguments that both executors make the same
+// way: the options object, the request's input and output tensors, layer and
+// batch arguments; and how bytes are written in messages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/layer_graph.h"
+#include "frugal/plugin.h"
+
+namespace frugal::exec {
+
+// "12.3 MB (12345678 bytes)"
+std::string format_bytes(uint64_t bytes);
+
+// The options JSON as an object (null / empty text: an empty object). Throws
+// frugal::Error naming `example` ({"threads": 2}) when it is not one.
+nlohmann::json parse_options_object(const char* json, const char* example);
+
+// Matches the inputs to the model's (by name, else by position) into `ordered`
+// and checks dtype, shape (dim 0 = B for batched models), bytes and data.
+// Returns the request's batch B. Throws frugal::Error naming the input.
+int64_t check_inputs(const LayerGraph& m, const frugal_tensor* inputs, size_t n,
+                     std::vector<const frugal_tensor*>& ordered);
+// The same for the output tensors of a request of `batch` samples.
+void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_t batch,
+                   std::vector<frugal_tensor*>& ordered);
+
+// `what` ("layer_bytes", "time_layer"): layer index in range, batch >= 1.
+void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch);
+
+}  // namespace frugal::exec

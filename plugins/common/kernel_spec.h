@@ -1,0 +1,60 @@
+// What a kernel factory of either executor knows about the node it builds, and
+// the small helpers every factory uses: messages that name the node, constant
+// inputs, attribute arithmetic. Kernels themselves are backend-specific
+// (plugins/cpu/kernels, plugins/vulkan/vk_kernels_*); this is the part of
+// their construction both share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace frugal::exec {
+
+using Dims = std::vector<int64_t>;
+
+// One input of the node.
+struct InputInfo {
+  std::string name;       // empty: optional input omitted
+  bool present = false;
+  bool constant = false;  // initializer or Constant node output: value != nullptr
+  DType dtype = DType::Float32;
+  Dims dims;              // at the declared batch (constants: their own dims)
+  const TensorDesc* value = nullptr;
+};
+
+// Everything a factory needs to build the kernel of node `node`.
+struct KernelSpec {
+  const Node* node = nullptr;
+  std::vector<InputInfo> inputs;  // one per node input, in node order
+  int64_t opset = 13;             // default-domain opset of the model
+  std::string executor = "cpu";   // "cpu" / "vulkan": named in messages
+  int threads = 1;                // cpu: threads the kernel runs with (its workspace may depend on it)
+  Dims output;                    // vulkan: output dims at the declared batch (graph shape inference)
+  bool batched = true;            // vulkan: activations keep the batch on axis 0
+  std::string label() const;      // "Conv node 'conv1'", prefixes messages
+};
+
+// frugal::Error "<Op> node '<name>': msg" (malformed model).
+[[noreturn]] void fail(const KernelSpec& s, const std::string& msg);
+// sdk::Failure(FRUGAL_ERR_UNSUPPORTED) "<Op> node '<name>': msg".
+[[noreturn]] void unsupported(const KernelSpec& s, const std::string& msg);
+
+// Input i, which must be present (else fail naming its role).
+const InputInfo& required_input(const KernelSpec& s, size_t i, const char* role);
+bool has_input(const KernelSpec& s, size_t i);
+// Values of constant input i; unsupported() when it is computed at run time
+// (the executors prepare weights and shapes at compile time).
+std::vector<float> constant_floats(const KernelSpec& s, size_t i, const char* role);
+std::vector<int64_t> constant_ints(const KernelSpec& s, size_t i, const char* role);
+// Input i must be float32 (both executors run float32 only).
+void require_float_activation(const KernelSpec& s, size_t i, const char* role);
+
+int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX);
+std::string dims_string(const Dims& d);
+// Axis in [-rank, rank) -> [0, rank); fail otherwise.
+int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what = "axis");
+
+}  // namespace frugal::exec

@@ -1,0 +1,117 @@
+// The layer graph both executors compile a model into: activation tensors,
+// schedulable layers (a head node, plus the BatchNormalization / activations /
+// Dropout / Identity that run in place right after it), network inputs and
+// outputs, batched detection and the in/out/ws byte accounting per layer.
+// Kernels are the backend's: a backend derives from LayerGraph, keeps one
+// kernel per layer (same index), answers the hooks below, and calls compile()
+// from its constructor.
+//
+// Samples: when every activation keeps the batch on axis 0 and no op mixes
+// samples, the model is "batched": a run may have any number B of samples and a
+// plan may split them. Otherwise the whole request is a single sample (B = 1,
+// inputs exactly as declared).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/epilogue_steps.h"
+#include "common/kernel_spec.h"
+#include "frugal/plugin.h"
+#include "graph/graph.h"
+
+namespace frugal::exec {
+
+struct ActivationTensor {
+  std::string name;
+  Dims dims;                   // at the declared batch
+  int64_t sample_elems = 0;    // elements of one sample (batched) or of the whole tensor
+  int producer = -1;           // layer index; -1: a network input
+  std::vector<int> consumers;  // distinct layers reading it, ascending
+  bool is_input = false, is_output = false;
+};
+
+struct Layer {
+  std::string name;                 // the head node's name (made unique)
+  std::vector<std::string> ops;     // head op first, then the bundled ops
+  std::vector<std::string> nodes;   // node names, same order
+  std::vector<int> inputs;          // distinct activation tensors read, in first-use order
+  std::vector<int> node_inputs;     // per head-node input: activation tensor or -1 (constant / omitted)
+  std::vector<Dims> constant_dims;  // per head-node input: dims of constants (others unused)
+  int output = -1;                  // activation tensor written
+  int64_t macs_per_sample = 0;
+};
+
+class LayerGraph {
+ public:
+  virtual ~LayerGraph() = default;
+  LayerGraph(const LayerGraph&) = delete;
+  LayerGraph& operator=(const LayerGraph&) = delete;
+
+  const std::string& executor() const { return executor_; }
+  bool batched() const { return batched_; }
+  const std::string& not_batched_reason() const { return not_batched_reason_; }
+  int64_t declared_batch() const { return declared_batch_; }
+
+  const std::vector<ActivationTensor>& tensors() const { return tensors_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  int layer_index(const std::string& name) const;  // -1 if none
+
+  // Dims of tensor t for n samples (batched: dim 0 = n; else n must be 1).
+  Dims dims_at(int t, int64_t n) const;
+  uint64_t sample_bytes(int t) const { return uint64_t(tensors_[size_t(t)].sample_elems) * sizeof(float); }
+  uint64_t bytes(int t, int64_t n) const { return sample_bytes(t) * uint64_t(n); }
+  // in / out / ws bytes of layer l at n samples: in = every distinct activation
+  // read, out = the output, ws = the kernel's arena workspace.
+  frugal_layer_bytes layer_bytes(int l, int64_t n) const;
+  // The input dims a kernel call of layer l on n samples gets (one per head-node input).
+  std::vector<Dims> call_dims(int l, int64_t n) const;
+  // "a, b" for tensor ids.
+  std::string tensor_names(const std::vector<int>& ids) const;
+
+ protected:
+  explicit LayerGraph(std::string executor) : executor_(std::move(executor)) {}
+
+  // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
+  // batch) through the hooks. Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing
+  // every part this executor cannot run, frugal::Error for a malformed model.
+  void compile(const Graph& g);
+
+  // ---- the backend's hooks ----
+  virtual bool op_supported(const std::string& op_type) const = 0;
+  // Called once the network inputs are known, before any node: input dims at the
+  // declared batch and at declared + 1 (the batch probe). May throw.
+  virtual void prepare(const Graph& g, const std::map<std::string, Dims>& at_declared,
+                       const std::map<std::string, Dims>& at_probe) {}
+  // Fills backend fields of a spec before a kernel is built from it.
+  virtual void complete_spec(KernelSpec& s) const {}
+  // Builds the kernel of a new layer (index layers().size()) and returns its
+  // output dims for input dims `in` (one per node input) at the declared batch.
+  virtual Dims add_kernel(const KernelSpec& s, const std::vector<Dims>& in) = 0;
+  // The output dims of layer l's kernel at the probe batch; nullopt when its
+  // shapes do not follow a change of batch.
+  virtual std::optional<Dims> probe_dims(int l, const KernelSpec& s, const std::vector<Dims>& in) const = 0;
+  // True when layer l's op combines values of different samples (dim 0).
+  virtual bool mixes_samples(int l, const std::vector<Dims>& in) const = 0;
+  // The epilogue a BN / Relu / Clip / Sigmoid node `op` after layer l joins,
+  // or nullptr when it cannot (then it heads a layer of its own).
+  virtual EpilogueSteps* bundle_target(int l, const std::string& op) = 0;
+  virtual int64_t macs_per_sample(int l) const = 0;
+  virtual uint64_t workspace_bytes(int l, int64_t n) const = 0;
+
+ private:
+  std::string executor_;
+  std::vector<ActivationTensor> tensors_;
+  std::vector<Layer> layers_;
+  std::vector<int> inputs_, outputs_;
+  bool batched_ = true;
+  std::string not_batched_reason_;
+  int64_t declared_batch_ = 1;
+};
+
+}  // namespace frugal::exec

@@ -1,0 +1,56 @@
+#include "common/placement.h"
+
+#include "common/sample_store.h"
+
+namespace frugal::exec {
+
+Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity) {
+  Placement out;
+  OffsetAllocator mem(capacity);
+  SampleStore store(m, mem, batch);
+  for (ChunkMemory::Id id : store.place_inputs()) out.input_offsets.push_back(mem.offset(id));
+  store.drop_unread_inputs();
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& s = plan.steps[i];
+    const Layer& L = m.layers()[size_t(s.layer)];
+    store.check_ready(i, s);
+    PlacedStep ps;
+    ps.ws_bytes = m.layer_bytes(s.layer, s.count).ws_bytes;
+    ChunkMemory::Id ws = 0;
+    bool has_ws = false;
+    const ChunkMemory::Id o = store.begin_step(s, ps.ws_bytes, ws, has_ws);
+    ps.moves = mem.take_moves();  // offsets below are those after the step's allocations
+    if (has_ws) ps.ws_offset = mem.offset(ws);
+    const uint64_t out_offset = mem.offset(o);
+    for (const auto& [lo, n] : store.contiguous_parts(s)) {
+      PlacedCall c;
+      c.first = lo;
+      c.count = n;
+      for (int t : L.node_inputs) {
+        if (t < 0) {
+          c.in_offsets.push_back(0);
+          continue;
+        }
+        const SampleStore::Piece& p = store.piece_of(t, lo);
+        c.in_offsets.push_back(mem.offset(p.chunk) + uint64_t(lo - p.first) * m.sample_bytes(t));
+      }
+      c.out_offset = out_offset + uint64_t(lo - s.first) * m.sample_bytes(L.output);
+      ps.calls.push_back(std::move(c));
+    }
+    store.end_step(s, o, ws, has_ws);
+    out.steps.push_back(std::move(ps));
+  }
+  store.check_complete();
+  for (int t : m.outputs()) {
+    std::vector<PlacedPiece> pieces;
+    for (const SampleStore::Piece& p : store.pieces(t)) pieces.push_back(PlacedPiece{p.first, p.count, mem.offset(p.chunk)});
+    out.outputs.push_back(std::move(pieces));
+  }
+  out.peak = mem.peak_bytes();
+  out.extent = mem.extent();
+  out.compactions = mem.compactions();
+  out.moved_bytes = mem.moved_bytes();
+  return out;
+}
+
+}  // namespace frugal::exec

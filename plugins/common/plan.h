@@ -1,0 +1,39 @@
+// A schedule for one request of B samples: steps "run layer k on samples
+// [first, first + count)". Parsed from the planner's JSON, or built here for the
+// whole-batch run and for the one-sample-at-a-time run. Both executors take the
+// same plans.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/layer_graph.h"
+
+namespace frugal::exec {
+
+struct PlanStep {
+  int layer = 0;
+  int64_t first = 0, count = 0;
+};
+
+struct Plan {
+  std::vector<PlanStep> steps;
+};
+
+// {"steps":[{"layer": name or index, "first": s, "count": n}, ...], ...}; other
+// keys are ignored. Throws frugal::Error naming the step and field at fault
+// (the order and coverage of the steps are checked when the plan runs).
+Plan parse_plan(const std::string& json, const LayerGraph& m);
+
+// Every layer once on all B samples, in layer order.
+Plan whole_batch_plan(const LayerGraph& m, int64_t batch);
+// Sample 0 through every layer, then sample 1, ...: the least memory a request
+// of B samples can be run in by this executor's layer order (for B = 1 it is
+// the whole-batch plan).
+Plan one_sample_at_a_time_plan(const LayerGraph& m, int64_t batch);
+
+// "layer 'conv3' on samples 4..7"
+std::string describe_step(const LayerGraph& m, const PlanStep& s);
+
+}  // namespace frugal::exec

@@ -1,0 +1,181 @@
+// The offline placement the Vulkan executor records (plugins/common/placement.h),
+// checked on the host without a device: random valid plans on the zoo toys are
+// placed in a block of exactly their peak, then "run" on a byte block where
+// every sample of every tensor carries its own tag pattern: the moves are
+// applied as non-overlapping pieces (as the device copies them), every call
+// must find its inputs' tags at its input offsets, and writes its output's tags
+// (and scribbles over its workspace). The peak must equal the byte-counting
+// simulation's, and nothing may lie outside the block.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+
+#include "common/chunk_memory.h"
+#include "common/placement.h"
+#include "common/plan_memory.h"
+#include "compiled_model.h"
+#include "zoo/networks.h"
+
+namespace {
+
+using frugal::exec::LayerGraph;
+using frugal::exec::OffsetAllocator;
+using frugal::exec::Plan;
+using frugal::exec::PlanStep;
+
+uint32_t tag(int t, int64_t sample, uint64_t word) {
+  return uint32_t(t) * 2654435761u ^ uint32_t(sample) * 40503u ^ uint32_t(word) * 97u ^ 0x5bd1e995u;
+}
+
+// A random order of steps that is valid: inputs ready, each sample once per layer.
+Plan random_plan(const LayerGraph& m, int64_t batch, std::mt19937_64& rng) {
+  const size_t layers = m.layers().size();
+  std::vector<std::vector<bool>> done(layers, std::vector<bool>(size_t(batch), false));
+  auto ready = [&](size_t l, int64_t j) {
+    if (done[l][size_t(j)]) return false;
+    for (int t : m.layers()[l].inputs) {
+      const int p = m.tensors()[size_t(t)].producer;
+      if (p >= 0 && !done[size_t(p)][size_t(j)]) return false;
+    }
+    return true;
+  };
+  Plan plan;
+  size_t remaining = layers * size_t(batch);
+  while (remaining > 0) {
+    std::vector<std::pair<size_t, int64_t>> candidates;
+    for (size_t l = 0; l < layers; ++l)
+      for (int64_t j = 0; j < batch; ++j)
+        if (ready(l, j)) candidates.push_back({l, j});
+    const auto [l, j] = candidates[rng() % candidates.size()];
+    int64_t n = 1;
+    const int64_t want = 1 + int64_t(rng() % uint64_t(batch));
+    while (n < want && j + n < batch && ready(l, j + n)) ++n;
+    for (int64_t k = j; k < j + n; ++k) done[l][size_t(k)] = true;
+    remaining -= size_t(n);
+    plan.steps.push_back(PlanStep{int(l), j, n});
+  }
+  return plan;
+}
+
+void write_tags(std::vector<uint8_t>& block, uint64_t offset, int t, int64_t first, int64_t count, uint64_t sample_bytes) {
+  for (int64_t j = 0; j < count; ++j)
+    for (uint64_t w = 0; w < sample_bytes / 4; ++w) {
+      const uint32_t v = tag(t, first + j, w);
+      std::memcpy(block.data() + offset + uint64_t(j) * sample_bytes + 4 * w, &v, 4);
+    }
+}
+
+bool tags_intact(const std::vector<uint8_t>& block, uint64_t offset, int t, int64_t first, int64_t count,
+                 uint64_t sample_bytes) {
+  for (int64_t j = 0; j < count; ++j)
+    for (uint64_t w = 0; w < sample_bytes / 4; ++w) {
+      uint32_t v;
+      std::memcpy(&v, block.data() + offset + uint64_t(j) * sample_bytes + 4 * w, 4);
+      if (v != tag(t, first + j, w)) return false;
+    }
+  return true;
+}
+
+// Runs the placement on a host block of exactly `capacity` bytes; returns the
+// number of moves applied.
+size_t emulate(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity) {
+  const frugal::exec::Placement placed = frugal::exec::place_plan(m, plan, batch, capacity);
+  REQUIRE(placed.extent <= capacity);
+  std::vector<uint8_t> block(size_t(capacity), 0xEE);
+  for (size_t k = 0; k < m.inputs().size(); ++k) {
+    const int t = m.inputs()[k];
+    REQUIRE(placed.input_offsets[k] + m.bytes(t, batch) <= capacity);
+    write_tags(block, placed.input_offsets[k], t, 0, batch, m.sample_bytes(t));
+  }
+  size_t moves = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& s = plan.steps[i];
+    const frugal::exec::PlacedStep& ps = placed.steps[i];
+    for (const OffsetAllocator::Move& mv : ps.moves) {
+      ++moves;
+      for (const OffsetAllocator::Move& p : frugal::exec::non_overlapping_pieces(mv)) {
+        REQUIRE(p.to < p.from);
+        REQUIRE(p.to + p.bytes <= p.from);  // no overlap inside one copy
+        REQUIRE(p.from + p.bytes <= capacity);
+        std::memcpy(block.data() + p.to, block.data() + p.from, size_t(p.bytes));
+      }
+    }
+    const frugal::exec::Layer& L = m.layers()[size_t(s.layer)];
+    int64_t covered = 0;
+    for (const frugal::exec::PlacedCall& c : ps.calls) {
+      INFO("step " << i << " (" << frugal::exec::describe_step(m, s) << "), call on samples " << c.first << "+" << c.count);
+      covered += c.count;
+      for (size_t k = 0; k < L.node_inputs.size(); ++k) {
+        const int t = L.node_inputs[k];
+        if (t < 0) continue;
+        REQUIRE(c.in_offsets[k] + m.bytes(t, c.count) <= capacity);
+        REQUIRE(tags_intact(block, c.in_offsets[k], t, c.first, c.count, m.sample_bytes(t)));
+      }
+      REQUIRE(c.out_offset + m.bytes(L.output, c.count) <= capacity);
+      write_tags(block, c.out_offset, L.output, c.first, c.count, m.sample_bytes(L.output));
+    }
+    CHECK(covered == s.count);
+    if (ps.ws_bytes) {
+      REQUIRE(ps.ws_offset + ps.ws_bytes <= capacity);
+      std::memset(block.data() + ps.ws_offset, 0xA5, size_t(ps.ws_bytes));
+    }
+  }
+  for (size_t k = 0; k < m.outputs().size(); ++k) {
+    const int t = m.outputs()[k];
+    int64_t held = 0;
+    for (const frugal::exec::PlacedPiece& p : placed.outputs[k]) {
+      CHECK(tags_intact(block, p.offset, t, p.first, p.count, m.sample_bytes(t)));
+      held += p.count;
+    }
+    CHECK(held == batch);
+  }
+  return moves;
+}
+
+}  // namespace
+
+TEST_CASE("a plan placed offline in exactly its peak keeps every operand where the calls read it", "[cpu][placement]") {
+  const std::vector<std::pair<const char*, frugal::Graph (*)(uint64_t)>> nets = {
+      {"toy_linear", &frugal::zoo::build_toy_linear},
+      {"toy_branched", &frugal::zoo::build_toy_branched},
+      {"toy_allops", &frugal::zoo::build_toy_allops}};
+  std::mt19937_64 rng(11);
+  size_t total_moves = 0;
+  for (const auto& [name, build] : nets) {
+    const frugal::cpu::CompiledModel m(build(1), 1);
+    const int64_t batch = m.batched() ? 5 : 1;
+    for (int trial = 0; trial < 12; ++trial) {
+      INFO(name << ", trial " << trial);
+      const Plan plan = trial == 0 ? frugal::exec::whole_batch_plan(m, batch) : random_plan(m, batch, rng);
+      const frugal::exec::PlanMemory pm = frugal::exec::simulate_plan(m, plan, batch);
+      const frugal::exec::Placement placed = frugal::exec::place_plan(m, plan, batch, pm.peak);
+      CHECK(placed.peak == pm.peak);       // the same live bytes as the byte counter
+      CHECK(placed.extent <= pm.peak);     // nothing beyond the block
+      total_moves += emulate(m, plan, batch, pm.peak);
+      // A roomier block: the same peak, fewer or no moves.
+      CHECK(frugal::exec::place_plan(m, plan, batch, 2 * pm.peak + 64).peak == pm.peak);
+      if (pm.peak > 0) CHECK_THROWS(frugal::exec::place_plan(m, plan, batch, pm.peak - 1));
+    }
+  }
+  CHECK(total_moves > 0);  // the exact-peak blocks did compact somewhere
+}
+
+TEST_CASE("a move splits into non-overlapping pieces no longer than its shift", "[cpu][placement]") {
+  using Move = OffsetAllocator::Move;
+  for (const Move& m : {Move{100, 96, 10}, Move{100, 0, 10}, Move{100, 90, 10}, Move{40, 0, 100}, Move{7, 7, 5}}) {
+    std::vector<uint8_t> a(256), b;
+    for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 7 + 1);
+    b = a;
+    std::memmove(a.data() + m.to, a.data() + m.from, size_t(m.bytes));  // the reference
+    uint64_t sum = 0;
+    for (const Move& p : frugal::exec::non_overlapping_pieces(m)) {
+      CHECK(p.bytes <= m.from - m.to);
+      CHECK(p.to + p.bytes <= p.from);
+      std::memcpy(b.data() + p.to, b.data() + p.from, size_t(p.bytes));
+      sum += p.bytes;
+    }
+    CHECK(sum == (m.from == m.to ? 0 : m.bytes));
+    CHECK(a == b);
+  }
+}
