@@ -9,6 +9,9 @@
 --   --repeat R   timed rounds per budget (default 3); each round runs the VBS, FBS
 --                and greedy plans once, in turn; medians. One warm-up run per network.
 --   --no-cache   profile again even if the cost table is cached
+--   --explain    after each budget's row, per plan: the sum of the executor's
+--                per-step times against the run's time (run overhead), the
+--                arena's compactions and bytes moved, and the step count
 -- The VBS paper's Figure 7 / Table II in form: per network and budget, the time
 -- per sample of each plan as the planner predicts it (from the cost table) and
 -- as measured by running the plan on the CPU executor inside an arena of
@@ -21,11 +24,11 @@ local bench = require("bench_common")
 local progress = require("progress").new()
 
 local usage = "frugal bench-vbs [--nets squeezenet1_1,mobilenet_v2,resnet18 | all] [--batch 12] [--budgets 6] " ..
-              "[--repeat R] [--threads T] [--no-cache]"
+              "[--repeat R] [--threads T] [--no-cache] [--explain]"
 local a = argparse.parse(arg, {
   usage = usage,
   options = {nets = "string", batch = "integer", budgets = "integer", ["repeat"] = "integer", threads = "integer",
-             no_cache = "flag"},
+             no_cache = "flag", explain = "flag"},
   defaults = {nets = "squeezenet1_1,mobilenet_v2,resnet18", batch = 12, budgets = 6, ["repeat"] = 3},
 })
 if a.batch < 1 or a.batch > 64 then common.fail("--batch must be in 1..64, got " .. a.batch, 2) end
@@ -80,9 +83,14 @@ local function bench_network(name, row)
     end
     common.try(ex.set_budget, ex, budget)
     for _, v in ipairs(variants) do
+      v.step_sums = {}
       v.run = function()
         local _, rep = common.try(ex.run, ex, x, {plan = v.plan})
         v.peak = math.max(v.peak, rep.peak_bytes)
+        local sum = 0
+        for _, st in ipairs(rep.steps) do sum = sum + st.seconds end
+        v.step_sums[#v.step_sums + 1] = sum
+        v.compactions, v.moved = rep.compactions, rep.moved_bytes
         return rep.seconds
       end
     end
@@ -102,6 +110,15 @@ local function bench_network(name, row)
       cell_pred("greedy"), cell_meas("greedy"),
       gain(plans.fbs.time_per_sample_s, plans.vbs.time_per_sample_s), gain(measured.fbs, measured.vbs),
       over and "OVER" or "ok"})
+    if a.explain then
+      for _, v in ipairs(variants) do
+        local steps = bench.median(v.step_sums) / B
+        print(string.format("%16s%-6s %3d steps: pred %s, meas steps %s, meas run %s (overhead %s); " ..
+          "%d compactions moved %s", "", v.planner, #v.plan.steps, common.seconds(v.plan.time_per_sample_s),
+          common.seconds(steps), common.seconds(v.median / B), common.percent(v.median / B / steps - 1),
+          v.compactions or 0, common.bytes(v.moved or 0)))
+      end
+    end
   end
   progress:done()
   return {smallest = smallest, whole = whole, layers = #costs.layers, cached = info.cached,
