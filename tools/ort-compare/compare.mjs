@@ -205,7 +205,7 @@ function machine(a, ort) {
     usable: os.availableParallelism ? os.availableParallelism() : os.cpus().length,
     ort: ort.env.versions.node || ort.env.versions.common,
     openblas,
-    frugal: `${frugalVersion} (commit ${commit})`,
+    frugal: `${frugalVersion} (checkout at ${commit} when this ran; the binary may be older)`,
     node: process.version,
   };
 }
