@@ -1,7 +1,7 @@
 // The runtime of the vulkan executor: describe and layer_bytes (the cpu
 // executor's definitions, recomputed here from the shapes), the budget (refused
-// before running when too small; the layout's own size fits), repeated runs and
-// batch changes, plans, time_layer, the pipeline cache on disk, operands split
+// before running one byte below the peak; exactly the peak fits), repeated runs
+// and batch changes, plans that split the batch, time_layer, the pipeline cache on disk, operands split
 // to fit small bindings, clear errors for bad input, and gated convolution
 // (white box, through the engine library) against the reference with the
 // switched-off kernels zeroed.
@@ -112,7 +112,7 @@ TEST_CASE("layer_bytes follows the cpu executor's definitions", "[vulkan][runtim
   }
 }
 
-TEST_CASE("a budget too small is refused before running; the layout's size is enough", "[vulkan][runtime]") {
+TEST_CASE("a budget one byte below the peak is refused before running; exactly the peak is enough", "[vulkan][runtime]") {
   VK_REQUIRE_DEVICE();
   const frugal::Graph g = chain_model();
   const auto in = vk_test::random_inputs(g, 4, 5);
@@ -131,24 +131,29 @@ TEST_CASE("a budget too small is refused before running; the layout's size is en
     peak = std::max<uint64_t>(peak, b.in_bytes + b.out_bytes + b.ws_bytes);
   }
   CHECK(report["peak_bytes"].get<uint64_t>() == peak);
-  const uint64_t layout = report["layout_bytes"].get<uint64_t>();
-  CHECK(layout >= peak);
+  CHECK(report["arena_bytes"].get<uint64_t>() == peak);  // no budget: an arena of exactly the plan's peak
+  CHECK(report["extent_bytes"].get<uint64_t>() <= peak);
   REQUIRE(report["steps"].size() == 5);
   CHECK(report["steps"][0]["count"] == 4);
 
-  REQUIRE(ex.set_budget(layout - 4).ok());
+  REQUIRE(ex.set_budget(peak - 1).ok());
   out.clear();
   const vk_test::Status refused = ex.run(host_inputs(in), out);
   INFO(refused.message);
   CHECK(refused.code == FRUGAL_ERR_BUDGET);
-  CHECK(refused.message.find("budget") != std::string::npos);
+  CHECK(refused.message.find("needs ") != std::string::npos);
+  CHECK(refused.message.find("(" + std::to_string(peak) + " bytes)") != std::string::npos);
+  CHECK(refused.message.find("budget is ") != std::string::npos);
+  CHECK(refused.message.find("(" + std::to_string(peak - 1) + " bytes)") != std::string::npos);
   CHECK(std::isnan(out[0].data[0]));  // nothing ran, nothing was written
 
-  REQUIRE(ex.set_budget(layout).ok());
+  REQUIRE(ex.set_budget(peak).ok());
   out.clear();
   REQUIRE(ex.run(host_inputs(in), out, nullptr, &report).ok());
   CHECK(report["auto_budget"] == false);
-  CHECK(report["budget_bytes"] == layout);
+  CHECK(report["budget_bytes"] == peak);
+  CHECK(report["arena_bytes"] == peak);
+  CHECK(report["peak_bytes"] == peak);
   CHECK(max_diff(out[0].data, want.at("y")) < 1e-4);
   CHECK(ex.validation_errors() == 0);
 }
@@ -171,23 +176,38 @@ TEST_CASE("repeated runs replay the recording; a new batch size records again", 
   CHECK(ex.validation_errors() == 0);
 }
 
-TEST_CASE("a plan that is the whole batch runs; a plan that splits it is refused (phase 1)", "[vulkan][runtime]") {
+TEST_CASE("a plan that splits the batch runs and matches the reference", "[vulkan][runtime]") {
   VK_REQUIRE_DEVICE();
   const frugal::Graph g = chain_model();
   vk_test::Executor ex(g);
   REQUIRE(ex.ok());
   const auto in = vk_test::random_inputs(g, 3, 9);
+  const frugal::RefValues want = frugal::reference_run(g, in);
   const nlohmann::json d = ex.describe();
   nlohmann::json whole = {{"steps", nlohmann::json::array()}};
   for (const auto& L : d["layers"]) whole["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 3}});
   std::vector<HostTensor> out;
   CHECK(ex.run(host_inputs(in), out, whole).ok());
-  nlohmann::json split = whole;
-  split["steps"][0]["count"] = 1;
+  CHECK(max_diff(out[0].data, want.at("y")) < 1e-4);
+  // Sample 0 alone through every layer, then samples 1..2 together.
+  nlohmann::json split = {{"steps", nlohmann::json::array()}};
+  for (const auto& L : d["layers"]) split["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 1}});
+  for (const auto& L : d["layers"]) split["steps"].push_back({{"layer", L["name"]}, {"first", 1}, {"count", 2}});
   out.clear();
-  const vk_test::Status st = ex.run(host_inputs(in), out, split);
-  CHECK(st.code == FRUGAL_ERR_UNSUPPORTED);
-  CHECK(st.message.find("whole batches") != std::string::npos);
+  nlohmann::json report;
+  const vk_test::Status st = ex.run(host_inputs(in), out, split, &report);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  CHECK(max_diff(out[0].data, want.at("y")) < 1e-4);
+  CHECK(report["steps"].size() == 10);
+  // A plan that runs a layer before its input holds the samples is refused, naming the step.
+  nlohmann::json bad = split;
+  std::swap(bad["steps"][0], bad["steps"][1]);
+  out.clear();
+  const vk_test::Status refused = ex.run(host_inputs(in), out, bad);
+  CHECK(refused.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(refused.message.find("step 0") != std::string::npos);
+  CHECK(ex.validation_errors() == 0);
 }
 
 TEST_CASE("time_layer measures every layer with timestamps and respects the budget", "[vulkan][runtime]") {

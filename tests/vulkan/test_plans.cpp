@@ -1,0 +1,159 @@
+// Plans that split the batch on Vulkan, with the cpu executor's accounting:
+// random valid plans (tests/support/memory_model.h) on the zoo toys, on a net
+// of 1x1 convolutions, pools, Concat, Add and Gemm (where the cpu executor needs
+// no workspace either, so the two peaks must be equal), and on SqueezeNet 1.1
+// at batch 2. For every plan: outputs equal the whole-batch run within 1e-5
+// relative; peak_bytes equals the memory model recomputed from what the plugin
+// publishes (and the cpu executor's peak where both report the same
+// workspace); a budget one byte below is refused before running with both
+// numbers; exactly the peak runs in an arena of exactly that many bytes; the
+// validation layer stays silent.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "vk_test_util.h"
+#include "zoo/zoo.h"
+
+using exec_test::MemoryModel;
+using vk_test::HostTensor;
+
+namespace {
+
+std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in) {
+  std::vector<HostTensor> v;
+  for (const auto& kv : in) v.push_back(HostTensor{kv.first, kv.second.dims, std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
+  return v;
+}
+
+// |got - want| <= 1e-5 |want| + 1e-6 everywhere (NaN: never).
+bool close(const std::vector<HostTensor>& got, const std::vector<HostTensor>& want, std::string& where) {
+  for (size_t k = 0; k < want.size(); ++k) {
+    if (got[k].data.size() != want[k].data.size()) return where = want[k].name + ": sizes differ", false;
+    for (size_t i = 0; i < want[k].data.size(); ++i) {
+      const double a = got[k].data[i], b = want[k].data[i];
+      if (!(std::fabs(a - b) <= 1e-5 * std::fabs(b) + 1e-6)) {
+        where = want[k].name + "[" + std::to_string(i) + "]: " + std::to_string(a) + " vs " + std::to_string(b);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// x [N,8,8,8] -> 1x1 conv(16)+Relu -> (maxpool 2 | avgpool 2) -> Concat -> 1x1 conv(32) -> Add(residual of
+// the concat via a 1x1 conv) -> GlobalAveragePool -> Flatten -> Gemm(10): no im2col anywhere.
+frugal::Graph pointwise_net() {
+  vk_test::GraphMaker m;
+  m.input("x", {-1, 8, 8, 8});
+  m.node("Conv", "c1", {"x", m.weight("w1", {16, 8, 1, 1}, -0.3f, 0.3f), m.weight("b1", {16})}, {"a"});
+  m.node("Relu", "r1", {"a"}, {"r"});
+  frugal::Node& p1 = m.node("MaxPool", "mp", {"r"}, {"p1"});
+  p1.set_attr_ints("kernel_shape", {2, 2});
+  p1.set_attr_ints("strides", {2, 2});
+  frugal::Node& p2 = m.node("AveragePool", "ap", {"r"}, {"p2"});
+  p2.set_attr_ints("kernel_shape", {2, 2});
+  p2.set_attr_ints("strides", {2, 2});
+  m.node("Concat", "cat", {"p1", "p2"}, {"c"}).set_attr_int("axis", 1);
+  m.node("Conv", "c2", {"c", m.weight("w2", {32, 32, 1, 1}, -0.2f, 0.2f)}, {"d"});
+  m.node("Conv", "c3", {"c", m.weight("w3", {32, 32, 1, 1}, -0.2f, 0.2f)}, {"e"});
+  m.node("Add", "add", {"d", "e"}, {"s"});
+  m.node("GlobalAveragePool", "gap", {"s"}, {"g"});
+  m.node("Flatten", "flat", {"g"}, {"f"});
+  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 32}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"}).set_attr_int("transB", 1);
+  m.output("y");
+  return m.g;
+}
+
+uint64_t g_compactions = 0;  // compactions recorded as device copies, over every plan run
+
+// Runs `plans` of a batch-`batch` request of g on both executors and checks
+// everything the file's header says. Returns how many plans it compared peaks
+// with the cpu executor for.
+int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_t seed) {
+  exec_test::PluginExecutor cpu(exec_test::executor_api("cpu"), g, "{\"threads\": 1}");  // the cpu plugin before any Vulkan work (see test_cpu_agreement.cpp)
+  REQUIRE(cpu.ok());
+  vk_test::Executor vk(g);
+  INFO(vk.created.message);
+  REQUIRE(vk.ok());
+  MemoryModel mm(vk);
+  const size_t layers = mm.description()["layers"].size();
+  // Same layers; the same workspace everywhere? Then the peaks must agree exactly.
+  bool same_ws = true;
+  for (size_t l = 0; l < layers; ++l) {
+    const frugal_layer_bytes a = vk.layer_bytes(int(l), int(batch)), b = cpu.layer_bytes(int(l), int(batch));
+    CHECK(a.in_bytes == b.in_bytes);
+    CHECK(a.out_bytes == b.out_bytes);
+    CHECK(a.ws_bytes == 0);  // no Vulkan kernel uses arena scratch (see plugins/vulkan/README.md)
+    same_ws = same_ws && a.ws_bytes == b.ws_bytes;
+  }
+  const auto in = host_inputs(vk_test::random_inputs(g, batch, seed));
+  std::vector<HostTensor> whole;
+  REQUIRE(vk.run(in, whole).ok());
+
+  std::mt19937_64 rng(seed);
+  int compared = 0;
+  for (int p = 0; p <= random_plans; ++p) {
+    const std::vector<exec_test::Step> steps =
+        p == 0 ? mm.whole_batch(batch) : mm.random_plan(batch, rng);  // p == 0: whole batch through the plan path
+    const nlohmann::json plan = MemoryModel::to_json(steps, mm.description());
+    const uint64_t peak = mm.peak(steps, batch);
+    INFO("plan " << p << ": " << plan.dump());
+
+    // A budget of exactly the peak: runs, in an arena of exactly that size.
+    REQUIRE(vk.set_budget(peak).ok());
+    std::vector<HostTensor> out;
+    nlohmann::json report;
+    const vk_test::Status st = vk.run(in, out, plan, &report);
+    INFO(st.message);
+    REQUIRE(st.ok());
+    std::string where;
+    if (!close(out, whole, where)) FAIL_CHECK("differs from the whole-batch run at " << where);
+    CHECK(report["peak_bytes"].get<uint64_t>() == peak);
+    CHECK(report["arena_bytes"].get<uint64_t>() == peak);
+    CHECK(report["extent_bytes"].get<uint64_t>() <= peak);
+    g_compactions += report["compactions"].get<uint64_t>();
+    if (same_ws) {
+      std::vector<HostTensor> cpu_out;
+      nlohmann::json cpu_report;
+      REQUIRE(cpu.run(in, cpu_out, plan, &cpu_report).ok());
+      CHECK(report["peak_bytes"] == cpu_report["peak_bytes"]);
+      ++compared;
+    }
+
+    // One byte below: refused before running, with both numbers.
+    if (peak > 0) {
+      REQUIRE(vk.set_budget(peak - 1).ok());
+      out.clear();
+      const vk_test::Status refused = vk.run(in, out, plan);
+      CHECK(refused.code == FRUGAL_ERR_BUDGET);
+      CHECK(refused.message.find(std::to_string(peak) + " bytes") != std::string::npos);
+      CHECK(refused.message.find(std::to_string(peak - 1) + " bytes") != std::string::npos);
+      CHECK(std::isnan(out[0].data[0]));  // nothing ran
+    }
+  }
+  CHECK(vk.validation_errors() == 0);
+  return compared;
+}
+
+}  // namespace
+
+TEST_CASE("random plans on the zoo toys run within their peak and match the whole batch", "[vulkan][plans]") {
+  VK_REQUIRE_DEVICE();
+  for (const char* name : {"toy_linear", "toy_branched", "toy_allops"}) {
+    INFO(name);
+    check_plans(frugal::build_zoo_model(name, 3), 4, 6, 101);
+  }
+  CHECK(g_compactions > 0);  // arenas of exactly the peak made the allocator slide chunks on the device
+}
+
+TEST_CASE("where both executors need no workspace, their peaks for the same plan are equal", "[vulkan][plans]") {
+  VK_REQUIRE_DEVICE();
+  CHECK(check_plans(pointwise_net(), 5, 8, 7) == 9);
+}
+
+TEST_CASE("random plans on SqueezeNet 1.1 at batch 2", "[vulkan][plans][slow]") {
+  VK_REQUIRE_DEVICE();
+  check_plans(frugal::build_zoo_model("squeezenet1_1", 5), 2, 2, 29);
+}
