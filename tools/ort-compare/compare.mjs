@@ -148,6 +148,7 @@ class FrugalSide {
     this.proc = spawn(frugal, [path.join(here, 'frugal_side.lua'), model, String(threads)], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
+    this.proc.stdin.on('error', () => {});  // a dead process shows as its exit code in reply()
     this.lines = readline.createInterface({ input: this.proc.stdout })[Symbol.asyncIterator]();
     this.exited = once(this.proc, 'exit').then(([code]) => code);
   }
