@@ -196,7 +196,10 @@ function machine(a, ort) {
   }
   let commit = '?';
   try {
-    commit = execFileSync('git', ['-C', repo, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    commit = execFileSync('git', ['-C', repo, 'rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     // not a git checkout
   }
