@@ -173,14 +173,14 @@ int executor_gc(lua_State* L) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 2, {"executor", "threads", "device", "budget"});
+  check_option_names(L, 2, {"executor", "threads", "device", "budget", "shader_dir"});
   push_executor(L, 1, parse_executor_settings(L, 2));
   return 1;
 }
 
 int l_run(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 4, {"executor", "threads", "device", "budget"});
+  check_option_names(L, 4, {"executor", "threads", "device", "budget", "shader_dir"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -299,6 +299,10 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   if (lua_isinteger(L, -1)) s.options["device"] = static_cast<int64_t>(lua_tointeger(L, -1));
   else if (lua_type(L, -1) == LUA_TSTRING) s.options["device"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1)) throw Error("option 'device' must be a device index or name");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "shader_dir");  // else the host's (executor_options_with_host_paths)
+  if (lua_type(L, -1) == LUA_TSTRING) s.options["shader_dir"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1)) throw Error("option 'shader_dir' must be a folder name (a string)");
   lua_pop(L, 1);
   uint64_t budget = 0;
   if (opt_bytes_field(L, idx, "budget", &budget)) s.budget = budget;

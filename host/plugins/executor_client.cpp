@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "cli/paths.h"
 #include "onnx/onnx_export.h"
 #include "plugins/plugin_call.h"
 
@@ -50,6 +51,13 @@ void make_views(const std::vector<std::string>& names, const std::vector<Tensor>
 
 }  // namespace
 
+nlohmann::json executor_options_with_host_paths(const nlohmann::json& options) {
+  if (!options.is_null() && !options.is_object()) return options;
+  nlohmann::json o = options.is_null() ? nlohmann::json::object() : options;
+  if (!o.contains("shader_dir")) o["shader_dir"] = shader_dir();
+  return o;
+}
+
 ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options)
     : plugin_(&executor) {
   require_kind(executor, FRUGAL_KIND_EXECUTOR);
@@ -90,11 +98,10 @@ const frugal_executor_api& ExecutorClient::api() const {
 }
 
 void ExecutorClient::create(const std::string& onnx_bytes, const nlohmann::json& options) {
-  const std::string opts = options.is_null() ? std::string() : options.dump();
+  const std::string opts = executor_options_with_host_paths(options).dump();
   frugal_error err = fresh_error();
   frugal_executor* h = nullptr;
-  const int status =
-      api().create(onnx_bytes.data(), onnx_bytes.size(), options.is_null() ? nullptr : opts.c_str(), &h, &err);
+  const int status = api().create(onnx_bytes.data(), onnx_bytes.size(), opts.c_str(), &h, &err);
   if (status != FRUGAL_OK && h) api().destroy(h);  // a failed create must not leak a half-built one
   check_status(*plugin_, status, err, "create");
   if (!h) throw Error(plugin_label(*plugin_) + ": create returned OK but no executor");

@@ -25,9 +25,19 @@ struct LayerTiming {
   double median_seconds = 0, spread_seconds = 0;  // per batch
 };
 
+// `options` with the host's "shader_dir" (cli/paths.h: FRUGAL_SHADER_DIR, else an
+// installed share/frugal/shaders next to bin/frugal, else the build's shaders/)
+// added unless it is already there, so that an installed frugal's vulkan
+// executor finds its SPIR-V wherever the plugin itself was loaded from.
+// Executors without shaders ignore the key (executors ignore option keys they
+// do not use). Options that are not null or an object are returned unchanged,
+// for the plugin to refuse.
+nlohmann::json executor_options_with_host_paths(const nlohmann::json& options);
+
 class ExecutorClient {
  public:
-  // options: {"threads":T,"device":N,...} or null.
+  // options: {"threads":T,"device":N,...} or null. The host adds what it knows
+  // that the caller did not give (executor_options_with_host_paths).
   ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options = nullptr);
   ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,
                  const nlohmann::json& options = nullptr);
