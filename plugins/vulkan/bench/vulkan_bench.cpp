@@ -12,7 +12,8 @@
 //   3. pipeline cache: executor creation with an empty cache file, then with
 //      the file the first creation wrote (a fresh device reads it).
 //
-// usage: vulkan_bench [--batch B] [--repeats R] [--size S]
+// usage: vulkan_bench [--device N] [--batch B] [--repeats R] [--size S]
+// (frugal bench-vulkan runs it after its network table.)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -115,7 +116,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int batch = 4, repeats = 7;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows show as they come when piped (frugal bench-vulkan)
+  int batch = 4, repeats = 7, device = -1;
   int64_t size = 28;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -126,16 +128,19 @@ int main(int argc, char** argv) {
       }
       return std::strtol(argv[++i], nullptr, 10);
     };
-    if (a == "--batch") batch = int(next());
+    if (a == "--device") device = int(next());
+    else if (a == "--batch") batch = int(next());
     else if (a == "--repeats") repeats = int(next());
     else if (a == "--size") size = next();
     else {
-      std::fprintf(stderr, "usage: vulkan_bench [--batch B] [--repeats R] [--size S]\n");
+      std::fprintf(stderr, "usage: vulkan_bench [--device N] [--batch B] [--repeats R] [--size S]\n");
       return 2;
     }
   }
-  if (batch < 1 || repeats < 1 || size < 4) {
-    std::fprintf(stderr, "vulkan_bench: batch, repeats >= 1 and size >= 4 please\n");
+  // Every executor below on the chosen device (-1: the default one).
+  const std::string on_device = device >= 0 ? "\"device\": " + std::to_string(device) + ", " : "";
+  if (batch < 1 || repeats < 1 || size < 4 || device < -1) {
+    std::fprintf(stderr, "vulkan_bench: batch, repeats >= 1, size >= 4 and device >= 0 please\n");
     return 2;
   }
   try {
@@ -148,8 +153,8 @@ int main(int argc, char** argv) {
     std::printf("%-20s %12s %12s %9s %14s %9s\n", "conv layer", "dense ms", "indirect ms", "ratio", "gated~50% ms", "ratio");
     for (const ConvShape& s : shapes) {
       const std::string onnx = conv_model(s);
-      Executor dense(onnx.data(), onnx.size(), options("{\"conv\": \"dense\"}"));
-      Executor indirect(onnx.data(), onnx.size(), options("{\"conv\": \"indirect\"}"));
+      Executor dense(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"dense\"}"));
+      Executor indirect(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"indirect\"}"));
       if (first) {
         std::printf("device: %s, batch %d, median of %d\n", dense.device().description().c_str(), batch, repeats);
         first = false;
@@ -176,7 +181,7 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<Executor>> all;
       for (const ConvShape& s : shapes) {
         const std::string onnx = conv_model(s);
-        all.push_back(std::make_unique<Executor>(onnx.data(), onnx.size(), options("{\"pipeline_cache\": \"" + file + "\"}")));
+        all.push_back(std::make_unique<Executor>(onnx.data(), onnx.size(), options("{" + on_device + "\"pipeline_cache\": \"" + file + "\"}")));
       }
       (pass == 0 ? cold : warm) = seconds_since(t0);
     }

@@ -1,0 +1,156 @@
+-- frugal bench-vulkan: images/s of zoo networks on each Vulkan device next to the CPU executor, and the conv indirection cost
+-- usage: frugal bench-vulkan [--nets squeezenet1_1,mobilenet_v2,... | all] [--batch B] [--repeat R] [--threads T]
+--                            [--devices 0,1] [--no-conv] [--conv-repeat R] [--conv-size S] [--conv-batch B]
+--   --nets L        zoo networks, comma-separated, or "all" (default: squeezenet1_1,
+--                   mobilenet_v2,resnet18: a few minutes on lavapipe and 2 cores)
+--   --batch B       samples per run (default 1)
+--   --repeat R      timed rounds after a warm-up round; each round runs every
+--                   executor once, in turn, and the median is kept (default 3)
+--   --threads T     the CPU executor's threads (default: its own, one per core)
+--   --devices L     Vulkan device indices (default: every device; see frugal devices)
+--   --no-conv       skip the conv-layer part (vulkan_bench)
+--   --conv-repeat R, --conv-size S, --conv-batch B: vulkan_bench's --repeats
+--                   (default 3), --size (28) and --batch (4)
+-- Part 1, per network: images/s of whole-batch runs (the executor's own run
+-- time: for Vulkan upload, dispatches and download) on the CPU executor and on
+-- every Vulkan device, measured side by side in ONE process, interleaved; the
+-- ratio to the CPU and the largest |difference| from the CPU executor's output.
+-- lavapipe (llvmpipe) is a CPU running a software GPU: its figures are labelled
+-- so and say nothing about GPU performance.
+-- Part 2 (vulkan_bench, built next to the frugal executable): each conv layer
+-- through the gating-ready indirect dispatch against a plain dense dispatch,
+-- half the kernels gated off, and the pipeline cache's saving on creation.
+local argparse = require("argparse")
+local common = require("cli_common")
+local bench = require("bench_common")
+local progress = require("progress").new()
+
+local usage = "frugal bench-vulkan [--nets L | all] [--batch B] [--repeat R] [--threads T] [--devices 0,1] " ..
+              "[--no-conv] [--conv-repeat R] [--conv-size S] [--conv-batch B]"
+local a = argparse.parse(arg, {
+  usage = usage,
+  options = {nets = "string", batch = "integer", ["repeat"] = "integer", threads = "integer", devices = "list",
+             no_conv = "flag", conv_repeat = "integer", conv_size = "integer", conv_batch = "integer"},
+  defaults = {nets = "squeezenet1_1,mobilenet_v2,resnet18", batch = 1, ["repeat"] = 3, conv_repeat = 3,
+              conv_size = 28, conv_batch = 4},
+})
+if a.batch < 1 or a.batch > 1024 then common.fail("--batch must be in 1..1024, got " .. a.batch, 2) end
+if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
+if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
+if a.conv_repeat < 1 or a.conv_batch < 1 or a.conv_size < 4 then
+  common.fail("--conv-repeat and --conv-batch must be >= 1 and --conv-size >= 4", 2)
+end
+local nets = bench.nets(a.nets, {exclude_toys = true})
+
+-- A CPU implementation of Vulkan (lavapipe's llvmpipe, SwiftShader) measures this
+-- machine's CPU, not a GPU.
+local function software(d)
+  return d.type == "cpu" or (d.name or ""):lower():find("llvmpipe") ~= nil or
+         (d.name or ""):lower():find("swiftshader") ~= nil
+end
+local SOFTWARE_LABEL = "CPU running a software GPU -- not GPU performance"
+
+local info = frugal.devices().vulkan
+local devices = {}
+if info.available then
+  local wanted
+  if a.devices then
+    wanted = {}
+    for _, i in ipairs(a.devices) do wanted[i] = true end
+  end
+  for _, d in ipairs(info.devices) do
+    if not wanted or wanted[d.index] then devices[#devices + 1] = d end
+  end
+  if a.devices and #devices ~= #a.devices then
+    local known = {}
+    for _, d in ipairs(info.devices) do known[#known + 1] = tostring(d.index) end
+    common.fail("--devices: this machine's Vulkan devices are " .. table.concat(known, ", ") .. " (frugal devices)", 2)
+  end
+end
+
+print("command     frugal bench-vulkan " .. table.concat(arg, " "))
+print(bench.machine_line())
+if not info.available then
+  print("vulkan      no Vulkan device (" .. (info.error or "the loader lists none") .. "): CPU executor only")
+else
+  print("vulkan      loader " .. tostring(info.loader) .. (info.validation and
+        ", VALIDATION LAYER ON (slows every run: unset FRUGAL_VULKAN_VALIDATION to time)" or ""))
+  for _, d in ipairs(devices) do
+    print(string.format("device %d    %s (%s, driver %s, Vulkan %s)%s", d.index, d.name, d.type, d.driver,
+                        d.api_version, software(d) and (": " .. SOFTWARE_LABEL) or ""))
+  end
+end
+print(string.format("setting     batch %d, %d timed round%s after a warm-up, median; CPU executor threads: %s",
+                    a.batch, a["repeat"], a["repeat"] == 1 and "" or "s", a.threads and tostring(a.threads) or "default"))
+print("")
+
+-- Part 1: the network table.
+local header = {"network", "batch", "cpu img/s"}
+local widths = {-16, 5, 10}
+for _, d in ipairs(devices) do
+  local n = #header
+  header[n + 1], header[n + 2], header[n + 3] = "vk" .. d.index .. " img/s", "vs cpu", "max|diff|"
+  widths[n + 1], widths[n + 2], widths[n + 3] = 11, 7, 10
+end
+local row = bench.row_printer(widths)
+row(header)
+
+local function first_output(y) return frugal.is_tensor(y) and y or y[1] end
+
+for _, name in ipairs(nets) do
+  progress:status("preparing " .. name)
+  local m = common.try(frugal.zoo, name)
+  local x = common.try(frugal.random_input, m, a.batch, 0)
+  local variants = {}
+  local cpu = common.try(frugal.executor, m, {executor = "cpu", threads = a.threads})
+  variants[1] = {name = name .. " on cpu", ex = cpu}
+  for _, d in ipairs(devices) do
+    local ok, ex = pcall(frugal.executor, m, {executor = "vulkan", device = d.index})
+    if ok then
+      variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, ex = ex, device = d}
+    else
+      variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, failed = common.message(ex), device = d}
+    end
+  end
+  for _, v in ipairs(variants) do
+    if not v.failed then
+      v.run = function()
+        local y, report = common.try(v.ex.run, v.ex, x)
+        v.output = first_output(y)
+        return report.seconds
+      end
+    else
+      v.run = function() return 0 end
+    end
+  end
+  bench.interleave(variants, a["repeat"], progress)
+  progress:done()
+  local cells = {name, tostring(a.batch), string.format("%.2f", a.batch / variants[1].median)}
+  for i = 2, #variants do
+    local v = variants[i]
+    local n = #cells
+    if v.failed then
+      cells[n + 1], cells[n + 2], cells[n + 3] = "failed", "", ""
+      io.stderr:write("frugal: " .. v.name .. ": " .. v.failed .. "\n")
+    else
+      cells[n + 1] = string.format("%.2f", a.batch / v.median)
+      cells[n + 2] = string.format("%.3gx", variants[1].median / v.median)
+      cells[n + 3] = string.format("%.1e", v.output:max_abs_diff(variants[1].output))
+    end
+  end
+  row(cells)
+  -- Free this network's executors (and their arenas) before the next one.
+  variants, cpu = nil, nil
+  collectgarbage()
+end
+
+-- Part 2: conv layers, indirect vs dense, gated, pipeline cache.
+if a.no_conv or #devices == 0 then os.exit(0) end
+for _, d in ipairs(devices) do
+  print("")
+  print(string.format("conv layers on device %d (%s)%s", d.index, d.name, software(d) and (": " .. SOFTWARE_LABEL) or ""))
+  local cmd = {bench.sibling_program("vulkan_bench"), "--device", tostring(d.index), "--batch", tostring(a.conv_batch),
+               "--repeats", tostring(a.conv_repeat), "--size", tostring(a.conv_size)}
+  print("command     " .. table.concat(cmd, " "))
+  bench.run_program(cmd)
+end
