@@ -118,4 +118,57 @@ void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int
   if (batch < 1) throw Error(std::string(what) + ": batch must be >= 1, got " + std::to_string(batch));
 }
 
+void check_time_layer(const LayerGraph& m, int layer, int batch, int repeats) {
+  check_layer_and_batch(m, "time_layer", layer, batch);
+  if (!m.batched() && batch != 1)
+    throw Error("time_layer: the model is not batched (" + m.not_batched_reason() + "), only batch 1 can be timed");
+  if (repeats < 1) throw Error("time_layer: repeats must be >= 1, got " + std::to_string(repeats));
+}
+
+void median_and_spread(std::vector<double>& times, double& median, double& spread) {
+  std::sort(times.begin(), times.end());
+  const size_t h = times.size() / 2;
+  median = times.size() % 2 ? times[h] : 0.5 * (times[h - 1] + times[h]);
+  spread = times.back() - times.front();
+}
+
+nlohmann::json describe_graph(const LayerGraph& m, const std::function<std::string(int)>& algorithm) {
+  using nlohmann::json;
+  json d;
+  d["batched"] = m.batched();
+  if (!m.batched()) d["not_batched_reason"] = m.not_batched_reason();
+  json layers = json::array();
+  for (size_t l = 0; l < m.layers().size(); ++l) {
+    const Layer& L = m.layers()[l];
+    json in_layers = json::array(), in_tensors = json::array();
+    for (int t : L.inputs) {
+      const int p = m.tensors()[size_t(t)].producer;
+      in_layers.push_back(p < 0 ? std::string() : m.layers()[size_t(p)].name);
+      in_tensors.push_back(m.tensors()[size_t(t)].name);
+    }
+    const frugal_layer_bytes b = m.layer_bytes(int(l), 1);
+    json entry = {{"name", L.name},
+                  {"ops", L.ops},
+                  {"nodes", L.nodes},
+                  {"inputs", in_layers},
+                  {"input_tensors", in_tensors},
+                  {"output_tensor", m.tensors()[size_t(L.output)].name},
+                  {"output_shape", m.tensors()[size_t(L.output)].dims},
+                  {"macs_per_sample", L.macs_per_sample},
+                  {"in_bytes_per_sample", b.in_bytes},
+                  {"out_bytes_per_sample", b.out_bytes},
+                  {"ws_bytes", b.ws_bytes}};
+    if (algorithm) entry["algorithm"] = algorithm(int(l));
+    layers.push_back(entry);
+  }
+  d["layers"] = layers;
+  for (const char* key : {"inputs", "outputs"}) {
+    json list = json::array();
+    for (int t : (std::string(key) == "inputs" ? m.inputs() : m.outputs()))
+      list.push_back({{"name", m.tensors()[size_t(t)].name}, {"shape", m.tensors()[size_t(t)].dims}});
+    d[key] = list;
+  }
+  return d;
+}
+
 }  // namespace frugal::exec

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,15 @@ void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_
 
 // `what` ("layer_bytes", "time_layer"): layer index in range, batch >= 1.
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch);
+// time_layer's further arguments: a batch the model can take, repeats >= 1.
+void check_time_layer(const LayerGraph& m, int layer, int batch, int repeats);
+// Median and spread (largest - smallest) of `times` (not empty); sorts them.
+void median_and_spread(std::vector<double>& times, double& median, double& spread);
+
+// describe()'s model part: batched (and why not), layers (name, ops, nodes,
+// inputs, shapes, MACs, in/out bytes per sample, ws bytes at batch 1; the
+// kernel's "algorithm" where `algorithm` is given), inputs and outputs. Each
+// executor adds its device keys.
+nlohmann::json describe_graph(const LayerGraph& m, const std::function<std::string(int)>& algorithm = nullptr);
 
 }  // namespace frugal::exec

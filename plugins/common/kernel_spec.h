@@ -57,4 +57,11 @@ std::string dims_string(const Dims& d);
 // Axis in [-rank, rank) -> [0, rank); fail otherwise.
 int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what = "axis");
 
+// LRN's attributes, checked (size required and >= 1; input rank >= 3).
+struct LrnParams {
+  int64_t size = 1;
+  float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+  static LrnParams from_spec(const KernelSpec& s);
+};
+
 }  // namespace frugal::exec

@@ -99,4 +99,35 @@ void Window::valid_cols(int64_t j, int64_t& lo, int64_t& hi) const {
   if (hi < lo) hi = lo;
 }
 
+ConvShape ConvShape::from_spec(const KernelSpec& s) {
+  ConvShape c;
+  const InputInfo& x = required_input(s, 0, "input X");
+  const InputInfo& w = required_input(s, 1, "weights W");
+  c.weights = constant_floats(s, 1, "weights W");
+  const Dims& wd = w.dims;
+  if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
+  if (x.dims.size() != wd.size()) fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
+  const Dims kernel(wd.begin() + 2, wd.end());
+  const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
+  if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
+  c.window = Window::from_node(s, x.dims, kernel, false);
+  c.group = s.node->attr_int("group", 1);
+  c.C = x.dims[1];
+  c.M = wd[0];
+  if (c.group < 1 || c.C % c.group != 0 || c.M % c.group != 0)
+    fail(s, "group " + std::to_string(c.group) + " does not divide the " + std::to_string(c.C) + " input and " +
+                std::to_string(c.M) + " output channels");
+  c.Cg = c.C / c.group;
+  c.Mg = c.M / c.group;
+  if (wd[1] != c.Cg)
+    fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
+                dims_string(x.dims) + " gives " + std::to_string(c.Cg));
+  if (has_input(s, 2)) {
+    c.bias = constant_floats(s, 2, "bias B");
+    if (int64_t(c.bias.size()) != c.M)
+      fail(s, "bias B has " + std::to_string(c.bias.size()) + " values, expected " + std::to_string(c.M));
+  }
+  return c;
+}
+
 }  // namespace frugal::exec

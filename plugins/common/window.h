@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "common/kernel_spec.h"
 
@@ -24,6 +25,19 @@ struct Window {
 
   // Output columns ow whose input column ow*sw - pl + j*dw lies inside [0, W): [lo, hi).
   void valid_cols(int64_t j, int64_t& lo, int64_t& hi) const;
+};
+
+// What a Conv node says, checked: weights W [M, C/group, k...] (constant), the
+// window over input X, group, channel counts, and bias B (empty when absent).
+// Both executors' conv kernels start from this.
+struct ConvShape {
+  std::vector<float> weights;
+  Window window;
+  int64_t group = 1, C = 0, M = 0, Cg = 0, Mg = 0;  // channels in / out, per group
+  std::vector<float> bias;
+
+  // Fails naming the node when W, kernel_shape, group or B do not fit X.
+  static ConvShape from_spec(const KernelSpec& s);
 };
 
 }  // namespace frugal::exec

@@ -159,40 +159,8 @@ void Executor::check_validation(const std::string& what) const {
 
 std::string Executor::describe_json() const {
   using nlohmann::json;
-  const Model& m = model_;
-  json d;
+  json d = exec::describe_graph(model_);
   d["device"] = "vulkan: " + device_->description();
-  d["batched"] = m.batched();
-  if (!m.batched()) d["not_batched_reason"] = m.not_batched_reason();
-  json layers = json::array();
-  for (size_t l = 0; l < m.layers().size(); ++l) {
-    const Layer& L = m.layers()[l];
-    json in_layers = json::array(), in_tensors = json::array();
-    for (int t : L.inputs) {
-      const int p = m.tensors()[size_t(t)].producer;
-      in_layers.push_back(p < 0 ? std::string() : m.layers()[size_t(p)].name);
-      in_tensors.push_back(m.tensors()[size_t(t)].name);
-    }
-    const frugal_layer_bytes b = m.layer_bytes(int(l), 1);
-    layers.push_back({{"name", L.name},
-                      {"ops", L.ops},
-                      {"nodes", L.nodes},
-                      {"inputs", in_layers},
-                      {"input_tensors", in_tensors},
-                      {"output_tensor", m.tensors()[size_t(L.output)].name},
-                      {"output_shape", m.tensors()[size_t(L.output)].dims},
-                      {"macs_per_sample", L.macs_per_sample},
-                      {"in_bytes_per_sample", b.in_bytes},
-                      {"out_bytes_per_sample", b.out_bytes},
-                      {"ws_bytes", b.ws_bytes}});
-  }
-  d["layers"] = layers;
-  for (const char* key : {"inputs", "outputs"}) {
-    json list = json::array();
-    for (int t : (std::string(key) == "inputs" ? m.inputs() : m.outputs()))
-      list.push_back({{"name", m.tensors()[size_t(t)].name}, {"shape", m.tensors()[size_t(t)].dims}});
-    d[key] = list;
-  }
   d["vulkan"] = {{"physical_device", device_->info().to_json()},
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"shader_dir", shaders_.dir},
@@ -416,10 +384,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   const Model& m = model_;
-  exec::check_layer_and_batch(m, "time_layer", layer, batch);
-  if (!m.batched() && batch != 1)
-    throw Error("time_layer: the model is not batched (" + m.not_batched_reason() + "), only batch 1 can be timed");
-  if (repeats < 1) throw Error("time_layer: repeats must be >= 1, got " + std::to_string(repeats));
+  exec::check_time_layer(m, layer, batch, repeats);
   if (gates_.count(layer)) throw Error("time_layer: layer '" + m.layers()[size_t(layer)].name + "' is gated; clear its gates first");
   const Layer& L = m.layers()[size_t(layer)];
   const frugal_layer_bytes need = m.layer_bytes(layer, batch);
@@ -505,10 +470,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     }
   }
   check_validation("time_layer");
-  std::sort(times.begin(), times.end());
-  const size_t h = times.size() / 2;
-  median = times.size() % 2 ? times[h] : 0.5 * (times[h - 1] + times[h]);
-  spread = times.back() - times.front();
+  exec::median_and_spread(times, median, spread);
 }
 
 // ---- gates -----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "common/op_table.h"
 #include "frugal/plugin_sdk.hpp"
 #include "util/error.h"
 
@@ -104,54 +105,33 @@ int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io, const
   return std::max<int64_t>(1, g);
 }
 
-// ---- the op table ----------------------------------------------------------------------
+// ---- the op table: the common op list with this executor's factories ------------------
 
 namespace {
 
-using Factory = std::unique_ptr<Kernel> (*)(const KernelSpec&);
-
-const std::map<std::string, Factory>& table() {
-  static const std::map<std::string, Factory> t = {
-      {"Conv", &make_conv},
-      {"MaxPool", &make_pool},
-      {"AveragePool", &make_pool},
-      {"GlobalAveragePool", &make_pool},
-      {"GlobalMaxPool", &make_pool},
-      {"Add", &make_binary},
-      {"Sub", &make_binary},
-      {"Mul", &make_binary},
-      {"Div", &make_binary},
-      {"BatchNormalization", &make_pointwise},
-      {"Relu", &make_pointwise},
-      {"Clip", &make_pointwise},
-      {"Sigmoid", &make_pointwise},
-      {"Identity", &make_copy},
-      {"Dropout", &make_copy},
-      {"LRN", &make_lrn},
-      {"Gemm", &make_matmul},
-      {"MatMul", &make_matmul},
-      {"Flatten", &make_copy},
-      {"Reshape", &make_copy},
-      {"Concat", &make_copy},
-      {"Softmax", &make_softmax},
-  };
+const exec::OpTable<Kernel>& table() {
+  static const exec::OpTable<Kernel> t = [] {
+    exec::KernelFamilies<Kernel> f;
+    f.conv = &make_conv;
+    f.pool = &make_pool;
+    f.binary = &make_binary;
+    f.pointwise = &make_pointwise;
+    f.passthrough = &make_copy;
+    f.lrn = &make_lrn;
+    f.gemm = &make_matmul;
+    f.matmul = &make_matmul;
+    f.reshape = &make_copy;
+    f.concat = &make_copy;
+    f.softmax = &make_softmax;
+    return exec::OpTable<Kernel>(f);
+  }();
   return t;
 }
 
 }  // namespace
 
-bool op_is_supported(const std::string& op_type) { return table().count(op_type) != 0; }
-
-std::vector<std::string> supported_ops() {
-  std::vector<std::string> v;
-  for (const auto& kv : table()) v.push_back(kv.first);
-  return v;
-}
-
-std::unique_ptr<Kernel> make_kernel(const KernelSpec& s) {
-  auto it = table().find(s.node->op_type);
-  if (it == table().end()) unsupported(s, "op " + s.node->op_type + " is not supported");
-  return it->second(s);
-}
+bool op_is_supported(const std::string& op_type) { return table().supports(op_type); }
+std::vector<std::string> supported_ops() { return table().ops(); }
+std::unique_ptr<Kernel> make_kernel(const KernelSpec& s) { return table().make(s); }
 
 }  // namespace frugal::vk

@@ -25,31 +25,14 @@ class ConvKernel : public Kernel {
   explicit ConvKernel(const KernelSpec& s) : label_(s.label()) {
     require_activation(s, 0, "input X");
     const InputInfo& x = s.inputs[0];
-    const InputInfo& w = required_input(s, 1, "weights W");
-    weights_ = constant_floats(s, 1, "weights W");
-    const Dims& wd = w.dims;
-    if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
-    if (x.dims.size() != wd.size())
-      fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
-    const Dims kernel(wd.begin() + 2, wd.end());
-    const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
-    if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
-    win_ = Window::from_node(s, x.dims, kernel, false);
-    group_ = s.node->attr_int("group", 1);
-    C_ = x.dims[1];
-    M_ = wd[0];
-    if (group_ < 1 || C_ % group_ != 0 || M_ % group_ != 0)
-      fail(s, "group " + std::to_string(group_) + " does not divide the " + std::to_string(C_) + " input and " +
-                  std::to_string(M_) + " output channels");
-    Cg_ = C_ / group_;
-    if (wd[1] != Cg_)
-      fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
-                  dims_string(x.dims) + " gives " + std::to_string(Cg_));
-    if (has_input(s, 2)) {
-      std::vector<float> bias = constant_floats(s, 2, "bias B");
-      if (int64_t(bias.size()) != M_) fail(s, "bias B has " + std::to_string(bias.size()) + " values, expected " + std::to_string(M_));
-      epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), bias);
-    }
+    exec::ConvShape c = exec::ConvShape::from_spec(s);
+    weights_ = std::move(c.weights);
+    win_ = c.window;
+    group_ = c.group;
+    C_ = c.C;
+    M_ = c.M;
+    Cg_ = c.Cg;
+    if (!c.bias.empty()) epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
     const Dims want = win_.spatial_rank == 2 ? Dims{x.dims[0], M_, win_.Ho, win_.Wo} : Dims{x.dims[0], M_, win_.Wo};
     if (s.output != want) fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(want));
     for (int64_t v : {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})

@@ -15,6 +15,7 @@
 #include "common/placement.h"
 #include "common/plan_memory.h"
 #include "compiled_model.h"
+#include "cpu_plugin.h"
 #include "zoo/networks.h"
 
 namespace {
@@ -28,33 +29,11 @@ uint32_t tag(int t, int64_t sample, uint64_t word) {
   return uint32_t(t) * 2654435761u ^ uint32_t(sample) * 40503u ^ uint32_t(word) * 97u ^ 0x5bd1e995u;
 }
 
-// A random order of steps that is valid: inputs ready, each sample once per layer.
-Plan random_plan(const LayerGraph& m, int64_t batch, std::mt19937_64& rng) {
-  const size_t layers = m.layers().size();
-  std::vector<std::vector<bool>> done(layers, std::vector<bool>(size_t(batch), false));
-  auto ready = [&](size_t l, int64_t j) {
-    if (done[l][size_t(j)]) return false;
-    for (int t : m.layers()[l].inputs) {
-      const int p = m.tensors()[size_t(t)].producer;
-      if (p >= 0 && !done[size_t(p)][size_t(j)]) return false;
-    }
-    return true;
-  };
+// A random valid plan from the memory model of the cpu plugin (the same layer
+// order as the engine's CompiledModel of the same graph).
+Plan random_plan(exec_test::MemoryModel& mm, int64_t batch, std::mt19937_64& rng) {
   Plan plan;
-  size_t remaining = layers * size_t(batch);
-  while (remaining > 0) {
-    std::vector<std::pair<size_t, int64_t>> candidates;
-    for (size_t l = 0; l < layers; ++l)
-      for (int64_t j = 0; j < batch; ++j)
-        if (ready(l, j)) candidates.push_back({l, j});
-    const auto [l, j] = candidates[rng() % candidates.size()];
-    int64_t n = 1;
-    const int64_t want = 1 + int64_t(rng() % uint64_t(batch));
-    while (n < want && j + n < batch && ready(l, j + n)) ++n;
-    for (int64_t k = j; k < j + n; ++k) done[l][size_t(k)] = true;
-    remaining -= size_t(n);
-    plan.steps.push_back(PlanStep{int(l), j, n});
-  }
+  for (const exec_test::Step& s : mm.random_plan(batch, rng)) plan.steps.push_back(PlanStep{s.layer, s.first, s.count});
   return plan;
 }
 
@@ -143,11 +122,16 @@ TEST_CASE("a plan placed offline in exactly its peak keeps every operand where t
   std::mt19937_64 rng(11);
   size_t total_moves = 0;
   for (const auto& [name, build] : nets) {
-    const frugal::cpu::CompiledModel m(build(1), 1);
+    const frugal::Graph g = build(1);
+    const frugal::cpu::CompiledModel m(g, 1);
+    cpu_test::Executor ex(g, "{\"threads\": 1}");
+    REQUIRE(ex.ok());
+    exec_test::MemoryModel mm(ex);
+    REQUIRE(mm.description()["layers"].size() == m.layers().size());
     const int64_t batch = m.batched() ? 5 : 1;
     for (int trial = 0; trial < 12; ++trial) {
       INFO(name << ", trial " << trial);
-      const Plan plan = trial == 0 ? frugal::exec::whole_batch_plan(m, batch) : random_plan(m, batch, rng);
+      const Plan plan = trial == 0 ? frugal::exec::whole_batch_plan(m, batch) : random_plan(mm, batch, rng);
       const frugal::exec::PlanMemory pm = frugal::exec::simulate_plan(m, plan, batch);
       const frugal::exec::Placement placed = frugal::exec::place_plan(m, plan, batch, pm.peak);
       CHECK(placed.peak == pm.peak);       // the same live bytes as the byte counter

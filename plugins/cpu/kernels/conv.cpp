@@ -85,33 +85,16 @@ class ConvKernel : public Kernel {
  public:
   explicit ConvKernel(const KernelSpec& s) : label_(s.label()), threads_(s.threads) {
     require_float_activation(s, 0, "input X");
-    const InputInfo& x = s.inputs[0];
-    const InputInfo& w = required_input(s, 1, "weights W");
-    weight_ = constant_floats(s, 1, "weights W");
-    const Dims& wd = w.dims;
-    if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
-    if (x.dims.size() != wd.size()) fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
-    const Dims kernel(wd.begin() + 2, wd.end());
-    const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
-    if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
-    win_ = Window::from_node(s, x.dims, kernel, false);
-    group_ = s.node->attr_int("group", 1);
-    C_ = x.dims[1];
-    M_ = wd[0];
-    if (group_ < 1 || C_ % group_ != 0 || M_ % group_ != 0)
-      fail(s, "group " + std::to_string(group_) + " does not divide the " + std::to_string(C_) + " input and " +
-                  std::to_string(M_) + " output channels");
-    Cg_ = C_ / group_;
-    Mg_ = M_ / group_;
-    if (wd[1] != Cg_)
-      fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
-                  dims_string(x.dims) + " gives " + std::to_string(Cg_));
+    exec::ConvShape c = exec::ConvShape::from_spec(s);
+    weight_ = std::move(c.weights);
+    win_ = c.window;
+    group_ = c.group;
+    C_ = c.C;
+    M_ = c.M;
+    Cg_ = c.Cg;
+    Mg_ = c.Mg;
     K_ = Cg_ * win_.kh * win_.kw;
-    if (has_input(s, 2)) {
-      std::vector<float> bias = constant_floats(s, 2, "bias B");
-      if (int64_t(bias.size()) != M_) fail(s, "bias B has " + std::to_string(bias.size()) + " values, expected " + std::to_string(M_));
-      epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), bias);
-    }
+    if (!c.bias.empty()) epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
     const bool pointwise = win_.kh == 1 && win_.kw == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 &&
                            win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;

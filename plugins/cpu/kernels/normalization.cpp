@@ -13,14 +13,11 @@ class LrnKernel : public Kernel {
  public:
   explicit LrnKernel(const KernelSpec& s) : label_(s.label()) {
     require_float_activation(s, 0, "input X");
-    const Node& n = *s.node;
-    if (!n.has_attr("size")) fail(s, "attribute size is required");
-    size_ = n.attr_int("size", 1);
-    if (size_ < 1) fail(s, "size must be >= 1");
-    alpha_ = n.attr_float("alpha", 1e-4f);
-    beta_ = n.attr_float("beta", 0.75f);
-    bias_ = n.attr_float("bias", 1.0f);
-    if (s.inputs[0].dims.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(s.inputs[0].dims));
+    const exec::LrnParams p = exec::LrnParams::from_spec(s);
+    size_ = p.size;
+    alpha_ = p.alpha;
+    beta_ = p.beta;
+    bias_ = p.bias;
   }
 
   Dims infer(const std::vector<Dims>& in) const override {

@@ -1,0 +1,151 @@
+// The cpu executor's MaxPool / AveragePool kernels (plugins/cpu/kernels/pool.cpp)
+// on inputs large enough that most outputs take the interior fast path and the
+// rest the checked border path: random kernels, strides, dilations, pads,
+// auto_pad, ceil_mode and count_include_pad against the float64 reference
+// evaluator (MaxPool must match exactly: its output is one of its inputs), and
+// MaxPool's NaN handling against a brute-force loop written here.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "cpu_plugin.h"
+#include "graph_helpers.h"
+#include "reference.h"
+
+using cpu_test::GraphMaker;
+using cpu_test::HostTensor;
+
+namespace {
+
+int64_t numel(const std::vector<int64_t>& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+void set_auto_pad(frugal::Node& n, const std::string& v) {
+  frugal::Attribute a;
+  a.name = "auto_pad";
+  a.kind = frugal::Attribute::Kind::String;
+  a.s = v;
+  n.attributes.push_back(a);
+}
+
+// Runs a one-input graph through the plugin with `threads` threads.
+std::vector<HostTensor> run_plugin(const frugal::Graph& g, const HostTensor& x, int threads) {
+  cpu_test::Executor ex(g, "{\"threads\": " + std::to_string(threads) + "}");
+  REQUIRE(ex.ok());
+  std::vector<HostTensor> out;
+  const cpu_test::Status st = ex.run({x}, out);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  REQUIRE(out.size() == 1);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Pool kernels: interior fast path and borders match the float64 reference", "[cpu][pool]") {
+  std::mt19937_64 rng(2024);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  int built = 0;
+  while (built < 60) {
+    const int r = pick(0, 5) == 0 ? 1 : 2;
+    const bool is_max = pick(0, 1) == 1;
+    std::vector<int64_t> k(r), s(r), d(r), in(r), pads(2 * r);
+    for (int i = 0; i < r; ++i) {
+      k[i] = pick(1, 5);
+      s[i] = pick(1, 3);
+      d[i] = is_max ? pick(1, 3) : 1;
+      in[i] = pick(4, 37);
+      pads[i] = pick(0, k[i] - 1);
+      pads[i + r] = pick(0, k[i] - 1);
+    }
+    const int64_t ap = pick(0, 7);
+    const char* auto_pad = ap == 5 ? "SAME_UPPER" : ap == 6 ? "SAME_LOWER" : ap == 7 ? "VALID" : nullptr;
+    const bool ceil_mode = !auto_pad && pick(0, 1) == 1;
+    bool fits = true;
+    for (int i = 0; i < r; ++i)
+      if (in[i] + pads[i] + pads[i + r] < (k[i] - 1) * d[i] + 1) fits = false;
+    if (!fits) continue;
+    const int64_t N = pick(1, 3), C = pick(1, 5);
+    GraphMaker m;
+    std::vector<int64_t> xd = {N, C};
+    xd.insert(xd.end(), in.begin(), in.end());
+    m.input("x", xd);
+    frugal::Node& n = m.node(is_max ? "MaxPool" : "AveragePool", {"x"}, "y");
+    n.set_attr_ints("kernel_shape", k);
+    n.set_attr_ints("strides", s);
+    if (is_max) n.set_attr_ints("dilations", d);
+    if (auto_pad) set_auto_pad(n, auto_pad);
+    else n.set_attr_ints("pads", pads);
+    if (ceil_mode) n.set_attr_int("ceil_mode", 1);
+    const bool include_pad = !is_max && pick(0, 1) == 1;
+    if (include_pad) n.set_attr_int("count_include_pad", 1);
+    m.output("y");
+
+    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
+    frugal::RefValues ref_in;
+    ref_in["x"] = cpu_test::ref_of(xd, x.data);
+    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("y");
+    std::ostringstream what;
+    what << (is_max ? "MaxPool" : "AveragePool") << " x=" << frugal::shape_to_string(m.graph().tensor("x").shape);
+    for (int i = 0; i < r; ++i) what << " k" << k[i] << " s" << s[i] << " d" << d[i] << " p" << pads[i] << "/" << pads[i + r];
+    what << " auto_pad=" << (auto_pad ? auto_pad : "NOTSET") << " ceil=" << ceil_mode << " include_pad=" << include_pad;
+    INFO(what.str());
+    for (int threads : {1, 2}) {
+      const HostTensor y = run_plugin(m.graph(), x, threads)[0];
+      REQUIRE(y.dims == want.dims);
+      double worst = 0.0;
+      size_t at = 0;
+      for (size_t i = 0; i < want.data.size(); ++i) {
+        const double e = std::fabs(double(y.data[i]) - want.data[i]) / (is_max ? 1.0 : 1e-6 + 1e-5 * std::fabs(want.data[i]));
+        if (e > worst) worst = e, at = i;
+      }
+      INFO("threads " << threads << ", element " << at << ": got " << y.data[at] << ", want " << want.data[at]);
+      if (is_max) CHECK(worst == 0.0);
+      else CHECK(worst <= 1.0);
+    }
+    ++built;
+  }
+}
+
+TEST_CASE("MaxPool skips NaN inputs in the interior and at the borders alike", "[cpu][pool]") {
+  // 3x3 stride 2 pad 1 (ResNet's stem pool) on 1x2x13x17, with scattered NaNs
+  // and one 3x3 block of NaNs that fills an interior window completely.
+  const int64_t C = 2, H = 13, W = 17, k = 3, s = 2, p = 1;
+  const int64_t Ho = (H + 2 * p - k) / s + 1, Wo = (W + 2 * p - k) / s + 1;
+  std::vector<float> v = cpu_test::random_floats(size_t(C * H * W), 99);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t i = 0; i < v.size(); i += 7) v[i] = nan;
+  for (int64_t i = 5; i < 8; ++i)
+    for (int64_t j = 7; j < 10; ++j) v[size_t(H * W + i * W + j)] = nan;  // channel 1, window of output (3, 4)
+  GraphMaker m;
+  m.input("x", {1, C, H, W});
+  frugal::Node& n = m.node("MaxPool", {"x"}, "y");
+  n.set_attr_ints("kernel_shape", {k, k});
+  n.set_attr_ints("strides", {s, s});
+  n.set_attr_ints("pads", {p, p, p, p});
+  m.output("y");
+  const HostTensor y = run_plugin(m.graph(), HostTensor{"x", {1, C, H, W}, v}, 1)[0];
+  REQUIRE(y.dims == std::vector<int64_t>{1, C, Ho, Wo});
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t oh = 0; oh < Ho; ++oh)
+      for (int64_t ow = 0; ow < Wo; ++ow) {
+        double want = -std::numeric_limits<double>::infinity();  // max over the non-NaN inputs of the window
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t ih = oh * s - p + i, iw = ow * s - p + j;
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+            const float x = v[size_t((c * H + ih) * W + iw)];
+            if (!std::isnan(x) && x > want) want = x;
+          }
+        const float got = y.data[size_t((c * Ho + oh) * Wo + ow)];
+        INFO("channel " << c << " output (" << oh << ", " << ow << ")");
+        CHECK(double(got) == want);
+      }
+  CHECK(std::isinf(y.data[size_t((1 * Ho + 3) * Wo + 4)]));  // the all-NaN window
+}
