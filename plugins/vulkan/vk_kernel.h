@@ -72,7 +72,8 @@ class Epilogue : public exec::EpilogueSteps {
   std::vector<uint32_t> offsets_;  // per step: its scale table in the block (the shift table follows)
 };
 
-// One execution of a layer on samples [0, n) of a request.
+// One execution of a layer on n consecutive samples of a request (a plan step,
+// or the part of one in which every input lies in one piece of the arena).
 struct LayerIO {
   int64_t n = 1;                // samples (batched models); 1 otherwise
   bool batched = true;
