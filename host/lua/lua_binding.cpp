@@ -83,7 +83,7 @@ void push_string_list(lua_State* L, const std::vector<std::string>& items) {
   lua_createtable(L, static_cast<int>(items.size()), 0);
   for (size_t i = 0; i < items.size(); ++i) {
     lua_pushlstring(L, items[i].data(), items[i].size());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
 }
 
@@ -91,7 +91,7 @@ void push_integer_list(lua_State* L, const std::vector<int64_t>& items) {
   lua_createtable(L, static_cast<int>(items.size()), 0);
   for (size_t i = 0; i < items.size(); ++i) {
     lua_pushinteger(L, static_cast<lua_Integer>(items[i]));
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
 }
 

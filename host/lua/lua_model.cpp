@@ -28,7 +28,7 @@ void push_shape(lua_State* L, const Shape& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i].is_known()) lua_pushinteger(L, s[i].value);
     else lua_pushstring(L, s[i].symbol.empty() ? "?" : s[i].symbol.c_str());
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
 }
 
@@ -86,7 +86,7 @@ void push_attribute_value(lua_State* L, const Attribute& a) {
       lua_createtable(L, static_cast<int>(a.floats.size()), 0);
       for (size_t i = 0; i < a.floats.size(); ++i) {
         lua_pushnumber(L, a.floats[i]);
-        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
       }
       break;
     case Attribute::Kind::Tensor:
@@ -126,7 +126,7 @@ void push_value_list(lua_State* L, const Graph& g, const std::vector<std::string
         lua_setfield(L, -2, "shape");
       }
     }
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
 }
 
@@ -201,7 +201,7 @@ int m_nodes(lua_State* L) {
   lua_createtable(L, static_cast<int>(g.nodes.size()), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     push_node(L, g.nodes[i]);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
   return 1;
 }
@@ -286,7 +286,7 @@ int m_macs(lua_State* L) {
       ++missing;
       set_string(L, "why", e.what());
     }
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
   lua_pushinteger(L, total);
   lua_pushinteger(L, missing);
@@ -331,7 +331,7 @@ int m_metadata(lua_State* L) {
     set_string(L, "domain", g.opsets[i].domain);
     lua_pushinteger(L, g.opsets[i].version);
     lua_setfield(L, -2, "version");
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
   lua_setfield(L, -2, "opsets");
   return 1;

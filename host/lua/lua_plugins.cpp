@@ -28,7 +28,7 @@ int l_plugins(lua_State* L) {
   lua_createtable(L, static_cast<int>(r.plugins().size()), 0);
   for (size_t i = 0; i < r.plugins().size(); ++i) {
     push_plugin(L, r.plugins()[i]);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
   lua_setfield(L, -2, "plugins");
   lua_createtable(L, static_cast<int>(r.refused().size()), 0);
@@ -36,7 +36,7 @@ int l_plugins(lua_State* L) {
     lua_createtable(L, 0, 2);
     set_string(L, "file", r.refused()[i].file);
     set_string(L, "reason", r.refused()[i].reason);
-    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
   lua_setfield(L, -2, "refused");
   push_string_list(L, r.scanned_dirs());

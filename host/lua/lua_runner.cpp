@@ -105,7 +105,7 @@ int LuaRunner::run_loaded(int load_status, const std::string& script, const std:
     lua_rawseti(L_, -2, 0);
     for (size_t i = 0; i < args.size(); ++i) {
       lua_pushlstring(L_, args[i].data(), args[i].size());
-      lua_rawseti(L_, -2, static_cast<lua_Integer>(i + 1));
+      lua_rawseti(L_, -2, static_cast<lua_Integer>(i) + 1);
     }
     lua_setglobal(L_, "arg");
 

@@ -51,6 +51,7 @@ struct ProfileOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): only nlohmann::json copies inside can throw (bad_alloc).
 struct ProfileResult {
   nlohmann::json costs;
   bool cached = false;     // taken from the cache, nothing measured
