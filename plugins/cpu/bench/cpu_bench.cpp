@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> models = {"resnet50"};
   std::vector<int> batches = {1, 8};
   int threads = 0, repeats = 5;
-  bool per_op = false;
+  bool per_op = false, per_layer = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -88,10 +88,12 @@ int main(int argc, char** argv) {
     } else if (a == "--threads") threads = std::stoi(value());
     else if (a == "--repeats") repeats = std::stoi(value());
     else if (a == "--per-op") per_op = true;
+    else if (a == "--layers") per_layer = true;
     else {
-      std::printf("usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] [--per-op]\n"
+      std::printf("usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] [--per-op] [--layers]\n"
                   "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
-                  "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n");
+                  "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
+                  "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -178,6 +180,17 @@ int main(int argc, char** argv) {
         double med = 0, spread = 0;
         A.check(A.api->time_layer(ex, l, batch, repeats, &med, &spread, &err), err, "time_layer");
         conv_time += med;
+        if (per_layer) {
+          // The per-sample GEMM of an ungrouped conv: M filters x N output positions x K = macs / (M N).
+          const auto& L = d["layers"][size_t(l)];
+          const auto shape = L["output_shape"].get<std::vector<int64_t>>();
+          const int64_t M = shape[1], N = shape.size() == 4 ? shape[2] * shape[3] : shape[2];
+          const int64_t K = L["macs_per_sample"].get<int64_t>() / std::max<int64_t>(1, M * N);
+          const double gf = 2.0 * double(L["macs_per_sample"].get<int64_t>()) * batch / med / 1e9;
+          std::printf("    %-28s %-18s M %4lld N %5lld K %5lld %8.2f ms %6.1f GFLOP/s  sgemm %6.1f\n",
+                      L["name"].get<std::string>().c_str(), L["algorithm"].get<std::string>().c_str(), (long long)M,
+                      (long long)N, (long long)K, med * 1e3, gf, sgemm_gflops(int(M), int(N), int(K), t_used, 3));
+        }
       }
       const double conv_gflops = 2.0 * double(conv_macs) * batch / conv_time / 1e9;
       std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch, batch / t,
