@@ -94,6 +94,7 @@ for _, d in ipairs(devices) do
 end
 local row = bench.row_printer(widths)
 row(header)
+local shader_dir  -- the folder the host gave the Vulkan executors, for vulkan_bench
 
 local function first_output(y) return frugal.is_tensor(y) and y or y[1] end
 
@@ -108,6 +109,7 @@ for _, name in ipairs(nets) do
     local ok, ex = pcall(frugal.executor, m, {executor = "vulkan", device = d.index})
     if ok then
       variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, ex = ex, device = d}
+      shader_dir = shader_dir or ex:describe().vulkan.shader_dir
     else
       variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, failed = common.message(ex), device = d}
     end
@@ -151,6 +153,7 @@ for _, d in ipairs(devices) do
   print(string.format("conv layers on device %d (%s)%s", d.index, d.name, software(d) and (": " .. SOFTWARE_LABEL) or ""))
   local cmd = {bench.sibling_program("vulkan_bench"), "--device", tostring(d.index), "--batch", tostring(a.conv_batch),
                "--repeats", tostring(a.conv_repeat), "--size", tostring(a.conv_size)}
+  if shader_dir then cmd[#cmd + 1] = "--shader-dir"; cmd[#cmd + 1] = shader_dir end
   print("command     " .. table.concat(cmd, " "))
   bench.run_program(cmd)
 end

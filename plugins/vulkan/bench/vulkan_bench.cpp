@@ -12,8 +12,9 @@
 //   3. pipeline cache: executor creation with an empty cache file, then with
 //      the file the first creation wrote (a fresh device reads it).
 //
-// usage: vulkan_bench [--device N] [--batch B] [--repeats R] [--size S]
-// (frugal bench-vulkan runs it after its network table.)
+// usage: vulkan_bench [--device N] [--shader-dir DIR] [--batch B] [--repeats R] [--size S]
+// (frugal bench-vulkan runs it after its network table, with the shader folder
+// the host gave its executors: an installed vulkan_bench has no other way to know it.)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows show as they come when piped (frugal bench-vulkan)
   int batch = 4, repeats = 7, device = -1;
   int64_t size = 28;
+  std::string shader_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> long {
@@ -129,16 +131,18 @@ int main(int argc, char** argv) {
       return std::strtol(argv[++i], nullptr, 10);
     };
     if (a == "--device") device = int(next());
+    else if (a == "--shader-dir" && i + 1 < argc) shader_dir = argv[++i];
     else if (a == "--batch") batch = int(next());
     else if (a == "--repeats") repeats = int(next());
     else if (a == "--size") size = next();
     else {
-      std::fprintf(stderr, "usage: vulkan_bench [--device N] [--batch B] [--repeats R] [--size S]\n");
+      std::fprintf(stderr, "usage: vulkan_bench [--device N] [--shader-dir DIR] [--batch B] [--repeats R] [--size S]\n");
       return 2;
     }
   }
-  // Every executor below on the chosen device (-1: the default one).
-  const std::string on_device = device >= 0 ? "\"device\": " + std::to_string(device) + ", " : "";
+  // Every executor below on the chosen device (-1: the default one), with the given shaders.
+  std::string on_device = device >= 0 ? "\"device\": " + std::to_string(device) + ", " : "";
+  if (!shader_dir.empty()) on_device += "\"shader_dir\": " + nlohmann::json(shader_dir).dump() + ", ";
   if (batch < 1 || repeats < 1 || size < 4 || device < -1) {
     std::fprintf(stderr, "vulkan_bench: batch, repeats >= 1, size >= 4 and device >= 0 please\n");
     return 2;
