@@ -1,5 +1,6 @@
 // The cpu executor's im2col convolution on planes large enough that it runs in
-// chunks of output rows (plugins/cpu/kernels/conv.cpp): random channels,
+// chunks of output rows (plugins/cpu/kernels/conv.cpp), and 1x1 convs, which
+// run in chunks too (without a workspace): random channels,
 // kernels, strides, dilations, pads and groups, with a bias and a BN + Relu
 // epilogue, at 1 and 2 threads and several batch sizes, against the float64
 // reference evaluator; and its workspace never exceeds one whole-plane im2col
@@ -33,11 +34,15 @@ TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", 
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   int chunked = 0;  // cases whose workspace is below one whole-plane im2col: they ran in chunks
   for (int t = 0; t < 12; ++t) {
+    // The first cases are 1x1 stride-1 convs (sgemm on the input, also run in
+    // chunks of rows) with a few dozen channels on 40..56 square planes.
+    const bool pointwise = t < 4;
     const int64_t group = pick(0, 3) == 0 ? 2 : 1;
-    const int64_t C = group * pick(3, 48), M = group * pick(2, 8);
-    const int64_t k = pick(0, 3) == 0 ? 1 : pick(2, 5), s = pick(1, 2), d = k > 1 ? pick(1, 2) : 1;
+    const int64_t C = group * (pointwise ? pick(48, 64) : pick(3, 48)), M = group * (pointwise ? pick(48, 64) : pick(2, 8));
+    const int64_t k = pointwise ? 1 : pick(0, 3) == 0 ? 1 : pick(2, 5), s = pointwise ? 1 : pick(1, 2),
+                  d = k > 1 ? pick(1, 2) : 1;
     const int64_t pt = pick(0, k - 1), pl = pick(0, k - 1), pb = pick(0, k - 1), pr = pick(0, k - 1);
-    const int64_t H = pick(20, 56), W = pick(20, 56), N = pick(1, 3);
+    const int64_t H = pointwise ? pick(46, 56) : pick(20, 56), W = pointwise ? pick(46, 56) : pick(20, 56), N = pick(1, 3);
     GraphMaker m;
     m.input("x", {N, C, H, W});
     const std::vector<int64_t> wd = {M, C / group, k, k};

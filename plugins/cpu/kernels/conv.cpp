@@ -1,11 +1,14 @@
 // Conv (1-D and 2-D; groups, depthwise, strides, dilations, pads, auto_pad,
 // optional bias). Three algorithms, chosen at compile time:
-//   - 1x1, stride 1, no padding: sgemm straight on the input (no workspace);
+//   - 1x1, stride 1, no padding: sgemm straight on the input (no workspace),
+//     in chunks of output rows like im2col below, so that the epilogue finds
+//     each chunk's output still in cache (these layers have a small K and are
+//     bound by memory traffic: MobileNet-v2's expansions);
 //   - depthwise (one input channel per group): a direct kernel (no workspace);
 //   - otherwise im2col + sgemm per chunk of output rows: the im2col of one
-//     sample, one group and a few output rows (about 96K floats: it stays in
-//     L2) into the arena workspace, then an sgemm that writes those columns of
-//     the output planes. sgemm on such a contiguous, cache-resident [K, cols]
+//     sample, one group and a few output rows into the arena workspace (with
+//     the output block about 96K floats: both stay in L2), then an sgemm that
+//     writes those columns of the output planes. sgemm on such a contiguous, cache-resident [K, cols]
 //     block runs up to ~1.7x faster than on the whole [K, Ho*Wo] im2col matrix
 //     of the early, large-plane layers (ResNet stem and layer1, one thread).
 //     The workspace is per chunk, so ws(b) does not grow with b.
@@ -105,11 +108,12 @@ class ConvKernel : public Kernel {
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
     if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 2), 0.0f);  // rows above/below the input
     chunk_rows_ = win_.Ho;
-    if (algo_ == Algo::Im2col) {
-      // Chunks of whole output rows near kChunkFloats of im2col (at least 128
-      // columns: narrower GEMMs lose more than the cache gains), equal in size;
-      // a plane of up to twice that is one chunk.
-      const int64_t target = std::max<int64_t>(128, kChunkFloats / K_);
+    if (algo_ != Algo::Depthwise) {
+      // Chunks of whole output rows whose im2col block and output block
+      // together hold about kChunkFloats (at least 128 columns: narrower GEMMs
+      // lose more than the cache gains), equal in size; a plane of up to twice
+      // that is one chunk.
+      const int64_t target = std::max<int64_t>(128, kChunkFloats / (K_ + Mg_));
       if (win_.Ho * win_.Wo > 2 * target) {
         const int64_t rows = std::max<int64_t>(1, target / win_.Wo);
         chunks_ = (win_.Ho + rows - 1) / rows;
@@ -168,8 +172,8 @@ class ConvKernel : public Kernel {
  private:
   enum class Algo { Gemm1x1, Im2col, Depthwise };
 
-  // About 384 KB of im2col per chunk: with the [M, K] weights' packed panels it
-  // stays in a core's L2 between im2col and sgemm.
+  // About 384 KB of im2col and output per chunk: they stay in a core's L2
+  // between im2col, sgemm and the epilogue.
   static constexpr int64_t kChunkFloats = 96 * 1024;
 
   int64_t ws_floats() const { return algo_ == Algo::Im2col ? K_ * chunk_rows_ * win_.Wo : 0; }
@@ -262,7 +266,7 @@ class ConvKernel : public Kernel {
   int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
-  int64_t chunks_ = 1, chunk_rows_ = 1;  // output rows per chunk (im2col; else all rows) and chunks per plane
+  int64_t chunks_ = 1, chunk_rows_ = 1;  // output rows per chunk (depthwise: all rows) and chunks per plane
   std::vector<float> weight_;  // [M, Cg, kh, kw] = [M, K] row-major
   std::vector<float> zero_row_;  // depthwise 3x3: stands for input rows in the padding
   Epilogue epilogue_;
