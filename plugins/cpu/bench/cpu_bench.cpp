@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
       std::printf("usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] [--per-op] [--layers]\n"
                   "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
                   "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
-                  "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape\n");
+                  "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and each pooling layer\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -192,6 +192,16 @@ int main(int argc, char** argv) {
                       (long long)N, (long long)K, med * 1e3, gf, sgemm_gflops(int(M), int(N), int(K), t_used, 3));
         }
       }
+      if (per_layer)  // the pooling layers alone too (no MACs: time only)
+        for (size_t l = 0; l < d["layers"].size(); ++l) {
+          const auto& L = d["layers"][l];
+          const std::string op = L["ops"][0].get<std::string>();
+          if (op != "MaxPool" && op != "AveragePool") continue;
+          double med = 0, spread = 0;
+          A.check(A.api->time_layer(ex, int(l), batch, repeats, &med, &spread, &err), err, "time_layer");
+          std::printf("    %-28s %-18s %s %8.2f ms\n", L["name"].get<std::string>().c_str(), op.c_str(),
+                      L["output_shape"].dump().c_str(), med * 1e3);
+        }
       const double conv_gflops = 2.0 * double(conv_macs) * batch / conv_time / 1e9;
       std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch, batch / t,
                   2.0 * double(macs) * batch / t / 1e9, conv_gflops, sgemm_now, 100.0 * conv_gflops / sgemm_now,

@@ -30,14 +30,39 @@ void interior_range(int64_t outputs, int64_t size, int64_t k, int64_t stride, in
   while (hi < outputs && inside(hi)) ++hi;
 }
 
+// y[k] = max(y[k], s[k * S]) and y[k] += s[k * S] for k < n: with restrict
+// parameters so that the compiler vectorises them once inlined (stride 2 by
+// shuffles); `acc < v ? v : acc` is std::max's order, so a NaN input is skipped.
+template <int S>
+__attribute__((always_inline)) inline void max_into(float* __restrict y, const float* __restrict s, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    const float v = s[k * S];
+    y[k] = y[k] < v ? v : y[k];
+  }
+}
+template <int S>
+__attribute__((always_inline)) inline void add_into(float* __restrict y, const float* __restrict s, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) y[k] += s[k * S];
+}
+// Three adjacent taps of one row at stride 2 (3x3/2 pools: ResNet, SqueezeNet) in one pass.
+__attribute__((always_inline)) inline void max3_into_s2(float* __restrict y, const float* __restrict s, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    float a = y[k], v = s[2 * k];
+    a = a < v ? v : a;
+    v = s[2 * k + 1];
+    a = a < v ? v : a;
+    v = s[2 * k + 2];
+    y[k] = a < v ? v : a;
+  }
+}
+
 // One output row's interior columns y[0, n) (output column ow0 onwards), every
 // window inside x: the max (or the mean over kh*kw values) of the window
-// starting at input row h0. Max keeps `acc < v ? v : acc` like std::max, so NaN
-// inputs are skipped exactly as in the generic loop. Compiled for AVX2 too
-// (chosen at run time), since the compiler's default is SSE2 only.
+// starting at input row h0. Max skips NaN inputs exactly as the generic loop
+// does. S: the column stride when 1 or 2, else 0 (read from w). Compiled for
+// AVX2 too (chosen at run time), since the compiler's default is SSE2 only.
 template <bool Max, int S>
-__attribute__((target_clones("avx2", "default"))) void pool_interior_row(const float* __restrict x,
-                                                                         float* __restrict y, int64_t n,
+__attribute__((target_clones("avx2", "default"))) void pool_interior_row(const float* x, float* y, int64_t n,
                                                                          const exec::Window& w, int64_t h0,
                                                                          int64_t ow0) {
   const int64_t sw = S > 0 ? S : w.sw;
@@ -45,13 +70,16 @@ __attribute__((target_clones("avx2", "default"))) void pool_interior_row(const f
   for (int64_t k = 0; k < n; ++k) y[k] = init;
   for (int64_t i = 0; i < w.kh; ++i) {
     const float* row = x + (h0 + i * w.dh) * w.W + ow0 * sw - w.pl;
+    if (Max && S == 2 && w.kw == 3 && w.dw == 1) {
+      max3_into_s2(y, row, n);
+      continue;
+    }
     for (int64_t j = 0; j < w.kw; ++j) {
-      const float* __restrict src = row + j * w.dw;
-      if (Max)
-        for (int64_t k = 0; k < n; ++k) {
-          const float v = src[k * sw];
-          y[k] = y[k] < v ? v : y[k];
-        }
+      const float* src = row + j * w.dw;
+      if (S == 1) Max ? max_into<1>(y, src, n) : add_into<1>(y, src, n);
+      else if (S == 2) Max ? max_into<2>(y, src, n) : add_into<2>(y, src, n);
+      else if (Max)
+        for (int64_t k = 0; k < n; ++k) y[k] = y[k] < src[k * sw] ? src[k * sw] : y[k];
       else
         for (int64_t k = 0; k < n; ++k) y[k] += src[k * sw];
     }
