@@ -111,6 +111,15 @@ void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_
   }
 }
 
+Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
+                      frugal_tensor* outputs, size_t n_outputs) {
+  Request r;
+  r.batch = check_inputs(m, inputs, n_inputs, r.inputs);
+  check_outputs(m, outputs, n_outputs, r.batch, r.outputs);
+  r.plan = plan_json ? parse_plan(plan_json, m) : whole_batch_plan(m, r.batch);
+  return r;
+}
+
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch) {
   if (layer < 0 || size_t(layer) >= m.layers().size())
     throw Error(std::string(what) + ": layer index " + std::to_string(layer) + " is out of range (the model has " +

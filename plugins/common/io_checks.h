@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/layer_graph.h"
+#include "common/plan.h"
 #include "frugal/plugin.h"
 
 namespace frugal::exec {
@@ -30,6 +31,18 @@ int64_t check_inputs(const LayerGraph& m, const frugal_tensor* inputs, size_t n,
 // The same for the output tensors of a request of `batch` samples.
 void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_t batch,
                    std::vector<frugal_tensor*>& ordered);
+
+// A run's arguments, checked: inputs and outputs in model order, the batch,
+// and the plan (plan_json NULL: the whole batch, layer by layer; the plan's
+// order and coverage are checked when it is simulated).
+struct Request {
+  std::vector<const frugal_tensor*> inputs;
+  std::vector<frugal_tensor*> outputs;
+  int64_t batch = 1;
+  Plan plan;
+};
+Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
+                      frugal_tensor* outputs, size_t n_outputs);
 
 // `what` ("layer_bytes", "time_layer"): layer index in range, batch >= 1.
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch);

@@ -115,11 +115,11 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                           size_t n_outputs) {
   const CompiledModel& m = model_;
-  std::vector<const frugal_tensor*> ins;
-  std::vector<frugal_tensor*> outs;
-  const int64_t batch = exec::check_inputs(m, inputs, n_inputs, ins);
-  exec::check_outputs(m, outputs, n_outputs, batch, outs);
-  const Plan plan = plan_json ? exec::parse_plan(plan_json, m) : exec::whole_batch_plan(m, batch);
+  const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
+  const std::vector<const frugal_tensor*>& ins = req.inputs;
+  const std::vector<frugal_tensor*>& outs = req.outputs;
+  const int64_t batch = req.batch;
+  const Plan& plan = req.plan;
   const PlanMemory predicted = simulate(plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
   if (auto_budget) arena_.reset(predicted.peak);  // no budget given: exactly what this plan needs

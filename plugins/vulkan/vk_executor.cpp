@@ -248,6 +248,14 @@ std::vector<double> Executor::read_timestamps(uint32_t queries) const {
 
 namespace {
 
+// The copy commands the placement's moves are recorded as (pieces no longer than each shift).
+uint64_t move_copies(const Placement& placed) {
+  uint64_t n = 0;
+  for (const exec::PlacedStep& ps : placed.steps)
+    for (const exec::OffsetAllocator::Move& mv : ps.moves) n += exec::non_overlapping_pieces(mv).size();
+  return n;
+}
+
 bool same_steps(const std::vector<PlanStep>& a, const std::vector<PlanStep>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -304,11 +312,11 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                           size_t n_outputs) {
   const Model& m = model_;
-  std::vector<const frugal_tensor*> ins;
-  std::vector<frugal_tensor*> outs;
-  const int64_t batch = exec::check_inputs(m, inputs, n_inputs, ins);
-  exec::check_outputs(m, outputs, n_outputs, batch, outs);
-  const Plan plan = plan_json ? exec::parse_plan(plan_json, m) : exec::whole_batch_plan(m, batch);
+  const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
+  const std::vector<const frugal_tensor*>& ins = req.inputs;
+  const std::vector<frugal_tensor*>& outs = req.outputs;
+  const int64_t batch = req.batch;
+  const Plan& plan = req.plan;
   for (const auto& kv : gates_) {
     if (kv.second->gating.n != batch)
       throw Error("run: gates of layer '" + m.layers()[size_t(kv.first)].name + "' were set for " + std::to_string(kv.second->gating.n) +
@@ -374,6 +382,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"seconds", seconds},
                            {"compactions", placed.compactions},
                            {"moved_bytes", placed.moved_bytes},
+                           {"move_copies", move_copies(placed)},
                            {"validation_errors", validation_errors()},
                            {"steps", steps}};
   if (!gpu.empty()) report["gpu_seconds"] = gpu_total;

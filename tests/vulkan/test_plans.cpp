@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <iostream>
 #include <random>
 
 #include "vk_test_util.h"
@@ -94,6 +95,7 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
 
   std::mt19937_64 rng(seed);
   int compared = 0;
+  uint64_t compactions = 0, moved = 0, copies = 0;
   for (int p = 0; p <= random_plans; ++p) {
     const std::vector<exec_test::Step> steps =
         p == 0 ? mm.whole_batch(batch) : mm.random_plan(batch, rng);  // p == 0: whole batch through the plan path
@@ -114,6 +116,9 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     CHECK(report["arena_bytes"].get<uint64_t>() == peak);
     CHECK(report["extent_bytes"].get<uint64_t>() <= peak);
     g_compactions += report["compactions"].get<uint64_t>();
+    compactions += report["compactions"].get<uint64_t>();
+    moved += report["moved_bytes"].get<uint64_t>();
+    copies += report["move_copies"].get<uint64_t>();
     if (same_ws) {
       std::vector<HostTensor> cpu_out;
       nlohmann::json cpu_report;
@@ -134,6 +139,8 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     }
   }
   CHECK(vk.validation_errors() == 0);
+  std::cout << "  " << random_plans + 1 << " plans at budget = peak: " << compactions << " compactions, " << moved
+            << " bytes moved in " << copies << " copy commands\n";
   return compared;
 }
 
