@@ -9,6 +9,8 @@
 --   --repeat R   timed rounds per budget (default 3); each round runs the VBS, FBS
 --                and greedy plans once, in turn; medians. One warm-up run per network.
 --   --no-cache   profile again even if the cost table is cached
+--   --fit        plan on fitted tables (frugal profile --fit: per layer, per-batch time =
+--                fixed + per-sample x b fitted to the measurements), not the raw ones
 --   --explain    after each budget's row, per plan: the sum of the executor's
 --                per-step times against the run's time (run overhead), the
 --                arena's compactions and bytes moved, and the step count
@@ -24,11 +26,11 @@ local bench = require("bench_common")
 local progress = require("progress").new()
 
 local usage = "frugal bench-vbs [--nets squeezenet1_1,mobilenet_v2,resnet18 | all] [--batch 12] [--budgets 6] " ..
-              "[--repeat R] [--threads T] [--no-cache] [--explain]"
+              "[--repeat R] [--threads T] [--no-cache] [--fit] [--explain]"
 local a = argparse.parse(arg, {
   usage = usage,
   options = {nets = "string", batch = "integer", budgets = "integer", ["repeat"] = "integer", threads = "integer",
-             no_cache = "flag", explain = "flag"},
+             no_cache = "flag", explain = "flag", fit = "flag"},
   defaults = {nets = "squeezenet1_1,mobilenet_v2,resnet18", batch = 12, budgets = 6, ["repeat"] = 3},
 })
 if a.batch < 1 or a.batch > 64 then common.fail("--batch must be in 1..64, got " .. a.batch, 2) end
@@ -49,7 +51,7 @@ local function bench_network(name, row)
   local original = common.load_model("zoo:" .. name)
   local folded = common.try(frugal.fold, original, {method = "banoff"})
   local costs, info = common.try(frugal.profile, folded, {executor = "cpu", threads = a.threads, upto = B,
-                                                          cache = not a.no_cache})
+                                                          cache = not a.no_cache, fit = a.fit})
   local function plan(planner, budget)
     return pcall(frugal.plan, costs, {planner = planner, budget = budget, batch = B})
   end
@@ -127,8 +129,8 @@ end
 
 print(bench.machine_line())
 print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded networks; %d timed round%s per budget " ..
-  "(VBS, FBS, greedy in turn), medians", B, a.threads and (", " .. a.threads .. " threads") or "", a["repeat"],
-  a["repeat"] == 1 and "" or "s"))
+  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.threads and (", " .. a.threads .. " threads") or "", a["repeat"],
+  a["repeat"] == 1 and "" or "s", a.fit and "fitted (--fit)" or "measured (raw)"))
 local t0 = frugal.clock()
 local notes = {}
 local row = bench.row_printer({-14, 9, 8, 9, 9, 5, 9, 9, 11, 11, 9, 9, -5})

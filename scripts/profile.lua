@@ -1,6 +1,6 @@
 -- frugal profile: measure per-layer time and memory at batch sizes 1..N: the planner's cost table
 -- usage: frugal profile MODEL.onnx | zoo:NAME [--upto 16] [--batches 1,2,4,8] [-o costs.json]
---                       [--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan]
+--                       [--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan] [--fit]
 --   MODEL          an ONNX file or zoo:NAME (profile the folded model: frugal fold)
 --   --upto N       the table covers batch sizes 1..N (default 16)
 --   --batches L    measure only these batch sizes (comma-separated); the others get
@@ -11,6 +11,10 @@
 --                  replaces the cached one)
 --   --repeats R    timed runs per layer and batch after a warm-up (default 5; the
 --                  median is kept, max - min reported as the spread)
+--   --fit          smooth the times: per layer, fit per-batch time = fixed + per-sample x b
+--                  to the measured sizes and use the fit everywhere (source "fitted";
+--                  the raw times stay in measured_time_s). Planning on a fitted table
+--                  does not chase measurement noise (docs/COSTS.md)
 -- Memory (in/out/workspace bytes) comes from the executor for every batch size.
 -- Results are cached in $XDG_CACHE_HOME/frugal/costs (default ~/.cache/frugal/costs).
 local argparse = require("argparse")
@@ -18,12 +22,12 @@ local common = require("cli_common")
 local fmt = require("textfmt")
 
 local usage = "frugal profile MODEL.onnx | zoo:NAME [--upto 16] [--batches 1,2,4,8] [-o costs.json] " ..
-              "[--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan]"
+              "[--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan] [--fit]"
 local a = argparse.parse(common.short_output(arg, "output"), {
   usage = usage,
   positional = {"model"},
   options = {upto = "integer", batches = "list", output = "string", no_cache = "flag", repeats = "integer",
-             threads = "integer", executor = "string"},
+             threads = "integer", executor = "string", fit = "flag"},
   defaults = {executor = "cpu", repeats = 5},
 })
 if a.upto and (a.upto < 1 or a.upto > 1024) then common.fail("--upto must be in 1..1024, got " .. a.upto, 2) end
@@ -37,7 +41,7 @@ local upto = a.upto or (a.batches and nil) or 16
 local m = common.load_model(a.model)
 local costs, info = common.try(frugal.profile, m, {
   executor = a.executor, threads = a.threads, upto = upto, batches = a.batches, repeats = a.repeats,
-  cache = not a.no_cache})
+  cache = not a.no_cache, fit = a.fit})
 
 local B = costs.batch_max
 local rows = {{"#", "layer", "time/sample b=1", "b=" .. B, "spread b=1", "in b=1", "out b=1", "ws b=1", "ws b=" .. B}}

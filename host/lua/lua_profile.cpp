@@ -9,6 +9,7 @@
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
+#include "profiler/cost_fit.h"
 #include "profiler/profiler.h"
 #include "util/error.h"
 
@@ -57,7 +58,7 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
 
 int l_profile(lua_State* L) {
   check_option_names(L, 2, {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
-                            "cache_dir", "progress"});
+                            "cache_dir", "progress", "fit"});
   const ProfileOptions opt = parse_profile_options(L, 2);
   LuaExecutor* ex = test_executor(L, 1);
   if (!ex) {
@@ -77,7 +78,10 @@ int l_profile(lua_State* L) {
                     "' applies when profiling a model; an executor is measured as it was created");
     }
   }
-  const ProfileResult r = profile_costs(ex->client, {ex->executor, ex->model_name, ex->model_hash}, opt);
+  // fit: smooth the measured times per layer (profiler/cost_fit.h); the cache keeps the raw table.
+  const bool fit = lua_istable(L, 2) && opt_bool_field(L, 2, "fit", false);
+  ProfileResult r = profile_costs(ex->client, {ex->executor, ex->model_name, ex->model_hash}, opt);
+  if (fit) r.costs = fit_cost_times(r.costs);
   if (!r.warnings.empty()) std::fprintf(stderr, "%s\n", r.warnings.c_str());
 
   push_json(L, r.costs);

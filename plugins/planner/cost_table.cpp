@@ -172,9 +172,11 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
     if (l.contains("source")) {
       const json& src = batch_array(l, "source", B, origin, where);
       for (int b = 0; b < B; ++b) {
-        // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h).
-        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated"))
-          fail(origin, entry(where, "source", b) + " must be \"measured\", \"predicted\" or \"interpolated\" (got " +
+        // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h);
+        // "fitted": smoothed by a per-layer time model (host/profiler/cost_fit.h).
+        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated" &&
+                                    src[b] != "fitted"))
+          fail(origin, entry(where, "source", b) + " must be \"measured\", \"predicted\", \"interpolated\" or \"fitted\" (got " +
                            src[b].dump() + ")");
         lc.source.push_back(src[b].get<std::string>());
       }

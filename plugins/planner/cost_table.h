@@ -21,7 +21,7 @@ struct LayerCost {
   std::vector<uint64_t> in_bytes;   // sum over the layer's inputs (one entry per listed input)
   std::vector<uint64_t> out_bytes;  // its one output tensor
   std::vector<uint64_t> ws_bytes;   // workspace while it runs
-  std::vector<std::string> source;  // "measured", "predicted" or "interpolated" per batch (may be empty)
+  std::vector<std::string> source;  // "measured", "predicted", "interpolated" or "fitted" per batch (may be empty)
   // The output is a network output: kept to the end of the request even when
   // other layers read it (the executors never free a network output).
   bool network_output = false;

@@ -1,6 +1,7 @@
 // The profiler's pieces: interpolation of unmeasured batch sizes (by hand), the
 // batch list, and the on-disk cache (round trip, key mismatch, corrupt file).
 #include "profiler/batch_fill.h"
+#include "profiler/cost_fit.h"
 #include "profiler/cost_cache.h"
 #include "profiler/profiler.h"
 #include "util/error.h"
@@ -73,4 +74,46 @@ TEST_CASE("CostCache: round trip, other key, corrupt file, unwritable folder", "
 
   CHECK(fnv1a64_hex("") == "cbf29ce484222325");  // the FNV-1a 64 offset basis
   CHECK(fnv1a64_hex("a") == "af63dc4c8601ec8c");  // published test vector
+}
+
+TEST_CASE("fit_batch_time: exact on a line, constrained to non-negative parts", "[workflow][profiler]") {
+  // T(b) = 2 ms + 1 ms * b, measured exactly: recovered exactly.
+  frugal::BatchTimeModel m = frugal::fit_batch_time({{1, 0.003}, {2, 0.004}, {4, 0.006}, {8, 0.010}});
+  CHECK(m.fixed_s == Approx(0.002));
+  CHECK(m.per_sample_s == Approx(0.001));
+  // The line through (1, 1) and (2, 3) has fixed -1: the constrained fit has
+  // fixed 0 and slope sum(w b T) / sum(w b^2) with w = 1 / T^2.
+  m = frugal::fit_batch_time({{1, 1.0}, {2, 3.0}});
+  CHECK(m.fixed_s == 0);
+  CHECK(m.per_sample_s == Approx((1.0 + 6.0 / 9) / (1.0 + 4.0 / 9)));
+  // Falling per-batch time (slope -1): slope 0, fixed the weighted mean.
+  m = frugal::fit_batch_time({{1, 2.0}, {2, 1.0}});
+  CHECK(m.per_sample_s == 0);
+  CHECK(m.fixed_s == Approx((2.0 / 4 + 1.0) / (1.0 / 4 + 1.0)));
+  // One size: proportional to the batch.
+  m = frugal::fit_batch_time({{4, 2.0}});
+  CHECK(m.fixed_s == 0);
+  CHECK(m.per_sample_s == Approx(0.5));
+  CHECK_THROWS_WITH(frugal::fit_batch_time({}), Catch::Contains("no measured"));
+  CHECK_THROWS_WITH(frugal::fit_batch_time({{3, 0.0}}), Catch::Contains("batch 3"));
+}
+
+TEST_CASE("fit_cost_times: fits measured entries only, keeps the raw times, names a layer it cannot fit",
+          "[workflow][profiler]") {
+  // Per-sample times of T(b) = 4 + 2 b with noise at b = 2; b = 3 interpolated (ignored).
+  nlohmann::json costs = {{"batch_max", 4},
+                          {"layers",
+                           {{{"name", "conv"},
+                             {"time_s", {6.0, 4.4, 99.0, 3.0}},
+                             {"source", {"measured", "measured", "interpolated", "measured"}}}}}};
+  const nlohmann::json fitted = frugal::fit_cost_times(costs);
+  const nlohmann::json& L = fitted["layers"][0];
+  CHECK(L["measured_time_s"] == costs["layers"][0]["time_s"]);
+  CHECK(L["source"] == nlohmann::json({"fitted", "fitted", "fitted", "fitted"}));
+  const double a = L["time_model"]["fixed_s"], c = L["time_model"]["per_sample_s"];
+  CHECK(a == Approx(4.0).epsilon(0.1));
+  CHECK(c == Approx(2.0).epsilon(0.1));
+  for (int b = 1; b <= 4; ++b) CHECK(L["time_s"][b - 1].get<double>() == Approx((a + c * b) / b));
+  costs["layers"][0]["source"] = {"interpolated", "interpolated", "interpolated", "interpolated"};
+  CHECK_THROWS_WITH(frugal::fit_cost_times(costs), Catch::Contains("layer 0 'conv'") && Catch::Contains("no measured"));
 }
