@@ -1,5 +1,7 @@
 #include "fold_check.h"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -198,6 +200,20 @@ void make_gamma_positive(Graph& g, const std::string& bn) {
   TensorDesc& t = g.tensor(bn + ".weight");
   float* p = t.f32();
   for (size_t i = 0; i < t.data.size() / 4; ++i) p[i] = std::fabs(p[i]);
+}
+
+const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name) {
+  for (const auto& n : report["nodes"])
+    if (n["name"] == name) return n;
+  throw std::runtime_error("no report entry for " + name);
+}
+
+zoo::ConvOptions conv_opts(int64_t pad, bool bias, int64_t groups) {
+  zoo::ConvOptions o;
+  o.pad = pad;
+  o.bias = bias;
+  o.groups = groups;
+  return o;
 }
 
 }  // namespace frugal::fold_test

@@ -8,10 +8,22 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "graph/graph.h"
 #include "reference.h"
+#include "zoo/graph_builder.h"
 
 namespace frugal::fold_test {
+
+// Folded and original outputs may differ by float rounding of the updated weights only.
+constexpr double kTolerance = 1e-5;
+
+// The fold report's entry for node `name`; throws when there is none.
+const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name);
+
+// Conv options with symmetric padding `pad`.
+zoo::ConvOptions conv_opts(int64_t pad, bool bias = false, int64_t groups = 1);
 
 // Random inputs in [-1, 1) for every graph input, batch dim set to `batch`.
 RefValues random_inputs(const Graph& g, int64_t batch, uint64_t seed);

@@ -13,26 +13,6 @@ using namespace frugal::fold_test;
 using frugal::zoo::ConvOptions;
 using frugal::zoo::GraphBuilder;
 
-namespace {
-
-constexpr double kTolerance = 1e-5;
-
-const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name) {
-  for (const auto& n : report["nodes"])
-    if (n["name"] == name) return n;
-  throw std::runtime_error("no report entry for " + name);
-}
-
-ConvOptions conv_opts(int64_t pad, bool bias = false, int64_t groups = 1) {
-  ConvOptions o;
-  o.pad = pad;
-  o.bias = bias;
-  o.groups = groups;
-  return o;
-}
-
-}  // namespace
-
 TEST_CASE("conv -> BN folds backward into the conv, with and without a bias", "[folder]") {
   for (bool bias : {false, true}) {
     GraphBuilder b("conv_bn", 11);

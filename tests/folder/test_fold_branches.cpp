@@ -13,25 +13,6 @@ using namespace frugal::fold_test;
 using frugal::zoo::ConvOptions;
 using frugal::zoo::GraphBuilder;
 
-namespace {
-
-constexpr double kTolerance = 1e-5;
-
-const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name) {
-  for (const auto& n : report["nodes"])
-    if (n["name"] == name) return n;
-  throw std::runtime_error("no report entry for " + name);
-}
-
-ConvOptions conv_opts(int64_t pad, bool bias = false) {
-  ConvOptions o;
-  o.pad = pad;
-  o.bias = bias;
-  return o;
-}
-
-}  // namespace
-
 TEST_CASE("conv feeding a BN and another conv: folded backward, the other conv compensated", "[folder]") {
   for (int64_t pad : {0, 1}) {
     GraphBuilder b("shared_output", 21);

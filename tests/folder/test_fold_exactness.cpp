@@ -15,22 +15,6 @@ using frugal::zoo::GraphBuilder;
 
 namespace {
 
-constexpr double kTolerance = 1e-5;
-
-const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name) {
-  for (const auto& n : report["nodes"])
-    if (n["name"] == name) return n;
-  throw std::runtime_error("no report entry for " + name);
-}
-
-ConvOptions conv_opts(int64_t pad, bool bias = false, int64_t groups = 1) {
-  ConvOptions o;
-  o.pad = pad;
-  o.bias = bias;
-  o.groups = groups;
-  return o;
-}
-
 bool mentions(const nlohmann::json& report, const std::string& bn, const std::string& text) {
   const std::string why = node_report(report, bn)["reason"];
   return why.find(text) != std::string::npos;

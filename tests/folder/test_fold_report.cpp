@@ -23,20 +23,6 @@ using frugal::zoo::GraphBuilder;
 
 namespace {
 
-constexpr double kTolerance = 1e-5;
-
-const nlohmann::json& node_report(const nlohmann::json& report, const std::string& name) {
-  for (const auto& n : report["nodes"])
-    if (n["name"] == name) return n;
-  throw std::runtime_error("no report entry for " + name);
-}
-
-ConvOptions conv_opts(int64_t pad) {
-  ConvOptions o;
-  o.pad = pad;
-  return o;
-}
-
 // conv -> BN -> ReLU -> BN -> conv: two foldable BNs.
 Graph two_bn_chain() {
   GraphBuilder b("two_bn", 51);
