@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 # configuration (and one build); WERROR=OFF relaxes it for other compilers.
 WERROR ?= ON
 
-.PHONY: all deps build run test sanitize bench clean
+.PHONY: all deps build run test sanitize bench format format-check tidy clean
 
 all: build
 
@@ -28,6 +28,18 @@ sanitize: deps
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=ON -DFRUGAL_WERROR=ON >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -L unit
+
+# Style: .clang-format over every C++ file git tracks (format rewrites, format-check fails on a diff).
+CXX_FILES = $(shell git ls-files '*.cpp' '*.h' '*.hpp')
+format:
+	@clang-format -i $(CXX_FILES)
+format-check:
+	@clang-format --dry-run -Werror $(CXX_FILES) && echo "format-check: $(words $(CXX_FILES)) files match .clang-format"
+
+# .clang-tidy's checks over every .cpp in the build's compile database (minutes; not in CI).
+tidy: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+	run-clang-tidy -p $(BUILD) -quiet $(filter %.cpp,$(CXX_FILES))
 
 bench: build
 	./$(BUILD)/frugal bench

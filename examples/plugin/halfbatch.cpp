@@ -11,10 +11,9 @@
 // It does not predict memory: "peak_bytes" is left out for the host's plan
 // checker to compute.
 #include <algorithm>
-#include <string>
-
 #include <frugal/plugin_sdk.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
@@ -24,8 +23,8 @@ using nlohmann::json;
 double per_sample_seconds(const json& layer, int n) {
   const json& t = layer.at("time_s");
   if (!t.is_array() || int(t.size()) < n)
-    frugal::sdk::fail_invalid("layer '" + layer.value("name", std::string("?")) + "' has no time_s entry for batch " +
-                              std::to_string(n));
+    frugal::sdk::fail_invalid("layer '" + layer.value("name", std::string("?")) +
+                              "' has no time_s entry for batch " + std::to_string(n));
   return t[n - 1].get<double>();
 }
 
@@ -47,8 +46,8 @@ std::string half_batch_plan(const char* costs_text, const char* options_text) {
       seconds += per_sample_seconds(layer, count) * count;
     }
   }
-  json plan = {{"planner", "halfbatch"}, {"batch", batch}, {"time_per_sample_s", seconds / batch},
-               {"steps", steps}};
+  json plan = {
+      {"planner", "halfbatch"}, {"batch", batch}, {"time_per_sample_s", seconds / batch}, {"steps", steps}};
   if (options.contains("budget_bytes")) plan["budget_bytes"] = options["budget_bytes"];
   return plan.dump();
 }

@@ -32,16 +32,26 @@ int64_t parse_bytes(const std::string& text) {
   std::string unit = lower(text.substr(i, unit_end - i));
 
   double scale;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "kb" || unit == "k") scale = 1e3;
-  else if (unit == "mb" || unit == "m") scale = 1e6;
-  else if (unit == "gb" || unit == "g") scale = 1e9;
-  else if (unit == "tb" || unit == "t") scale = 1e12;
-  else if (unit == "kib") scale = 1024.0;
-  else if (unit == "mib") scale = 1024.0 * 1024;
-  else if (unit == "gib") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "tib") scale = 1024.0 * 1024 * 1024 * 1024;
-  else throw Error("'" + text + "': unknown unit '" + text.substr(i, unit_end - i) + "'" + usage);
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "kb" || unit == "k")
+    scale = 1e3;
+  else if (unit == "mb" || unit == "m")
+    scale = 1e6;
+  else if (unit == "gb" || unit == "g")
+    scale = 1e9;
+  else if (unit == "tb" || unit == "t")
+    scale = 1e12;
+  else if (unit == "kib")
+    scale = 1024.0;
+  else if (unit == "mib")
+    scale = 1024.0 * 1024;
+  else if (unit == "gib")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "tib")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    throw Error("'" + text + "': unknown unit '" + text.substr(i, unit_end - i) + "'" + usage);
 
   // Whole numbers are parsed exactly; fractions through double (53 bits: exact
   // for any realistic size).
@@ -70,8 +80,10 @@ std::string format_bytes(int64_t bytes, bool binary) {
     ++u;
   }
   char buf[64];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, binary ? bin[u] : dec[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, binary ? bin[u] : dec[u]);
   return buf;
 }
 

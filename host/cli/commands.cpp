@@ -1,10 +1,11 @@
 #include "cli/commands.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
-#include <sys/stat.h>
 
 #include "util/error.h"
 
@@ -50,7 +51,7 @@ ScriptCommand read_script_command(const std::string& path) {
   bool first = true, in_usage = false;
   while (std::getline(f, line)) {
     if (first && line.rfind("#!", 0) == 0) continue;  // shebang line
-    if (line.rfind("--", 0) != 0) break;               // end of the comment block
+    if (line.rfind("--", 0) != 0) break;              // end of the comment block
     std::string text = line.substr(2);
     if (!text.empty() && text[0] == ' ') text.erase(0, 1);
     if (first) {
@@ -85,7 +86,8 @@ std::vector<ScriptCommand> list_script_commands(const std::string& dir) {
     }
   }
   closedir(d);
-  std::sort(out.begin(), out.end(), [](const ScriptCommand& a, const ScriptCommand& b) { return a.name < b.name; });
+  std::sort(out.begin(), out.end(),
+            [](const ScriptCommand& a, const ScriptCommand& b) { return a.name < b.name; });
   return out;
 }
 

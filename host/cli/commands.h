@@ -15,7 +15,7 @@
 namespace frugal {
 
 struct ScriptCommand {
-  std::string name;     // file name without ".lua"
+  std::string name;  // file name without ".lua"
   std::string path;
   std::string summary;  // "" when the script has no header line
   std::string usage;    // "" when the script has no usage block

@@ -3,10 +3,11 @@
 //   frugal SCRIPT.lua [args]   runs any script, with `arg` set as lua does
 //   frugal -e CODE [args]      runs a chunk of Lua
 //   frugal --help | help CMD | --version
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "cli/commands.h"
@@ -80,7 +81,8 @@ int help_for(const std::string& name) {
   frugal::ScriptCommand c = frugal::read_script_command(path);
   if (!c.summary.empty()) std::cout << "frugal " << c.name << ": " << c.summary << "\n";
   if (!c.usage.empty()) std::cout << c.usage;
-  if (c.summary.empty() && c.usage.empty()) std::cout << "frugal " << name << ": no usage text in " << path << "\n";
+  if (c.summary.empty() && c.usage.empty())
+    std::cout << "frugal " << name << ": no usage text in " << path << "\n";
   return 0;
 }
 

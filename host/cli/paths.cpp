@@ -30,8 +30,12 @@ std::string locate(const char* env_var, const char* relative, const char* build_
 
 }  // namespace
 
-std::string script_dir() { return locate("FRUGAL_SCRIPT_DIR", "share/frugal/scripts", FRUGAL_BUILD_SCRIPT_DIR); }
-std::string shader_dir() { return locate("FRUGAL_SHADER_DIR", "share/frugal/shaders", FRUGAL_BUILD_SHADER_DIR); }
+std::string script_dir() {
+  return locate("FRUGAL_SCRIPT_DIR", "share/frugal/scripts", FRUGAL_BUILD_SCRIPT_DIR);
+}
+std::string shader_dir() {
+  return locate("FRUGAL_SHADER_DIR", "share/frugal/shaders", FRUGAL_BUILD_SHADER_DIR);
+}
 
 std::vector<std::string> plugin_dirs() {
   std::string installed = installed_dir("lib/frugal/plugins");

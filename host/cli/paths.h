@@ -9,8 +9,8 @@
 
 namespace frugal {
 
-std::string script_dir();               // FRUGAL_SCRIPT_DIR, installed share/frugal/scripts, source scripts/
-std::string shader_dir();               // FRUGAL_SHADER_DIR, installed share/frugal/shaders, build shaders/
+std::string script_dir();                // FRUGAL_SCRIPT_DIR, installed share/frugal/scripts, source scripts/
+std::string shader_dir();                // FRUGAL_SHADER_DIR, installed share/frugal/shaders, build shaders/
 std::vector<std::string> plugin_dirs();  // installed or build plugin folder, then FRUGAL_PLUGIN_PATH entries
 
 }  // namespace frugal

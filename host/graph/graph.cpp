@@ -13,30 +13,57 @@ namespace frugal {
 
 size_t dtype_size(DType t) {
   switch (t) {
-    case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
-    case DType::UInt8: case DType::Int8: case DType::Bool: return 1;
-    case DType::UInt16: case DType::Int16: case DType::Float16: return 2;
-    case DType::Int64: case DType::Float64: case DType::UInt64: return 8;
-    default: return 0;
+    case DType::Float32:
+    case DType::Int32:
+    case DType::UInt32:
+      return 4;
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Bool:
+      return 1;
+    case DType::UInt16:
+    case DType::Int16:
+    case DType::Float16:
+      return 2;
+    case DType::Int64:
+    case DType::Float64:
+    case DType::UInt64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::Float32: return "float32";
-    case DType::UInt8: return "uint8";
-    case DType::Int8: return "int8";
-    case DType::UInt16: return "uint16";
-    case DType::Int16: return "int16";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::String: return "string";
-    case DType::Bool: return "bool";
-    case DType::Float16: return "float16";
-    case DType::Float64: return "float64";
-    case DType::UInt32: return "uint32";
-    case DType::UInt64: return "uint64";
-    default: return "undefined";
+    case DType::Float32:
+      return "float32";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Int8:
+      return "int8";
+    case DType::UInt16:
+      return "uint16";
+    case DType::Int16:
+      return "int16";
+    case DType::Int32:
+      return "int32";
+    case DType::Int64:
+      return "int64";
+    case DType::String:
+      return "string";
+    case DType::Bool:
+      return "bool";
+    case DType::Float16:
+      return "float16";
+    case DType::Float64:
+      return "float64";
+    case DType::UInt32:
+      return "uint32";
+    case DType::UInt64:
+      return "uint64";
+    default:
+      return "undefined";
   }
 }
 
@@ -72,8 +99,10 @@ std::string shape_to_string(const Shape& s) {
   os << "[";
   for (size_t i = 0; i < s.size(); ++i) {
     if (i) os << ", ";
-    if (s[i].is_known()) os << s[i].value;
-    else os << (s[i].symbol.empty() ? "?" : s[i].symbol);
+    if (s[i].is_known())
+      os << s[i].value;
+    else
+      os << (s[i].symbol.empty() ? "?" : s[i].symbol);
   }
   os << "]";
   return os.str();
@@ -163,8 +192,12 @@ Attribute& upsert(std::vector<Attribute>& attrs, const std::string& n, Attribute
 }
 }  // namespace
 
-void Node::set_attr_int(const std::string& n, int64_t v) { upsert(attributes, n, Attribute::Kind::Int).i = v; }
-void Node::set_attr_float(const std::string& n, float v) { upsert(attributes, n, Attribute::Kind::Float).f = v; }
+void Node::set_attr_int(const std::string& n, int64_t v) {
+  upsert(attributes, n, Attribute::Kind::Int).i = v;
+}
+void Node::set_attr_float(const std::string& n, float v) {
+  upsert(attributes, n, Attribute::Kind::Float).f = v;
+}
 void Node::set_attr_ints(const std::string& n, const std::vector<int64_t>& v) {
   upsert(attributes, n, Attribute::Kind::Ints).ints = v;
 }
@@ -229,8 +262,8 @@ void Graph::topological_sort() {
       auto it = producer_of.find(in);
       if (it != producer_of.end()) {
         deps.insert(it->second);
-      } else if (!has_tensor(in) ||
-                 (!tensor(in).is_initializer && std::find(inputs.begin(), inputs.end(), in) == inputs.end())) {
+      } else if (!has_tensor(in) || (!tensor(in).is_initializer &&
+                                     std::find(inputs.begin(), inputs.end(), in) == inputs.end())) {
         undefined.push_back("node '" + nodes[i].name + "' (" + nodes[i].op_type + ") reads '" + in +
                             "', which no node, input or initializer defines");
       }
@@ -305,8 +338,10 @@ void Graph::remove_unused_tensors() {
     used.insert(n.outputs.begin(), n.outputs.end());
   }
   for (auto it = tensors.begin(); it != tensors.end();) {
-    if (!used.count(it->first)) it = tensors.erase(it);
-    else ++it;
+    if (!used.count(it->first))
+      it = tensors.erase(it);
+    else
+      ++it;
   }
   initializer_order.erase(std::remove_if(initializer_order.begin(), initializer_order.end(),
                                          [&](const std::string& n) { return !tensors.count(n); }),
@@ -317,7 +352,8 @@ int64_t Graph::parameter_count() const {
   int64_t n = 0;
   for (const auto& kv : tensors) {
     const TensorDesc& t = kv.second;
-    if (t.is_initializer && (t.dtype == DType::Float32 || t.dtype == DType::Float64 || t.dtype == DType::Float16))
+    if (t.is_initializer &&
+        (t.dtype == DType::Float32 || t.dtype == DType::Float64 || t.dtype == DType::Float16))
       n += static_cast<int64_t>(t.data.size() / dtype_size(t.dtype));
   }
   return n;

@@ -58,10 +58,10 @@ std::string shape_to_string(const Shape& s);
 struct TensorDesc {
   std::string name;
   DType dtype = DType::Float32;
-  Shape shape;                 // empty with has_shape=false: not known yet
+  Shape shape;  // empty with has_shape=false: not known yet
   bool has_shape = false;
   bool is_initializer = false;
-  std::vector<uint8_t> data;   // initializer bytes (size = count * dtype_size)
+  std::vector<uint8_t> data;  // initializer bytes (size = count * dtype_size)
   std::string doc;
 
   // Typed views of initializer data (checked: throw on dtype mismatch).
@@ -87,10 +87,10 @@ struct Attribute {
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;                  // "" = ai.onnx
-  std::vector<std::string> inputs;     // "" marks an omitted optional input
+  std::string domain;               // "" = ai.onnx
+  std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
-  std::vector<Attribute> attributes;   // in file order (kept for round trips)
+  std::vector<Attribute> attributes;  // in file order (kept for round trips)
   std::string doc;
 
   const Attribute* attr(const std::string& n) const;
@@ -112,9 +112,9 @@ struct OpsetImport {
 
 struct Graph {
   std::string name;
-  std::vector<Node> nodes;                   // topological order (import sorts)
-  std::map<std::string, TensorDesc> tensors; // every named value, incl. initializers
-  std::vector<std::string> inputs;           // real inputs (initializers excluded)
+  std::vector<Node> nodes;                    // topological order (import sorts)
+  std::map<std::string, TensorDesc> tensors;  // every named value, incl. initializers
+  std::vector<std::string> inputs;            // real inputs (initializers excluded)
   std::vector<std::string> outputs;
   std::vector<std::string> initializer_order;  // file order, for export
 

@@ -44,7 +44,8 @@ int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX) {
 
 // The input at `i`, which the op requires.
 const ValueShape& need(const Node& n, const std::vector<ValueShape>& in, size_t i, const char* role) {
-  if (i >= in.size() || !in[i].present) bad(std::string("missing required input ") + std::to_string(i) + " (" + role + ")");
+  if (i >= in.size() || !in[i].present)
+    bad(std::string("missing required input ") + std::to_string(i) + " (" + role + ")");
   return in[i];
 }
 
@@ -99,7 +100,8 @@ Outs dropout(const Node& n, const std::vector<ValueShape>& in) {
 
 Outs lrn(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "X");
-  if (x.dims.size() < 3) bad("input '" + x.name + "' has shape " + str(x.dims) + ", LRN needs [N, C, D1, ...]");
+  if (x.dims.size() < 3)
+    bad("input '" + x.name + "' has shape " + str(x.dims) + ", LRN needs [N, C, D1, ...]");
   if (n.attr_int("size", 0) <= 0) bad("attribute 'size' must be positive");
   return fill_outputs(n, {value(x.dims, x.dtype)});
 }
@@ -118,7 +120,8 @@ Dims broadcast(const ValueShape& a, const ValueShape& b) {
     int64_t da = i < r - a.dims.size() ? 1 : a.dims[i - (r - a.dims.size())];
     int64_t db = i < r - b.dims.size() ? 1 : b.dims[i - (r - b.dims.size())];
     if (da != db && da != 1 && db != 1)
-      bad("inputs '" + a.name + "' " + str(a.dims) + " and '" + b.name + "' " + str(b.dims) + " cannot be broadcast");
+      bad("inputs '" + a.name + "' " + str(a.dims) + " and '" + b.name + "' " + str(b.dims) +
+          " cannot be broadcast");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -162,7 +165,8 @@ Outs clip(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "input");
   for (size_t i = 1; i < 3; ++i)
     if (const ValueShape* m = opt(in, i))
-      if (product(m->dims) != 1) bad("input '" + m->name + "' (min/max) must be a scalar, has shape " + str(m->dims));
+      if (product(m->dims) != 1)
+        bad("input '" + m->name + "' (min/max) must be a scalar, has shape " + str(m->dims));
   return fill_outputs(n, {value(x.dims, x.dtype)});
 }
 
@@ -176,9 +180,15 @@ Dims window_output(const Node& n, const ValueShape& x, const Dims& kernel, bool 
   Dims dil = n.attr_ints("dilations", ones);
   Dims pads = n.attr_ints("pads", zeros);
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
-  if (strides.size() != ns) bad("attribute 'strides' has " + std::to_string(strides.size()) + " values, expected " + std::to_string(ns));
-  if (dil.size() != ns) bad("attribute 'dilations' has " + std::to_string(dil.size()) + " values, expected " + std::to_string(ns));
-  if (pads.size() != 2 * ns) bad("attribute 'pads' has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * ns));
+  if (strides.size() != ns)
+    bad("attribute 'strides' has " + std::to_string(strides.size()) + " values, expected " +
+        std::to_string(ns));
+  if (dil.size() != ns)
+    bad("attribute 'dilations' has " + std::to_string(dil.size()) + " values, expected " +
+        std::to_string(ns));
+  if (pads.size() != 2 * ns)
+    bad("attribute 'pads' has " + std::to_string(pads.size()) + " values, expected " +
+        std::to_string(2 * ns));
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
     bad("attribute 'auto_pad' has unknown value '" + auto_pad + "'");
   Dims out(ns);
@@ -193,8 +203,8 @@ Dims window_output(const Node& n, const ValueShape& x, const Dims& kernel, bool 
       const int64_t pb = auto_pad == "VALID" ? 0 : pads[i], pe = auto_pad == "VALID" ? 0 : pads[i + ns];
       const int64_t span = add(add(in, pb), pe) - ek;  // all terms >= 0: the subtraction cannot overflow
       if (span < 0)
-        bad("input '" + x.name + "' " + str(x.dims) + " is smaller than the kernel (extent " + std::to_string(ek) +
-            " in spatial dimension " + std::to_string(i) + ")");
+        bad("input '" + x.name + "' " + str(x.dims) + " is smaller than the kernel (extent " +
+            std::to_string(ek) + " in spatial dimension " + std::to_string(i) + ")");
       out[i] = span / s + (ceil_mode && span % s != 0) + 1;
       // As PyTorch and later ONNX: a last window that starts in the end padding is dropped.
       if (ceil_mode && out[i] > 1 && mul(out[i] - 1, s) >= in + pb) --out[i];
@@ -206,24 +216,30 @@ Dims window_output(const Node& n, const ValueShape& x, const Dims& kernel, bool 
 Outs conv(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "X");
   const ValueShape& w = need(n, in, 1, "W");
-  if (x.dims.size() < 3) bad("input '" + x.name + "' has shape " + str(x.dims) + ", Conv needs [N, C, D1, ...]");
+  if (x.dims.size() < 3)
+    bad("input '" + x.name + "' has shape " + str(x.dims) + ", Conv needs [N, C, D1, ...]");
   if (w.dims.size() != x.dims.size())
-    bad("weight '" + w.name + "' has shape " + str(w.dims) + ", which does not match the rank of input '" + x.name +
-        "' " + str(x.dims));
+    bad("weight '" + w.name + "' has shape " + str(w.dims) + ", which does not match the rank of input '" +
+        x.name + "' " + str(x.dims));
   const int64_t group = n.attr_int("group", 1);
   if (group <= 0) bad("attribute 'group' must be positive");
   const int64_t c = x.dims[1], m = w.dims[0];
   if (mul(w.dims[1], group) != c) {
     std::string expects = std::to_string(w.dims[1] * group);
-    if (group != 1) expects += " (" + std::to_string(w.dims[1]) + " per group x " + std::to_string(group) + " groups)";
+    if (group != 1)
+      expects += " (" + std::to_string(w.dims[1]) + " per group x " + std::to_string(group) + " groups)";
     bad("input '" + x.name + "' has " + std::to_string(c) + " channels, weight expects " + expects);
   }
-  if (m % group != 0) bad("weight '" + w.name + "' has " + std::to_string(m) + " filters, not divisible by group " + std::to_string(group));
+  if (m % group != 0)
+    bad("weight '" + w.name + "' has " + std::to_string(m) + " filters, not divisible by group " +
+        std::to_string(group));
   Dims kernel(w.dims.begin() + 2, w.dims.end());
   if (n.has_attr("kernel_shape") && n.attr_ints("kernel_shape", {}) != kernel)
-    bad("attribute 'kernel_shape' " + str(n.attr_ints("kernel_shape", {})) + " differs from weight '" + w.name + "' " + str(w.dims));
+    bad("attribute 'kernel_shape' " + str(n.attr_ints("kernel_shape", {})) + " differs from weight '" +
+        w.name + "' " + str(w.dims));
   if (const ValueShape* b = opt(in, 2))
-    if (b->dims != Dims{m}) bad("bias '" + b->name + "' has shape " + str(b->dims) + ", expected [" + std::to_string(m) + "]");
+    if (b->dims != Dims{m})
+      bad("bias '" + b->name + "' has shape " + str(b->dims) + ", expected [" + std::to_string(m) + "]");
   Dims out{x.dims[0], m};
   for (int64_t s : window_output(n, x, kernel, false)) out.push_back(s);
   return fill_outputs(n, {value(out, x.dtype)});
@@ -237,7 +253,8 @@ int64_t conv_macs(const Node& n, const std::vector<ValueShape>& in, const std::v
 
 Outs pool(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "X");
-  if (x.dims.size() < 3) bad("input '" + x.name + "' has shape " + str(x.dims) + ", pooling needs [N, C, D1, ...]");
+  if (x.dims.size() < 3)
+    bad("input '" + x.name + "' has shape " + str(x.dims) + ", pooling needs [N, C, D1, ...]");
   if (!n.has_attr("kernel_shape")) bad("attribute 'kernel_shape' is required");
   Dims kernel = n.attr_ints("kernel_shape", {});
   if (kernel.size() != x.dims.size() - 2)
@@ -249,7 +266,8 @@ Outs pool(const Node& n, const std::vector<ValueShape>& in) {
 
 Outs global_pool(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "X");
-  if (x.dims.size() < 3) bad("input '" + x.name + "' has shape " + str(x.dims) + ", pooling needs [N, C, D1, ...]");
+  if (x.dims.size() < 3)
+    bad("input '" + x.name + "' has shape " + str(x.dims) + ", pooling needs [N, C, D1, ...]");
   Dims out(x.dims.size(), 1);
   out[0] = x.dims[0];
   out[1] = x.dims[1];
@@ -258,17 +276,19 @@ Outs global_pool(const Node& n, const std::vector<ValueShape>& in) {
 
 Outs batchnorm(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "X");
-  if (x.dims.size() < 2) bad("input '" + x.name + "' has shape " + str(x.dims) + ", BatchNormalization needs [N, C, ...]");
+  if (x.dims.size() < 2)
+    bad("input '" + x.name + "' has shape " + str(x.dims) + ", BatchNormalization needs [N, C, ...]");
   const int64_t c = x.dims[1];
   static const char* roles[] = {"X", "scale", "B", "input_mean", "input_var"};
   for (size_t i = 1; i < 5; ++i) {
     const ValueShape& p = need(n, in, i, roles[i]);
     if (p.dims != Dims{c})
-      bad("input '" + p.name + "' (" + roles[i] + ") has shape " + str(p.dims) + ", expected [" + std::to_string(c) +
-          "] for input '" + x.name + "' " + str(x.dims));
+      bad("input '" + p.name + "' (" + roles[i] + ") has shape " + str(p.dims) + ", expected [" +
+          std::to_string(c) + "] for input '" + x.name + "' " + str(x.dims));
   }
   Outs outs{value(x.dims, x.dtype)};
-  for (size_t i = 1; i < n.outputs.size(); ++i) outs.push_back(value({c}, in[3].dtype));  // running/saved stats
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    outs.push_back(value({c}, in[3].dtype));  // running/saved stats
   return fill_outputs(n, outs);
 }
 
@@ -283,9 +303,9 @@ Outs gemm(const Node& n, const std::vector<ValueShape>& in) {
   const int64_t m = ta ? a.dims[1] : a.dims[0], k = ta ? a.dims[0] : a.dims[1];
   const int64_t kb = tb ? b.dims[1] : b.dims[0], nn = tb ? b.dims[0] : b.dims[1];
   if (k != kb)
-    bad("inner dimensions differ: A '" + a.name + "' " + str(a.dims) + (ta ? " (transposed)" : "") + " gives K=" +
-        std::to_string(k) + ", B '" + b.name + "' " + str(b.dims) + (tb ? " (transposed)" : "") + " gives K=" +
-        std::to_string(kb));
+    bad("inner dimensions differ: A '" + a.name + "' " + str(a.dims) + (ta ? " (transposed)" : "") +
+        " gives K=" + std::to_string(k) + ", B '" + b.name + "' " + str(b.dims) +
+        (tb ? " (transposed)" : "") + " gives K=" + std::to_string(kb));
   if (const ValueShape* c = opt(in, 2)) {  // unidirectional broadcast to [M, N]
     const Dims target{m, nn};
     bool ok = c->dims.size() <= 2;
@@ -313,9 +333,10 @@ Outs matmul(const Node& n, const std::vector<ValueShape>& in) {
   if (db.size() == 1) db.push_back(1);
   const int64_t m = da[da.size() - 2], k = da.back(), kb = db[db.size() - 2], nn = db.back();
   if (k != kb)
-    bad("inner dimensions differ: '" + a.name + "' " + str(a.dims) + " gives K=" + std::to_string(k) + ", '" + b.name +
-        "' " + str(b.dims) + " gives K=" + std::to_string(kb));
-  ValueShape ba = value(Dims(da.begin(), da.end() - 2), a.dtype), bb = value(Dims(db.begin(), db.end() - 2), b.dtype);
+    bad("inner dimensions differ: '" + a.name + "' " + str(a.dims) + " gives K=" + std::to_string(k) + ", '" +
+        b.name + "' " + str(b.dims) + " gives K=" + std::to_string(kb));
+  ValueShape ba = value(Dims(da.begin(), da.end() - 2), a.dtype),
+             bb = value(Dims(db.begin(), db.end() - 2), b.dtype);
   ba.name = a.name;
   bb.name = b.name;
   Dims out = broadcast(ba, bb);
@@ -334,16 +355,20 @@ Outs flatten(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "input");
   const int64_t r = static_cast<int64_t>(x.dims.size());
   int64_t axis = n.attr_int("axis", 1);
-  if (axis < -r || axis > r) bad("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  if (axis < -r || axis > r)
+    bad("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
   if (axis < 0) axis += r;
-  return fill_outputs(n, {value({product(x.dims, 0, static_cast<size_t>(axis)), product(x.dims, static_cast<size_t>(axis))}, x.dtype)});
+  return fill_outputs(
+      n, {value({product(x.dims, 0, static_cast<size_t>(axis)), product(x.dims, static_cast<size_t>(axis))},
+                x.dtype)});
 }
 
 Outs reshape(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& x = need(n, in, 0, "data");
   const ValueShape& s = need(n, in, 1, "shape");
   if (!s.ints)
-    bad("target shape '" + s.name + "' is not a constant (an initializer, a Constant node, or computed from Shape)");
+    bad("target shape '" + s.name +
+        "' is not a constant (an initializer, a Constant node, or computed from Shape)");
   const bool allowzero = n.attr_int("allowzero", 0) != 0;
   const Dims& want = *s.ints;
   Dims out(want.size());
@@ -352,7 +377,9 @@ Outs reshape(const Node& n, const std::vector<ValueShape>& in) {
   for (size_t i = 0; i < want.size(); ++i) {
     int64_t v = want[i];
     if (v == 0 && !allowzero) {
-      if (i >= x.dims.size()) bad("target shape " + str(want) + " copies dimension " + std::to_string(i) + ", which input '" + x.name + "' " + str(x.dims) + " lacks");
+      if (i >= x.dims.size())
+        bad("target shape " + str(want) + " copies dimension " + std::to_string(i) + ", which input '" +
+            x.name + "' " + str(x.dims) + " lacks");
       v = x.dims[i];
     }
     if (v == -1) {
@@ -370,7 +397,8 @@ Outs reshape(const Node& n, const std::vector<ValueShape>& in) {
       bad("cannot reshape input '" + x.name + "' " + str(x.dims) + " to " + str(want));
     out[static_cast<size_t>(infer)] = total / known;
   } else if (known != total) {
-    bad("cannot reshape input '" + x.name + "' " + str(x.dims) + " (" + std::to_string(total) + " elements) to " + str(out));
+    bad("cannot reshape input '" + x.name + "' " + str(x.dims) + " (" + std::to_string(total) +
+        " elements) to " + str(out));
   }
   ValueShape y = value(out, x.dtype);
   y.ints = x.ints;
@@ -392,14 +420,17 @@ Outs concat(const Node& n, const std::vector<ValueShape>& in) {
   std::vector<int64_t> ints;
   for (const ValueShape* v : xs) {
     if (v->dims.size() != out.size())
-      bad("input '" + v->name + "' " + str(v->dims) + " has a different rank than '" + xs[0]->name + "' " + str(xs[0]->dims));
+      bad("input '" + v->name + "' " + str(v->dims) + " has a different rank than '" + xs[0]->name + "' " +
+          str(xs[0]->dims));
     for (size_t i = 0; i < out.size(); ++i)
       if (i != axis && v->dims[i] != xs[0]->dims[i])
-        bad("input '" + v->name + "' " + str(v->dims) + " differs from '" + xs[0]->name + "' " + str(xs[0]->dims) +
-            " outside the concatenation axis " + std::to_string(axis));
+        bad("input '" + v->name + "' " + str(v->dims) + " differs from '" + xs[0]->name + "' " +
+            str(xs[0]->dims) + " outside the concatenation axis " + std::to_string(axis));
     out[axis] = add(out[axis], v->dims[axis]);
-    if (v->ints && r == 1) ints.insert(ints.end(), v->ints->begin(), v->ints->end());
-    else all_ints = false;
+    if (v->ints && r == 1)
+      ints.insert(ints.end(), v->ints->begin(), v->ints->end());
+    else
+      all_ints = false;
   }
   ValueShape y = value(out, xs[0]->dtype);
   if (all_ints) y.ints = ints;
@@ -425,7 +456,8 @@ Outs gather(const Node& n, const std::vector<ValueShape>& in) {
   const ValueShape& d = need(n, in, 0, "data");
   const ValueShape& idx = need(n, in, 1, "indices");
   if (d.dims.empty()) bad("input '" + d.name + "' must have rank >= 1");
-  const size_t axis = static_cast<size_t>(norm_axis(n.attr_int("axis", 0), static_cast<int64_t>(d.dims.size()), "axis"));
+  const size_t axis =
+      static_cast<size_t>(norm_axis(n.attr_int("axis", 0), static_cast<int64_t>(d.dims.size()), "axis"));
   Dims out(d.dims.begin(), d.dims.begin() + static_cast<long>(axis));
   out.insert(out.end(), idx.dims.begin(), idx.dims.end());
   out.insert(out.end(), d.dims.begin() + static_cast<long>(axis) + 1, d.dims.end());
@@ -435,8 +467,10 @@ Outs gather(const Node& n, const std::vector<ValueShape>& in) {
     std::vector<int64_t> picked;
     for (int64_t i : *idx.ints) {
       if (i < -size || i >= size)
-        bad("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) + " of '" + d.name + "' " + str(d.dims));
-      if (d.ints && d.dims.size() == 1) picked.push_back((*d.ints)[static_cast<size_t>(i < 0 ? i + size : i)]);
+        bad("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) + " of '" +
+            d.name + "' " + str(d.dims));
+      if (d.ints && d.dims.size() == 1)
+        picked.push_back((*d.ints)[static_cast<size_t>(i < 0 ? i + size : i)]);
     }
     if (d.ints && d.dims.size() == 1) y.ints = picked;
   }
@@ -478,7 +512,8 @@ Outs squeeze(const Node& n, const std::vector<ValueShape>& in) {
     for (int64_t a : *axes) {
       int64_t i = norm_axis(a, r, "axis");
       if (x.dims[static_cast<size_t>(i)] != 1)
-        bad("cannot squeeze axis " + std::to_string(a) + " of '" + x.name + "' " + str(x.dims) + ": its size is not 1");
+        bad("cannot squeeze axis " + std::to_string(a) + " of '" + x.name + "' " + str(x.dims) +
+            ": its size is not 1");
       drop.insert(i);
     }
   } else {
@@ -503,7 +538,8 @@ Outs transpose(const Node& n, const std::vector<ValueShape>& in) {
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < r; ++i)
     if (sorted.size() != r || sorted[i] != static_cast<int64_t>(i))
-      bad("attribute 'perm' " + str(perm) + " is not a permutation of the axes of '" + x.name + "' " + str(x.dims));
+      bad("attribute 'perm' " + str(perm) + " is not a permutation of the axes of '" + x.name + "' " +
+          str(x.dims));
   Dims out(r);
   for (size_t i = 0; i < r; ++i) out[i] = x.dims[static_cast<size_t>(perm[i])];
   return fill_outputs(n, {value(out, x.dtype)});
@@ -514,7 +550,8 @@ Outs constant(const Node& n, const std::vector<ValueShape>&) {
     if (a->kind != Attribute::Kind::Tensor || !a->t) bad("attribute 'value' is not a tensor");
     const TensorDesc& t = *a->t;
     ValueShape y = value(known_dims(t.shape), t.dtype);
-    if ((t.dtype == DType::Int64 || t.dtype == DType::Int32) && product(y.dims) <= 1024) y.ints = t.as_int64();
+    if ((t.dtype == DType::Int64 || t.dtype == DType::Int32) && product(y.dims) <= 1024)
+      y.ints = t.as_int64();
     return fill_outputs(n, {y});
   }
   if (n.has_attr("value_float")) return fill_outputs(n, {value({}, DType::Float32)});
@@ -586,7 +623,9 @@ const OpDef* find_op(const Node& n) { return default_domain(n.domain) ? lookup(n
 std::vector<std::string> unknown_op_nodes(const Graph& g) {
   std::vector<std::string> out;
   for (const Node& n : g.nodes)
-    if (!find_op(n)) out.push_back((default_domain(n.domain) ? "" : n.domain + ".") + n.op_type + " (node '" + n.name + "')");
+    if (!find_op(n))
+      out.push_back((default_domain(n.domain) ? "" : n.domain + ".") + n.op_type + " (node '" + n.name +
+                    "')");
   return out;
 }
 

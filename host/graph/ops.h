@@ -38,7 +38,8 @@ struct ValueShape {
 // "<Op> node '<name>': ").
 using ShapeFn = std::vector<ValueShape> (*)(const Node& n, const std::vector<ValueShape>& in);
 // Multiply-accumulates of one execution at the given shapes.
-using MacFn = int64_t (*)(const Node& n, const std::vector<ValueShape>& in, const std::vector<ValueShape>& out);
+using MacFn = int64_t (*)(const Node& n, const std::vector<ValueShape>& in,
+                          const std::vector<ValueShape>& out);
 
 struct OpDef {
   const char* op_type;

@@ -59,7 +59,8 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
         throw Error("input '" + name + "' is declared with rank " + std::to_string(t.shape.size()) + " " +
                     shape_to_string(t.shape) + ", but dims " + dims_str(it->second) + " were given");
       for (int64_t d : it->second)
-        if (d < 0) throw Error("input '" + name + "': dims " + dims_str(it->second) + " contain a negative size");
+        if (d < 0)
+          throw Error("input '" + name + "': dims " + dims_str(it->second) + " contain a negative size");
       v.dims = it->second;
     } else {
       if (!t.has_shape) throw Error("input '" + name + "' has no declared shape; give its dims");
@@ -82,7 +83,8 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
       }
       auto it = values.find(name);
       if (it == values.end())
-        throw Error(n.op_type + " node '" + n.name + "': input '" + name + "' is not defined before the node");
+        throw Error(n.op_type + " node '" + n.name + "': input '" + name +
+                    "' is not defined before the node");
       in.push_back(it->second);
     }
     std::vector<ValueShape> out;

@@ -9,10 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <lua.hpp>
 #include <string>
 #include <vector>
-
-#include <lua.hpp>
 
 namespace frugal {
 

@@ -15,16 +15,16 @@
 // `error` says why.
 //
 // Registered by open_lua_devices() (lua_devices.h) from open_frugal_module().
-#include <dlfcn.h>
+#include "lua/lua_devices.h"
 
-#include <string>
+#include <dlfcn.h>
 
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "frugal/plugin.h"
 #include "lua/lua_binding.h"
-#include "lua/lua_devices.h"
 #include "lua/lua_json.h"
 #include "plugins/plugin_registry.h"
 
@@ -39,7 +39,8 @@ nlohmann::json vulkan_devices() {
   if (!p) {
     std::string dirs;
     for (const std::string& d : r.scanned_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
-    return {{"error", "the vulkan executor plugin (vulkan.so) was not found in " + (dirs.empty() ? std::string("no folder") : dirs)}};
+    return {{"error", "the vulkan executor plugin (vulkan.so) was not found in " +
+                          (dirs.empty() ? std::string("no folder") : dirs)}};
   }
   using DevicesFn = frugal_status (*)(frugal_blob*, frugal_error*);
   auto fn = reinterpret_cast<DevicesFn>(dlsym(p->handle, "frugal_vulkan_devices_json"));
@@ -51,7 +52,8 @@ nlohmann::json vulkan_devices() {
   std::string text(static_cast<const char*>(blob.data), blob.size);
   if (blob.release) blob.release(blob.data);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return {{"error", p->file + " sent a device list that is not a JSON object"}};
+  if (j.is_discarded() || !j.is_object())
+    return {{"error", p->file + " sent a device list that is not a JSON object"}};
   j["plugin"] = p->file;
   return j;
 }
@@ -70,6 +72,8 @@ const LuaBinding kFunctions[] = {{"devices", l_devices}, {nullptr, nullptr}};
 
 }  // namespace
 
-void open_lua_devices(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_devices(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

@@ -46,8 +46,9 @@ void check_plan_for_model(const nlohmann::json& plan, const std::string& plan_or
   const std::vector<std::string> names = layer_names(ex.client.describe());
   const std::set<std::string> known(names.begin(), names.end());
   std::set<std::string> used;
-  const std::string made_for =
-      plan.contains("model") && plan["model"].is_string() ? " '" + plan["model"].get<std::string>() + "'" : "";
+  const std::string made_for = plan.contains("model") && plan["model"].is_string()
+                                   ? " '" + plan["model"].get<std::string>() + "'"
+                                   : "";
   for (size_t i = 0; i < plan["steps"].size(); ++i) {
     const nlohmann::json& s = plan["steps"][i];
     if (!s.is_object() || !s.contains("layer"))
@@ -56,8 +57,9 @@ void check_plan_for_model(const nlohmann::json& plan, const std::string& plan_or
     const std::string layer = s["layer"].get<std::string>();
     if (!known.count(layer))
       throw Error(plan_origin + " was made for another model" + made_for + ": its layer '" + layer +
-                  "' (step " + std::to_string(i) + ") is not a layer of model '" + ex.model_name + "' on executor '" +
-                  ex.executor + "' (its layers: " + join_some(names) + "); plan again from this model's cost table");
+                  "' (step " + std::to_string(i) + ") is not a layer of model '" + ex.model_name +
+                  "' on executor '" + ex.executor + "' (its layers: " + join_some(names) +
+                  "); plan again from this model's cost table");
     used.insert(layer);
   }
   std::vector<std::string> missing;
@@ -83,22 +85,25 @@ std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) 
     return inputs;
   }
   if (!lua_istable(L, idx))
-    throw Error("inputs must be a tensor or a table input name -> tensor, got " + std::string(luaL_typename(L, idx)));
+    throw Error("inputs must be a tensor or a table input name -> tensor, got " +
+                std::string(luaL_typename(L, idx)));
   idx = lua_absindex(L, idx);
   for (const std::string& n : names) {
     lua_getfield(L, idx, n.c_str());
     Tensor* t = test_tensor(L, -1);
-    if (!t) throw Error("inputs['" + n + "'] is missing or not a tensor (model inputs: " + join_some(names) + ")");
+    if (!t)
+      throw Error("inputs['" + n + "'] is missing or not a tensor (model inputs: " + join_some(names) + ")");
     inputs.push_back(*t);
     lua_pop(L, 1);
   }
   lua_pushnil(L);
   while (lua_next(L, idx) != 0) {
-    const std::string key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : std::string("(non-string key)");
+    const std::string key =
+        lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : std::string("(non-string key)");
     lua_pop(L, 1);
     if (std::find(names.begin(), names.end(), key) == names.end())
-      throw Error("inputs has '" + key + "', which is not an input of model '" + ex.model_name + "' (inputs: " +
-                  join_some(names) + ")");
+      throw Error("inputs has '" + key + "', which is not an input of model '" + ex.model_name +
+                  "' (inputs: " + join_some(names) + ")");
   }
   return inputs;
 }
@@ -129,9 +134,10 @@ int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::
     if (!plan.is_null()) throw Error("the budget is too small for " + plan_origin + ": " + e.what());
     throw Error("the budget is too small for a whole-batch run of " + std::to_string(batch) + " sample" +
                 (batch == 1 ? "" : "s") + " (the executor says: " + e.what() + ")" +
-                (budget_was_set ? ". Without a budget the arena is sized to exactly what the whole batch needs; "
-                                  "a smaller budget needs a plan (frugal plan, frugal workflow)"
-                                : ""));
+                (budget_was_set
+                     ? ". Without a budget the arena is sized to exactly what the whole batch needs; "
+                       "a smaller budget needs a plan (frugal plan, frugal workflow)"
+                     : ""));
   }
   const std::vector<std::string> names = ex.client.output_names();
   if (outputs.size() == 1) {
@@ -151,8 +157,8 @@ int layer_index_arg(lua_State* L, int idx, const LuaExecutor& ex) {
   const lua_Integer i = luaL_checkinteger(L, idx);
   const size_t n = layer_names(ex.client.describe()).size();
   if (i < 1 || static_cast<size_t>(i) > n)
-    throw Error("layer index " + std::to_string(i) + " is out of range: the executor has " + std::to_string(n) +
-                " layers (1.." + std::to_string(n) + ")");
+    throw Error("layer index " + std::to_string(i) + " is out of range: the executor has " +
+                std::to_string(n) + " layers (1.." + std::to_string(n) + ")");
   return static_cast<int>(i - 1);
 }
 
@@ -186,8 +192,8 @@ int l_run(lua_State* L) {
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
   LuaExecutor& ex = push_executor(L, 1, s);  // stays on the stack: __gc frees it
   bool budget_set = s.budget.has_value();
-  if (!budget_set && plan.is_object() && plan.contains("budget_bytes") && plan["budget_bytes"].is_number_integer() &&
-      plan["budget_bytes"].get<int64_t>() > 0) {
+  if (!budget_set && plan.is_object() && plan.contains("budget_bytes") &&
+      plan["budget_bytes"].is_number_integer() && plan["budget_bytes"].get<int64_t>() > 0) {
     ex.client.set_budget(plan["budget_bytes"].get<uint64_t>());
     budget_set = true;
   }
@@ -273,10 +279,14 @@ int e_tostring(lua_State* L) {
 
 const LuaBinding kFunctions[] = {{"executor", l_executor}, {"run", l_run}, {nullptr, nullptr}};
 
-const LuaBinding kMethods[] = {{"describe", e_describe},     {"layer_count", e_layer_count},
-                               {"layer_bytes", e_layer_bytes}, {"set_budget", e_set_budget},
-                               {"run", e_run},               {"time_layer", e_time_layer},
-                               {"name", e_name},             {"model_origin", e_model_origin},
+const LuaBinding kMethods[] = {{"describe", e_describe},
+                               {"layer_count", e_layer_count},
+                               {"layer_bytes", e_layer_bytes},
+                               {"set_budget", e_set_budget},
+                               {"run", e_run},
+                               {"time_layer", e_time_layer},
+                               {"name", e_name},
+                               {"model_origin", e_model_origin},
                                {nullptr, nullptr}};
 
 }  // namespace
@@ -288,7 +298,8 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   idx = lua_absindex(L, idx);
   lua_getfield(L, idx, "executor");
   if (!lua_isnil(L, -1)) {
-    if (lua_type(L, -1) != LUA_TSTRING) throw Error("option 'executor' must be a plugin name such as \"cpu\"");
+    if (lua_type(L, -1) != LUA_TSTRING)
+      throw Error("option 'executor' must be a plugin name such as \"cpu\"");
     s.executor = lua_tostring(L, -1);
   }
   lua_pop(L, 1);
@@ -296,13 +307,18 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   if (threads < 0) throw Error("option 'threads' must be >= 1, got " + std::to_string(threads));
   if (threads > 0) s.options["threads"] = threads;
   lua_getfield(L, idx, "device");
-  if (lua_isinteger(L, -1)) s.options["device"] = static_cast<int64_t>(lua_tointeger(L, -1));
-  else if (lua_type(L, -1) == LUA_TSTRING) s.options["device"] = std::string(lua_tostring(L, -1));
-  else if (!lua_isnil(L, -1)) throw Error("option 'device' must be a device index or name");
+  if (lua_isinteger(L, -1))
+    s.options["device"] = static_cast<int64_t>(lua_tointeger(L, -1));
+  else if (lua_type(L, -1) == LUA_TSTRING)
+    s.options["device"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'device' must be a device index or name");
   lua_pop(L, 1);
   lua_getfield(L, idx, "shader_dir");  // else the host's (executor_options_with_host_paths)
-  if (lua_type(L, -1) == LUA_TSTRING) s.options["shader_dir"] = std::string(lua_tostring(L, -1));
-  else if (!lua_isnil(L, -1)) throw Error("option 'shader_dir' must be a folder name (a string)");
+  if (lua_type(L, -1) == LUA_TSTRING)
+    s.options["shader_dir"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'shader_dir' must be a folder name (a string)");
   lua_pop(L, 1);
   uint64_t budget = 0;
   if (opt_bytes_field(L, idx, "budget", &budget)) s.budget = budget;
@@ -314,11 +330,16 @@ LuaExecutor& push_executor(lua_State* L, int model_idx, const ExecutorSettings& 
   PluginRegistry& registry = PluginRegistry::instance();
   const LoadedPlugin& plugin = registry.require(FRUGAL_KIND_EXECUTOR, s.executor);
   const std::string bytes = save_onnx_bytes(m.graph);
-  auto** slot = static_cast<LuaExecutor**>(lua_newuserdatauv(L, sizeof(LuaExecutor*), 0));  // NOLINT(bugprone-sizeof-expression)
+  auto** slot = static_cast<LuaExecutor**>(
+      lua_newuserdatauv(L, sizeof(LuaExecutor*), 0));  // NOLINT(bugprone-sizeof-expression)
   *slot = nullptr;
   luaL_setmetatable(L, kExecutorMetatable);  // from here on __gc owns *slot
-  *slot = new LuaExecutor{ExecutorClient(plugin, bytes, s.options.empty() ? nlohmann::json() : s.options), s.executor,
-                          m.graph.name, m.origin, fnv1a64_hex(bytes), s.options};
+  *slot = new LuaExecutor{ExecutorClient(plugin, bytes, s.options.empty() ? nlohmann::json() : s.options),
+                          s.executor,
+                          m.graph.name,
+                          m.origin,
+                          fnv1a64_hex(bytes),
+                          s.options};
   if (s.budget) (*slot)->client.set_budget(*s.budget);
   return **slot;
 }
@@ -330,7 +351,8 @@ LuaExecutor* test_executor(lua_State* L, int idx) {
 
 LuaExecutor& check_executor(lua_State* L, int idx) {
   auto** slot = static_cast<LuaExecutor**>(luaL_checkudata(L, idx, kExecutorMetatable));
-  if (!*slot) throw Error("argument #" + std::to_string(idx) + " is an executor that was already freed (__gc)");
+  if (!*slot)
+    throw Error("argument #" + std::to_string(idx) + " is an executor that was already freed (__gc)");
   return **slot;
 }
 
@@ -339,7 +361,8 @@ void open_lua_executor(lua_State* L, int module_index) {
   luaL_newmetatable(L, kExecutorMetatable);
   lua_pushcfunction(L, executor_gc);
   lua_setfield(L, -2, "__gc");
-  static const LuaBinding tostring_binding[] = {{"__tostring", e_tostring, "tostring(executor)"}, {nullptr, nullptr}};
+  static const LuaBinding tostring_binding[] = {{"__tostring", e_tostring, "tostring(executor)"},
+                                                {nullptr, nullptr}};
   register_bindings(L, -1, tostring_binding, "");
   lua_newtable(L);
   register_bindings(L, -1, kMethods, "executor:");

@@ -28,11 +28,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
-
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "plugins/executor_client.h"
 

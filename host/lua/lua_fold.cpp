@@ -32,6 +32,8 @@ const LuaBinding kFunctions[] = {{"fold", l_fold}, {nullptr, nullptr}};
 
 }  // namespace
 
-void open_lua_fold(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_fold(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

@@ -28,7 +28,8 @@ int l_parse_bytes(lua_State* L) {
     lua_Integer v = lua_tointegerx(L, 1, &ok);
     if (!ok) {
       double d = lua_tonumber(L, 1);
-      if (!std::isfinite(d) || d < 0 || d >= 9.2e18) throw Error("memory size " + std::to_string(d) + " is out of range");
+      if (!std::isfinite(d) || d < 0 || d >= 9.2e18)
+        throw Error("memory size " + std::to_string(d) + " is out of range");
       v = static_cast<lua_Integer>(std::floor(d));
     }
     if (v < 0) throw Error("memory size must be >= 0, got " + std::to_string(v));

@@ -18,16 +18,26 @@ void push_json_at(lua_State* L, const nlohmann::json& j, int depth) {
   if (depth > kMaxDepth) throw Error("JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
   luaL_checkstack(L, 3, "JSON to Lua");
   switch (j.type()) {
-    case nlohmann::json::value_t::null: lua_pushnil(L); break;
-    case nlohmann::json::value_t::boolean: lua_pushboolean(L, j.get<bool>()); break;
-    case nlohmann::json::value_t::number_integer: lua_pushinteger(L, j.get<int64_t>()); break;
+    case nlohmann::json::value_t::null:
+      lua_pushnil(L);
+      break;
+    case nlohmann::json::value_t::boolean:
+      lua_pushboolean(L, j.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      lua_pushinteger(L, j.get<int64_t>());
+      break;
     case nlohmann::json::value_t::number_unsigned: {
       const uint64_t v = j.get<uint64_t>();
-      if (v <= static_cast<uint64_t>(INT64_MAX)) lua_pushinteger(L, static_cast<lua_Integer>(v));
-      else lua_pushnumber(L, static_cast<lua_Number>(v));
+      if (v <= static_cast<uint64_t>(INT64_MAX))
+        lua_pushinteger(L, static_cast<lua_Integer>(v));
+      else
+        lua_pushnumber(L, static_cast<lua_Number>(v));
       break;
     }
-    case nlohmann::json::value_t::number_float: lua_pushnumber(L, j.get<double>()); break;
+    case nlohmann::json::value_t::number_float:
+      lua_pushnumber(L, j.get<double>());
+      break;
     case nlohmann::json::value_t::string: {
       const std::string& s = j.get_ref<const std::string&>();
       lua_pushlstring(L, s.data(), s.size());
@@ -51,7 +61,8 @@ void push_json_at(lua_State* L, const nlohmann::json& j, int depth) {
       }
       break;
     }
-    default: throw Error("JSON value of type " + std::string(j.type_name()) + " has no Lua form");
+    default:
+      throw Error("JSON value of type " + std::string(j.type_name()) + " has no Lua form");
   }
 }
 
@@ -63,10 +74,13 @@ std::string key_path(const std::string& where, lua_State* L, int key_idx) {
 nlohmann::json to_json_at(lua_State* L, int idx, const std::string& where, int depth) {
   idx = lua_absindex(L, idx);
   if (depth > kMaxDepth)
-    throw Error(where + ": nested deeper than " + std::to_string(kMaxDepth) + " levels (a table that contains itself?)");
+    throw Error(where + ": nested deeper than " + std::to_string(kMaxDepth) +
+                " levels (a table that contains itself?)");
   switch (lua_type(L, idx)) {
-    case LUA_TNIL: return nullptr;
-    case LUA_TBOOLEAN: return static_cast<bool>(lua_toboolean(L, idx));
+    case LUA_TNIL:
+      return nullptr;
+    case LUA_TBOOLEAN:
+      return static_cast<bool>(lua_toboolean(L, idx));
     case LUA_TNUMBER: {
       if (lua_isinteger(L, idx)) return static_cast<int64_t>(lua_tointeger(L, idx));
       const double d = lua_tonumber(L, idx);
@@ -79,8 +93,10 @@ nlohmann::json to_json_at(lua_State* L, int idx, const std::string& where, int d
       const char* s = lua_tolstring(L, idx, &n);
       return std::string(s, n);
     }
-    case LUA_TTABLE: break;
-    default: throw Error(where + " is a " + std::string(luaL_typename(L, idx)) + ", which has no JSON form");
+    case LUA_TTABLE:
+      break;
+    default:
+      throw Error(where + " is a " + std::string(luaL_typename(L, idx)) + ", which has no JSON form");
   }
   luaL_checkstack(L, 4, "Lua to JSON");
   // Count the keys and see whether they are exactly 1..n.
@@ -166,7 +182,9 @@ const LuaBinding kFunctions[] = {{"json_encode", l_json_encode},
 
 void push_json(lua_State* L, const nlohmann::json& j) { push_json_at(L, j, 0); }
 
-nlohmann::json lua_to_json(lua_State* L, int idx, const std::string& where) { return to_json_at(L, idx, where, 0); }
+nlohmann::json lua_to_json(lua_State* L, int idx, const std::string& where) {
+  return to_json_at(L, idx, where, 0);
+}
 
 void open_lua_json(lua_State* L, int module_index) {
   module_index = lua_absindex(L, module_index);

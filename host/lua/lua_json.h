@@ -12,10 +12,9 @@
 // ("costs.layers[2].time_s[3] is NaN"): JSON has no such numbers.
 #pragma once
 
-#include <string>
-
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace frugal {
 

@@ -26,8 +26,10 @@ void set_string(lua_State* L, const char* key, const std::string& v) {
 void push_shape(lua_State* L, const Shape& s) {
   lua_createtable(L, static_cast<int>(s.size()), 0);
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i].is_known()) lua_pushinteger(L, s[i].value);
-    else lua_pushstring(L, s[i].symbol.empty() ? "?" : s[i].symbol.c_str());
+    if (s[i].is_known())
+      lua_pushinteger(L, s[i].value);
+    else
+      lua_pushstring(L, s[i].symbol.empty() ? "?" : s[i].symbol.c_str());
     lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
   }
 }
@@ -77,11 +79,21 @@ void push_tensor_desc(lua_State* L, const TensorDesc& d) {
 
 void push_attribute_value(lua_State* L, const Attribute& a) {
   switch (a.kind) {
-    case Attribute::Kind::Float: lua_pushnumber(L, a.f); break;
-    case Attribute::Kind::Int: lua_pushinteger(L, a.i); break;
-    case Attribute::Kind::String: lua_pushlstring(L, a.s.data(), a.s.size()); break;
-    case Attribute::Kind::Ints: push_integer_list(L, a.ints); break;
-    case Attribute::Kind::Strings: push_string_list(L, a.strings); break;
+    case Attribute::Kind::Float:
+      lua_pushnumber(L, a.f);
+      break;
+    case Attribute::Kind::Int:
+      lua_pushinteger(L, a.i);
+      break;
+    case Attribute::Kind::String:
+      lua_pushlstring(L, a.s.data(), a.s.size());
+      break;
+    case Attribute::Kind::Ints:
+      push_integer_list(L, a.ints);
+      break;
+    case Attribute::Kind::Strings:
+      push_string_list(L, a.strings);
+      break;
     case Attribute::Kind::Floats:
       lua_createtable(L, static_cast<int>(a.floats.size()), 0);
       for (size_t i = 0; i < a.floats.size(); ++i) {
@@ -90,8 +102,10 @@ void push_attribute_value(lua_State* L, const Attribute& a) {
       }
       break;
     case Attribute::Kind::Tensor:
-      if (a.t) push_tensor_desc(L, *a.t);
-      else lua_pushnil(L);
+      if (a.t)
+        push_tensor_desc(L, *a.t);
+      else
+        lua_pushnil(L);
       break;
   }
 }
@@ -154,8 +168,10 @@ std::vector<int64_t> input_dims_at_batch(const TensorDesc& d, int64_t batch) {
                 " = {...}}");
   std::vector<int64_t> dims;
   for (size_t i = 0; i < d.shape.size(); ++i) {
-    if (i == 0) dims.push_back(batch);
-    else if (d.shape[i].is_known()) dims.push_back(d.shape[i].value);
+    if (i == 0)
+      dims.push_back(batch);
+    else if (d.shape[i].is_known())
+      dims.push_back(d.shape[i].value);
     else
       throw Error("input '" + d.name + "' has symbolic dimension " + std::to_string(i + 1) + " (" +
                   shape_to_string(d.shape) + "); fix it with m:infer_shapes{" + d.name + " = {...}}");
@@ -174,7 +190,8 @@ int l_random_input(lua_State* L) {
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const TensorDesc& d = g.tensor(g.inputs[i]);
     if (d.dtype != DType::Float32)
-      throw Error("input '" + d.name + "' is " + dtype_name(d.dtype) + "; random_input makes float32 inputs only");
+      throw Error("input '" + d.name + "' is " + dtype_name(d.dtype) +
+                  "; random_input makes float32 inputs only");
     Tensor& t = push_new_tensor(L, input_dims_at_batch(d, batch));
     fill_uniform(t, static_cast<uint64_t>(seed) + i);
     if (g.inputs.size() > 1) lua_setfield(L, -2, d.name.c_str());
@@ -209,16 +226,20 @@ int m_nodes(lua_State* L) {
 int m_node(lua_State* L) {
   const Graph& g = check_model(L, 1).graph;
   int i = g.node_index(check_string_arg(L, 2));
-  if (i < 0) lua_pushnil(L);
-  else push_node(L, g.nodes[static_cast<size_t>(i)]);
+  if (i < 0)
+    lua_pushnil(L);
+  else
+    push_node(L, g.nodes[static_cast<size_t>(i)]);
   return 1;
 }
 
 int m_tensor(lua_State* L) {
   const Graph& g = check_model(L, 1).graph;
   std::string name = check_string_arg(L, 2);
-  if (!g.has_tensor(name)) lua_pushnil(L);
-  else push_tensor_desc(L, g.tensor(name));
+  if (!g.has_tensor(name))
+    lua_pushnil(L);
+  else
+    push_tensor_desc(L, g.tensor(name));
   return 1;
 }
 
@@ -350,23 +371,22 @@ int m_tostring(lua_State* L) {
 const LuaBinding kModuleFunctions[] = {
     {"load", l_load}, {"random_input", l_random_input}, {nullptr, nullptr}};
 
-const LuaBinding kMethods[] = {
-    {"inputs", m_inputs},
-    {"outputs", m_outputs},
-    {"nodes", m_nodes},
-    {"node", m_node},
-    {"tensor", m_tensor},
-    {"infer_shapes", m_infer_shapes},
-    {"unknown_ops", m_unknown_ops},
-    {"parameter_count", m_parameter_count},
-    {"torchvision_parameter_count", m_torchvision_parameter_count},
-    {"macs", m_macs},
-    {"save", m_save},
-    {"clone", m_clone},
-    {"name", m_name},
-    {"origin", m_origin},
-    {"metadata", m_metadata},
-    {nullptr, nullptr}};
+const LuaBinding kMethods[] = {{"inputs", m_inputs},
+                               {"outputs", m_outputs},
+                               {"nodes", m_nodes},
+                               {"node", m_node},
+                               {"tensor", m_tensor},
+                               {"infer_shapes", m_infer_shapes},
+                               {"unknown_ops", m_unknown_ops},
+                               {"parameter_count", m_parameter_count},
+                               {"torchvision_parameter_count", m_torchvision_parameter_count},
+                               {"macs", m_macs},
+                               {"save", m_save},
+                               {"clone", m_clone},
+                               {"name", m_name},
+                               {"origin", m_origin},
+                               {"metadata", m_metadata},
+                               {nullptr, nullptr}};
 
 }  // namespace
 
@@ -377,7 +397,8 @@ LuaModel& check_model(lua_State* L, int idx) {
 }
 
 LuaModel& push_model(lua_State* L, Graph g, std::string origin) {
-  auto** slot = static_cast<LuaModel**>(lua_newuserdatauv(L, sizeof(LuaModel*), 0));  // NOLINT(bugprone-sizeof-expression)
+  auto** slot = static_cast<LuaModel**>(
+      lua_newuserdatauv(L, sizeof(LuaModel*), 0));  // NOLINT(bugprone-sizeof-expression)
   *slot = nullptr;
   luaL_setmetatable(L, kModelMetatable);  // from here on __gc owns *slot
   *slot = new LuaModel{std::move(g), std::move(origin)};
@@ -389,7 +410,8 @@ void open_lua_model(lua_State* L, int module_index) {
   luaL_newmetatable(L, kModelMetatable);
   lua_pushcfunction(L, model_gc);
   lua_setfield(L, -2, "__gc");
-  static const LuaBinding tostring_binding[] = {{"__tostring", m_tostring, "tostring(model)"}, {nullptr, nullptr}};
+  static const LuaBinding tostring_binding[] = {{"__tostring", m_tostring, "tostring(model)"},
+                                                {nullptr, nullptr}};
   register_bindings(L, -1, tostring_binding, "");
   lua_newtable(L);
   register_bindings(L, -1, kMethods, "model:");

@@ -21,9 +21,8 @@
 //                                else a table input name -> FloatTensor
 #pragma once
 
-#include <string>
-
 #include <lua.hpp>
+#include <string>
 
 #include "graph/graph.h"
 

@@ -17,13 +17,15 @@ void check_option_names(lua_State* L, int idx, std::initializer_list<const char*
   while (lua_next(L, idx) != 0) {
     lua_pop(L, 1);
     std::string name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : std::string();
-    const bool ok = !name.empty() &&
-                    std::any_of(known.begin(), known.end(), [&](const char* k) { return name == k; });
+    const bool ok =
+        !name.empty() && std::any_of(known.begin(), known.end(), [&](const char* k) { return name == k; });
     if (!ok) {
       std::string list;
       for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      if (name.empty()) name = std::string("a ") + luaL_typename(L, -1) + " key";
-      else name = "'" + name + "'";
+      if (name.empty())
+        name = std::string("a ") + luaL_typename(L, -1) + " key";
+      else
+        name = "'" + name + "'";
       lua_pop(L, 1);
       throw Error("unknown option " + name + " (known: " + list + ")");
     }
@@ -46,7 +48,8 @@ uint64_t check_bytes_value(lua_State* L, int idx, const std::string& what) {
     return static_cast<uint64_t>(v);
   }
   const double d = lua_tonumber(L, idx);
-  if (!std::isfinite(d) || d < 0 || d >= 9.2e18) throw Error(what + " " + std::to_string(d) + " is out of range");
+  if (!std::isfinite(d) || d < 0 || d >= 9.2e18)
+    throw Error(what + " " + std::to_string(d) + " is out of range");
   return static_cast<uint64_t>(std::floor(d));
 }
 
@@ -67,7 +70,8 @@ void get_field(lua_State* L, int idx, const char* field) {
 std::string opt_string_field(lua_State* L, int idx, const char* field, const std::string& def) {
   get_field(L, idx, field);
   std::string v = def;
-  if (lua_type(L, -1) == LUA_TSTRING) v = lua_tostring(L, -1);
+  if (lua_type(L, -1) == LUA_TSTRING)
+    v = lua_tostring(L, -1);
   else if (!lua_isnil(L, -1))
     throw Error(std::string("option '") + field + "' must be a string, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
@@ -77,7 +81,8 @@ std::string opt_string_field(lua_State* L, int idx, const char* field, const std
 bool opt_bool_field(lua_State* L, int idx, const char* field, bool def) {
   get_field(L, idx, field);
   bool v = def;
-  if (lua_isboolean(L, -1)) v = lua_toboolean(L, -1);
+  if (lua_isboolean(L, -1))
+    v = lua_toboolean(L, -1);
   else if (!lua_isnil(L, -1))
     throw Error(std::string("option '") + field + "' must be true or false, got " + luaL_typename(L, -1));
   lua_pop(L, 1);
@@ -87,7 +92,8 @@ bool opt_bool_field(lua_State* L, int idx, const char* field, bool def) {
 double opt_number_field(lua_State* L, int idx, const char* field, double def) {
   get_field(L, idx, field);
   double v = def;
-  if (lua_type(L, -1) == LUA_TNUMBER) v = lua_tonumber(L, -1);
+  if (lua_type(L, -1) == LUA_TNUMBER)
+    v = lua_tonumber(L, -1);
   else if (!lua_isnil(L, -1))
     throw Error(std::string("option '") + field + "' must be a number, got " + luaL_typename(L, -1));
   lua_pop(L, 1);

@@ -5,10 +5,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <lua.hpp>
 #include <string>
 #include <vector>
-
-#include <lua.hpp>
 
 namespace frugal {
 

@@ -35,9 +35,11 @@ int l_plan(lua_State* L) {
   if (bytes == 0) throw Error("option 'budget' must be positive");
   options["budget_bytes"] = bytes;
   const int64_t batch = opt_integer_field(L, 2, "batch", -1);
-  if (batch == -1) throw Error("option 'batch' is required (the number of samples in the request, e.g. batch = 12)");
+  if (batch == -1)
+    throw Error("option 'batch' is required (the number of samples in the request, e.g. batch = 12)");
   if (batch < 1)
-    throw Error("option 'batch' must be >= 1 (the number of samples in the request), got " + std::to_string(batch));
+    throw Error("option 'batch' must be >= 1 (the number of samples in the request), got " +
+                std::to_string(batch));
   options["batch"] = batch;
   if (opt_bytes_field(L, 2, "unit", &bytes)) {
     if (bytes == 0) throw Error("option 'unit' must be positive (bytes per memory unit of the planner)");
@@ -61,6 +63,8 @@ const LuaBinding kFunctions[] = {{"plan", l_plan}, {nullptr, nullptr}};
 
 }  // namespace
 
-void open_lua_plan(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_plan(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

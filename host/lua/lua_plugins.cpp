@@ -60,6 +60,8 @@ const LuaBinding kFunctions[] = {{"plugins", l_plugins}, {"load_plugin", l_load_
 
 }  // namespace
 
-void open_lua_plugins(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_plugins(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

@@ -1,8 +1,9 @@
 #include "lua/lua_profile.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <unistd.h>
 
 #include "lua/lua_binding.h"
 #include "lua/lua_executor.h"
@@ -33,7 +34,8 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
     lua_getfield(L, idx, "batches");
     if (!lua_isnil(L, -1)) {
       for (int64_t b : check_integer_list(L, -1, "option 'batches'")) {
-        if (b < 1 || b > 1024) throw Error("option 'batches': batch size " + std::to_string(b) + " is outside 1..1024");
+        if (b < 1 || b > 1024)
+          throw Error("option 'batches': batch size " + std::to_string(b) + " is outside 1..1024");
         o.batches.push_back(static_cast<int>(b));
       }
       if (o.batches.empty()) throw Error("option 'batches' is empty: give at least one batch size");
@@ -43,12 +45,15 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   int largest = 0;
   for (int b : o.batches) largest = std::max(largest, b);
   if (upto != -1 && largest > upto)
-    throw Error("option 'batches': batch size " + std::to_string(largest) + " is outside 1.." + std::to_string(upto) +
-                " (upto)");
-  if (upto != -1) o.batch_max = static_cast<int>(upto);
-  else o.batch_max = largest > 0 ? largest : 8;
+    throw Error("option 'batches': batch size " + std::to_string(largest) + " is outside 1.." +
+                std::to_string(upto) + " (upto)");
+  if (upto != -1)
+    o.batch_max = static_cast<int>(upto);
+  else
+    o.batch_max = largest > 0 ? largest : 8;
   const int64_t repeats = opt_integer_field(L, idx, "repeats", 5);
-  if (repeats < 1 || repeats > 10000) throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));
+  if (repeats < 1 || repeats > 10000)
+    throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));
   o.repeats = static_cast<int>(repeats);
   o.reuse_cache = opt_bool_field(L, idx, "cache", true);
   o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
@@ -57,14 +62,16 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
 }
 
 int l_profile(lua_State* L) {
-  check_option_names(L, 2, {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
-                            "cache_dir", "progress", "fit"});
+  check_option_names(L, 2,
+                     {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
+                      "cache_dir", "progress", "fit"});
   const ProfileOptions opt = parse_profile_options(L, 2);
   LuaExecutor* ex = test_executor(L, 1);
   if (!ex) {
     if (!luaL_testudata(L, 1, kModelMetatable))
-      throw Error("argument #1 must be a model (frugal.load / frugal.zoo) or an executor (frugal.executor), got " +
-                  std::string(luaL_typename(L, 1)));
+      throw Error(
+          "argument #1 must be a model (frugal.load / frugal.zoo) or an executor (frugal.executor), got " +
+          std::string(luaL_typename(L, 1)));
     ex = &push_executor(L, 1, parse_executor_settings(L, 2));  // stays on the stack while measuring
   } else {
     check_executor(L, 1);  // refuses one freed by a hand-called __gc
@@ -115,6 +122,8 @@ const LuaBinding kFunctions[] = {{"profile", l_profile}, {nullptr, nullptr}};
 
 }  // namespace
 
-void open_lua_profile(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_profile(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

@@ -1,10 +1,11 @@
 #include "lua/lua_runner.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
-#include <unistd.h>
 
 #include "cli/byte_size.h"
 #include "cli/paths.h"
@@ -18,8 +19,10 @@ namespace {
 int message_handler(lua_State* L) {
   const char* msg = lua_tostring(L, 1);
   if (!msg) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
-    else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      msg = lua_tostring(L, -1);
+    else
+      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
   luaL_traceback(L, L, msg, 1);
   return 1;

@@ -8,10 +8,9 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <lua.hpp>
 #include <string>
 #include <vector>
-
-#include <lua.hpp>
 
 namespace frugal {
 

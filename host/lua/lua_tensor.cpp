@@ -1,10 +1,11 @@
 #include "lua/lua_tensor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
-#include <unistd.h>
 
 #include "lua/lua_binding.h"
 #include "tensor/npy.h"
@@ -45,7 +46,7 @@ size_t offset_of(lua_State* L, const Tensor& t, int first, int count) {
     if (!ok)
       throw Error("index " + std::to_string(k + 1) + " must be an integer, got " +
                   (lua_type(L, first + k) == LUA_TNUMBER ? std::string(lua_tostring(L, first + k))
-                                                           : std::string(luaL_typename(L, first + k))));
+                                                         : std::string(luaL_typename(L, first + k))));
     if (i < 1 || i > t.dims[k])
       throw Error("index " + std::to_string(i) + " out of range for dimension " + std::to_string(k + 1) +
                   " (size " + std::to_string(t.dims[k]) + ")");
@@ -86,7 +87,8 @@ std::vector<int64_t> sizes_from_args(lua_State* L, int first, const char* fn) {
   if (dims.size() > kMaxRank) throw Error("at most " + std::to_string(kMaxRank) + " dimensions");
   for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i] < 0)
-      throw Error("size " + std::to_string(i + 1) + " is " + std::to_string(dims[i]) + "; sizes must be >= 0");
+      throw Error("size " + std::to_string(i + 1) + " is " + std::to_string(dims[i]) +
+                  "; sizes must be >= 0");
   return dims;
 }
 
@@ -108,7 +110,8 @@ void probe_shape(lua_State* L, int idx, std::vector<int64_t>* dims) {
   lua_pushvalue(L, idx);
   while (lua_istable(L, -1)) {
     if (dims->size() >= kMaxRank)
-      throw Error("nested deeper than " + std::to_string(kMaxRank) + " levels (a table that contains itself?)");
+      throw Error("nested deeper than " + std::to_string(kMaxRank) +
+                  " levels (a table that contains itself?)");
     lua_Integer n = luaL_len(L, -1);
     dims->push_back(n);
     if (n == 0) break;
@@ -184,8 +187,8 @@ int m_size(lua_State* L) {
   }
   lua_Integer k = luaL_checkinteger(L, 2);
   if (k < 1 || k > static_cast<lua_Integer>(t.dims.size()))
-    throw Error("dimension " + std::to_string(k) + " out of range (tensor has " + std::to_string(t.dims.size()) +
-                " dimensions)");
+    throw Error("dimension " + std::to_string(k) + " out of range (tensor has " +
+                std::to_string(t.dims.size()) + " dimensions)");
   lua_pushinteger(L, t.dims[k - 1]);
   return 1;
 }
@@ -253,9 +256,12 @@ int m_random(lua_State* L) {
   Tensor& t = check_tensor(L, 1);
   int64_t seed = lua_isnoneornil(L, 2) ? 0 : check_nonnegative_integer(L, 2, "seed");
   std::string dist = lua_isnoneornil(L, 3) ? "uniform" : check_string_arg(L, 3);
-  if (dist == "uniform") fill_uniform(t, static_cast<uint64_t>(seed));
-  else if (dist == "normal") fill_normal(t, static_cast<uint64_t>(seed));
-  else throw Error("distribution '" + dist + "' is unknown; use \"uniform\" ([-1, 1)) or \"normal\"");
+  if (dist == "uniform")
+    fill_uniform(t, static_cast<uint64_t>(seed));
+  else if (dist == "normal")
+    fill_normal(t, static_cast<uint64_t>(seed));
+  else
+    throw Error("distribution '" + dist + "' is unknown; use \"uniform\" ([-1, 1)) or \"normal\"");
   lua_settop(L, 1);
   return 1;
 }
@@ -291,7 +297,8 @@ int m_sum(lua_State* L) {
 int min_or_max(lua_State* L, bool want_max) {
   const Tensor& t = check_tensor(L, 1);
   if (t.data.empty()) throw Error("tensor of size " + size_string(t.dims) + " is empty");
-  auto it = want_max ? std::max_element(t.data.begin(), t.data.end()) : std::min_element(t.data.begin(), t.data.end());
+  auto it = want_max ? std::max_element(t.data.begin(), t.data.end())
+                     : std::min_element(t.data.begin(), t.data.end());
   lua_pushnumber(L, *it);
   return 1;
 }
@@ -301,8 +308,7 @@ int m_max(lua_State* L) { return min_or_max(L, true); }
 int m_max_abs_diff(lua_State* L) {
   const Tensor& a = check_tensor(L, 1);
   const Tensor& b = check_tensor(L, 2);
-  if (a.dims != b.dims)
-    throw Error("sizes differ: " + size_string(a.dims) + " vs " + size_string(b.dims));
+  if (a.dims != b.dims) throw Error("sizes differ: " + size_string(a.dims) + " vs " + size_string(b.dims));
   double m = 0;
   for (size_t i = 0; i < a.data.size(); ++i) {
     double d = std::fabs(static_cast<double>(a.data[i]) - b.data[i]);
@@ -341,7 +347,8 @@ int m_index(lua_State* L) {
 
 int m_newindex(lua_State* L) {
   Tensor& t = check_tensor(L, 1);
-  if (lua_type(L, 2) != LUA_TNUMBER) throw Error("cannot set field '" + std::string(luaL_tolstring(L, 2, nullptr)) + "' of a tensor");
+  if (lua_type(L, 2) != LUA_TNUMBER)
+    throw Error("cannot set field '" + std::string(luaL_tolstring(L, 2, nullptr)) + "' of a tensor");
   if (t.dims.size() != 1)
     throw Error("t[i] = v works on 1-D tensors; this one has size " + size_string(t.dims) +
                 ", use t:set(i, j, ..., v)");
@@ -369,7 +376,8 @@ std::string format_values(const Tensor& t) {
   if (t.data.empty()) return "";
   if (t.dims.empty()) return fmt(t.data[0]) + "\n";
   size_t width = 0;
-  for (size_t i = 0; i < std::min<size_t>(t.data.size(), 4096); ++i) width = std::max(width, fmt(t.data[i]).size());
+  for (size_t i = 0; i < std::min<size_t>(t.data.size(), 4096); ++i)
+    width = std::max(width, fmt(t.data[i]).size());
   auto cell = [&](float v) {
     std::string s = fmt(v);
     return std::string(width + 2 - std::min(width, s.size()), ' ') + s;
@@ -415,26 +423,25 @@ int m_tostring(lua_State* L) {
   return 1;
 }
 
-const LuaBinding kModuleFunctions[] = {
-    {"tensor", l_tensor},
-    {"tensor_from_table", l_tensor_from_table},
-    {"load_npy", l_load_npy},
-    {"is_tensor", l_is_tensor},
-    {nullptr, nullptr}};
+const LuaBinding kModuleFunctions[] = {{"tensor", l_tensor},
+                                       {"tensor_from_table", l_tensor_from_table},
+                                       {"load_npy", l_load_npy},
+                                       {"is_tensor", l_is_tensor},
+                                       {nullptr, nullptr}};
 
 const LuaBinding kMethods[] = {
-    {"size", m_size},         {"dim", m_dim},         {"numel", m_numel},     {"nElement", m_numel},
-    {"fill", m_fill},         {"get", m_get},         {"set", m_set},         {"totable", m_totable},
-    {"random", m_random},     {"clone", m_clone},     {"reshape", m_reshape}, {"sum", m_sum},
+    {"size", m_size},         {"dim", m_dim},         {"numel", m_numel},
+    {"nElement", m_numel},    {"fill", m_fill},       {"get", m_get},
+    {"set", m_set},           {"totable", m_totable}, {"random", m_random},
+    {"clone", m_clone},       {"reshape", m_reshape}, {"sum", m_sum},
     {"min", m_min},           {"max", m_max},         {"max_abs_diff", m_max_abs_diff},
     {"save_npy", m_save_npy}, {nullptr, nullptr}};
 
-const LuaBinding kMetamethods[] = {
-    {"__index", m_index, "tensor[i]"},
-    {"__newindex", m_newindex, "tensor[i] = v"},
-    {"__len", m_len, "#tensor"},
-    {"__tostring", m_tostring, "tostring(tensor)"},
-    {nullptr, nullptr}};
+const LuaBinding kMetamethods[] = {{"__index", m_index, "tensor[i]"},
+                                   {"__newindex", m_newindex, "tensor[i] = v"},
+                                   {"__len", m_len, "#tensor"},
+                                   {"__tostring", m_tostring, "tostring(tensor)"},
+                                   {nullptr, nullptr}};
 
 }  // namespace
 
@@ -463,7 +470,8 @@ Tensor& check_tensor(lua_State* L, int idx) {
 }
 
 Tensor& push_tensor(lua_State* L, Tensor t) {
-  auto** slot = static_cast<Tensor**>(lua_newuserdatauv(L, sizeof(Tensor*), 0));  // NOLINT(bugprone-sizeof-expression): holds a pointer
+  auto** slot = static_cast<Tensor**>(
+      lua_newuserdatauv(L, sizeof(Tensor*), 0));  // NOLINT(bugprone-sizeof-expression): holds a pointer
   *slot = nullptr;
   luaL_setmetatable(L, kTensorMetatable);  // from here on __gc owns *slot
   *slot = new Tensor(std::move(t));

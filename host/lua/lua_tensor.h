@@ -15,9 +15,8 @@
 // every platform.
 #pragma once
 
-#include <vector>
-
 #include <lua.hpp>
+#include <vector>
 
 #include "tensor/tensor.h"
 

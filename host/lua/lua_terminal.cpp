@@ -1,8 +1,9 @@
 #include "lua/lua_terminal.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
-#include <unistd.h>
 
 #include "lua/lua_binding.h"
 #include "util/error.h"
@@ -15,10 +16,14 @@ int l_isatty(lua_State* L) {
   int fd = STDOUT_FILENO;
   if (lua_type(L, 1) == LUA_TSTRING) {
     const std::string s = lua_tostring(L, 1);
-    if (s == "stdin") fd = STDIN_FILENO;
-    else if (s == "stdout") fd = STDOUT_FILENO;
-    else if (s == "stderr") fd = STDERR_FILENO;
-    else throw Error("expected \"stdin\", \"stdout\", \"stderr\" or a file descriptor, got '" + s + "'");
+    if (s == "stdin")
+      fd = STDIN_FILENO;
+    else if (s == "stdout")
+      fd = STDOUT_FILENO;
+    else if (s == "stderr")
+      fd = STDERR_FILENO;
+    else
+      throw Error("expected \"stdin\", \"stdout\", \"stderr\" or a file descriptor, got '" + s + "'");
   } else if (!lua_isnoneornil(L, 1)) {
     fd = static_cast<int>(luaL_checkinteger(L, 1));
   }
@@ -36,6 +41,8 @@ const LuaBinding kFunctions[] = {{"isatty", l_isatty}, {"clock", l_clock}, {null
 
 }  // namespace
 
-void open_lua_terminal(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_terminal(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

@@ -24,6 +24,8 @@ const LuaBinding kFunctions[] = {{"zoo", l_zoo}, {"zoo_names", l_zoo_names}, {nu
 
 }  // namespace
 
-void open_lua_zoo(lua_State* L, int module_index) { register_bindings(L, module_index, kFunctions, "frugal."); }
+void open_lua_zoo(lua_State* L, int module_index) {
+  register_bindings(L, module_index, kFunctions, "frugal.");
+}
 
 }  // namespace frugal

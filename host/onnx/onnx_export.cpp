@@ -25,17 +25,28 @@ void write_value_info(const TensorDesc& d, onnx::ValueInfoProto& v) {
   onnx::TensorShapeProto* sp = tt->mutable_shape();
   for (const Dim& dim : d.shape) {
     auto* dp = sp->add_dim();
-    if (dim.is_known()) dp->set_dim_value(dim.value);
-    else if (!dim.symbol.empty()) dp->set_dim_param(dim.symbol);
+    if (dim.is_known())
+      dp->set_dim_value(dim.value);
+    else if (!dim.symbol.empty())
+      dp->set_dim_param(dim.symbol);
   }
 }
 
 void write_attribute(const Attribute& a, onnx::AttributeProto& p) {
   p.set_name(a.name);
   switch (a.kind) {
-    case Attribute::Kind::Float: p.set_type(onnx::AttributeProto::FLOAT); p.set_f(a.f); break;
-    case Attribute::Kind::Int: p.set_type(onnx::AttributeProto::INT); p.set_i(a.i); break;
-    case Attribute::Kind::String: p.set_type(onnx::AttributeProto::STRING); p.set_s(a.s); break;
+    case Attribute::Kind::Float:
+      p.set_type(onnx::AttributeProto::FLOAT);
+      p.set_f(a.f);
+      break;
+    case Attribute::Kind::Int:
+      p.set_type(onnx::AttributeProto::INT);
+      p.set_i(a.i);
+      break;
+    case Attribute::Kind::String:
+      p.set_type(onnx::AttributeProto::STRING);
+      p.set_s(a.s);
+      break;
     case Attribute::Kind::Tensor:
       p.set_type(onnx::AttributeProto::TENSOR);
       if (!a.t) throw Error("attribute '" + a.name + "' is a tensor attribute without a tensor");
@@ -58,7 +69,8 @@ void write_attribute(const Attribute& a, onnx::AttributeProto& p) {
 
 const TensorDesc& lookup(const Graph& g, const std::string& name, const char* role) {
   auto it = g.tensors.find(name);
-  if (it == g.tensors.end()) throw Error(std::string("cannot export: graph ") + role + " '" + name + "' has no tensor");
+  if (it == g.tensors.end())
+    throw Error(std::string("cannot export: graph ") + role + " '" + name + "' has no tensor");
   return it->second;
 }
 
@@ -128,7 +140,8 @@ std::string save_onnx_bytes(const Graph& g) {
   }
 
   std::string out;
-  if (!m.SerializeToString(&out)) throw Error("cannot serialize graph '" + g.name + "' to ONNX (larger than 2 GiB?)");
+  if (!m.SerializeToString(&out))
+    throw Error("cannot serialize graph '" + g.name + "' to ONNX (larger than 2 GiB?)");
   return out;
 }
 

@@ -15,7 +15,9 @@ namespace frugal {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& origin, const std::string& msg) { throw Error(origin + ": " + msg); }
+[[noreturn]] void fail(const std::string& origin, const std::string& msg) {
+  throw Error(origin + ": " + msg);
+}
 
 std::string node_label(const onnx::NodeProto& n, int index) {
   std::string s = n.op_type() + " node ";
@@ -32,12 +34,14 @@ void read_value_info(const onnx::ValueInfoProto& v, TensorDesc& d, const std::st
   if (!v.has_type()) return;
   const onnx::TypeProto& type = v.type();
   if (type.value_case() != onnx::TypeProto::kTensorType)
-    fail(origin, "value '" + v.name() + "' is not a tensor (sequence, map, optional or sparse types are not supported)");
+    fail(origin, "value '" + v.name() +
+                     "' is not a tensor (sequence, map, optional or sparse types are not supported)");
   const onnx::TypeProto::Tensor& tt = type.tensor_type();
   const int32_t et = tt.elem_type();
   if (et < 0 || et > 13 || et == onnx::TensorProto::STRING)
-    fail(origin, "value '" + v.name() + "' has unsupported dtype " +
-                     (et == onnx::TensorProto::STRING ? std::string("string") : "data type " + std::to_string(et)));
+    fail(origin,
+         "value '" + v.name() + "' has unsupported dtype " +
+             (et == onnx::TensorProto::STRING ? std::string("string") : "data type " + std::to_string(et)));
   d.dtype = static_cast<DType>(et);
   if (!tt.has_shape()) return;
   d.has_shape = true;
@@ -59,19 +63,36 @@ Attribute read_attribute(const onnx::AttributeProto& a, const std::string& where
   r.name = a.name();
   auto type = a.type();
   if (type == onnx::AttributeProto::UNDEFINED) {  // very old files: the set field tells the kind
-    if (a.has_f()) type = onnx::AttributeProto::FLOAT;
-    else if (a.has_i()) type = onnx::AttributeProto::INT;
-    else if (a.has_s()) type = onnx::AttributeProto::STRING;
-    else if (a.has_t()) type = onnx::AttributeProto::TENSOR;
-    else if (a.floats_size()) type = onnx::AttributeProto::FLOATS;
-    else if (a.ints_size()) type = onnx::AttributeProto::INTS;
-    else if (a.strings_size()) type = onnx::AttributeProto::STRINGS;
-    else fail(origin, where + ": attribute '" + a.name() + "' has no type and no value");
+    if (a.has_f())
+      type = onnx::AttributeProto::FLOAT;
+    else if (a.has_i())
+      type = onnx::AttributeProto::INT;
+    else if (a.has_s())
+      type = onnx::AttributeProto::STRING;
+    else if (a.has_t())
+      type = onnx::AttributeProto::TENSOR;
+    else if (a.floats_size())
+      type = onnx::AttributeProto::FLOATS;
+    else if (a.ints_size())
+      type = onnx::AttributeProto::INTS;
+    else if (a.strings_size())
+      type = onnx::AttributeProto::STRINGS;
+    else
+      fail(origin, where + ": attribute '" + a.name() + "' has no type and no value");
   }
   switch (type) {
-    case onnx::AttributeProto::FLOAT: r.kind = Attribute::Kind::Float; r.f = a.f(); break;
-    case onnx::AttributeProto::INT: r.kind = Attribute::Kind::Int; r.i = a.i(); break;
-    case onnx::AttributeProto::STRING: r.kind = Attribute::Kind::String; r.s = a.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      r.kind = Attribute::Kind::Float;
+      r.f = a.f();
+      break;
+    case onnx::AttributeProto::INT:
+      r.kind = Attribute::Kind::Int;
+      r.i = a.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      r.kind = Attribute::Kind::String;
+      r.s = a.s();
+      break;
     case onnx::AttributeProto::TENSOR:
       r.kind = Attribute::Kind::Tensor;
       r.t = tensor_from_proto(a.t(), origin + ": " + where + ", attribute '" + a.name() + "'");
@@ -168,9 +189,11 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
       if (o.empty()) continue;
       auto it = produced_by.find(o);
       if (it != produced_by.end())
-        fail(origin, "value '" + o + "' is produced twice: by node '" + it->second + "' and by node '" + n.name + "'");
+        fail(origin, "value '" + o + "' is produced twice: by node '" + it->second + "' and by node '" +
+                         n.name + "'");
       if (g.tensors.count(o))
-        fail(origin, "node '" + n.name + "' writes '" + o + "', which is already a graph input or initializer");
+        fail(origin,
+             "node '" + n.name + "' writes '" + o + "', which is already a graph input or initializer");
       produced_by[o] = n.name;
     }
     g.nodes.push_back(std::move(n));
@@ -189,7 +212,8 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
   for (const onnx::ValueInfoProto& v : gp.output()) {
     if (!g.tensors.count(v.name()))
       fail(origin, "graph output '" + v.name() + "' is not produced by any node, input or initializer");
-    if (!output_names.insert(v.name()).second) fail(origin, "graph output '" + v.name() + "' is listed twice");
+    if (!output_names.insert(v.name()).second)
+      fail(origin, "graph output '" + v.name() + "' is listed twice");
     g.outputs.push_back(v.name());
     TensorDesc& d = g.tensors[v.name()];
     if (d.is_initializer || std::find(g.inputs.begin(), g.inputs.end(), v.name()) != g.inputs.end()) continue;
@@ -198,8 +222,8 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
   for (const onnx::ValueInfoProto& v : gp.value_info()) {
     if (v.name().empty()) fail(origin, "a value_info entry has no name");
     auto it = g.tensors.find(v.name());
-    if (it != g.tensors.end() && (it->second.is_initializer || input_names.count(v.name()) ||
-                                  output_names.count(v.name())))
+    if (it != g.tensors.end() &&
+        (it->second.is_initializer || input_names.count(v.name()) || output_names.count(v.name())))
       continue;  // inputs, outputs and initializers already say it
     if (it == g.tensors.end() && !v.has_type() && v.doc_string().empty()) continue;  // says nothing
     TensorDesc d;

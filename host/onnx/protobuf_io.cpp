@@ -24,17 +24,19 @@ std::string read_file_bytes(const std::string& path, const std::string& what) {
   if (size < 0) throw Error("cannot read " + what + " '" + path + "': cannot tell its size");
   std::string bytes(static_cast<size_t>(size), '\0');
   in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  if (!in.read(bytes.data(), size))
+    throw Error("cannot read " + what + " '" + path + "': " + std::strerror(errno));
   return bytes;
 }
 
-void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size, const std::string& origin,
-                    const std::string& what) {
+void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size,
+                    const std::string& origin, const std::string& what) {
   // Protobuf prints parse failures to stderr itself; our Error says it better.
   static std::once_flag silenced;
   std::call_once(silenced, [] { google::protobuf::SetLogHandler(nullptr); });
   if (size == 0) throw Error(origin + ": file is empty, not " + what);
-  if (size > static_cast<size_t>(INT_MAX)) throw Error(origin + ": larger than 2 GiB, which protobuf cannot parse");
+  if (size > static_cast<size_t>(INT_MAX))
+    throw Error(origin + ": larger than 2 GiB, which protobuf cannot parse");
   if (!msg.ParseFromArray(data, static_cast<int>(size)))
     throw Error(origin + ": not " + what + " (protobuf parse failed: truncated or corrupted?)");
 }

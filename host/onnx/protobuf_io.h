@@ -16,7 +16,7 @@ std::string read_file_bytes(const std::string& path, const std::string& what);
 
 // ParseFromArray with protobuf's own stderr logging silenced; throws Error
 // "<origin>: not <what> (...)" when the bytes are not a valid message.
-void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size, const std::string& origin,
-                    const std::string& what);
+void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size,
+                    const std::string& origin, const std::string& what);
 
 }  // namespace frugal

@@ -16,15 +16,22 @@ static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE floats expected")
 
 namespace {
 
-[[noreturn]] void fail(const std::string& origin, const std::string& msg) { throw Error(origin + ": " + msg); }
+[[noreturn]] void fail(const std::string& origin, const std::string& msg) {
+  throw Error(origin + ": " + msg);
+}
 
 std::string onnx_dtype_name(int32_t t) {
   switch (t) {
-    case onnx::TensorProto::STRING: return "string";
-    case onnx::TensorProto::COMPLEX64: return "complex64";
-    case onnx::TensorProto::COMPLEX128: return "complex128";
-    case onnx::TensorProto::BFLOAT16: return "bfloat16";
-    default: break;
+    case onnx::TensorProto::STRING:
+      return "string";
+    case onnx::TensorProto::COMPLEX64:
+      return "complex64";
+    case onnx::TensorProto::COMPLEX128:
+      return "complex128";
+    case onnx::TensorProto::BFLOAT16:
+      return "bfloat16";
+    default:
+      break;
   }
   if (t >= 1 && t <= 13) return dtype_name(static_cast<DType>(t));
   return "data type " + std::to_string(t);
@@ -101,25 +108,64 @@ TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& orig
   size_t n = 0;
   const char* field = "";
   switch (d.dtype) {
-    case DType::Float32: n = static_cast<size_t>(t.float_data_size()); field = "float_data"; break;
-    case DType::Float64: n = static_cast<size_t>(t.double_data_size()); field = "double_data"; break;
-    case DType::Int64: n = static_cast<size_t>(t.int64_data_size()); field = "int64_data"; break;
-    case DType::UInt32: case DType::UInt64: n = static_cast<size_t>(t.uint64_data_size()); field = "uint64_data"; break;
-    default: n = static_cast<size_t>(t.int32_data_size()); field = "int32_data"; break;
+    case DType::Float32:
+      n = static_cast<size_t>(t.float_data_size());
+      field = "float_data";
+      break;
+    case DType::Float64:
+      n = static_cast<size_t>(t.double_data_size());
+      field = "double_data";
+      break;
+    case DType::Int64:
+      n = static_cast<size_t>(t.int64_data_size());
+      field = "int64_data";
+      break;
+    case DType::UInt32:
+    case DType::UInt64:
+      n = static_cast<size_t>(t.uint64_data_size());
+      field = "uint64_data";
+      break;
+    default:
+      n = static_cast<size_t>(t.int32_data_size());
+      field = "int32_data";
+      break;
   }
   if (static_cast<int64_t>(n) != count) mismatch(n * esize, field);
   switch (d.dtype) {
-    case DType::Float32: pack<float>(t.float_data(), d.data); break;
-    case DType::Float64: pack<double>(t.double_data(), d.data); break;
-    case DType::Int64: pack<int64_t>(t.int64_data(), d.data); break;
-    case DType::UInt32: pack<uint32_t>(t.uint64_data(), d.data); break;
-    case DType::UInt64: pack<uint64_t>(t.uint64_data(), d.data); break;
-    case DType::Int32: pack<int32_t>(t.int32_data(), d.data); break;
-    case DType::Int16: pack<int16_t>(t.int32_data(), d.data); break;
-    case DType::Int8: pack<int8_t>(t.int32_data(), d.data); break;
-    case DType::UInt16: case DType::Float16: pack<uint16_t>(t.int32_data(), d.data); break;  // fp16 as bits
-    case DType::UInt8: case DType::Bool: pack<uint8_t>(t.int32_data(), d.data); break;
-    default: fail(origin, label + " has unsupported dtype " + onnx_dtype_name(dt));
+    case DType::Float32:
+      pack<float>(t.float_data(), d.data);
+      break;
+    case DType::Float64:
+      pack<double>(t.double_data(), d.data);
+      break;
+    case DType::Int64:
+      pack<int64_t>(t.int64_data(), d.data);
+      break;
+    case DType::UInt32:
+      pack<uint32_t>(t.uint64_data(), d.data);
+      break;
+    case DType::UInt64:
+      pack<uint64_t>(t.uint64_data(), d.data);
+      break;
+    case DType::Int32:
+      pack<int32_t>(t.int32_data(), d.data);
+      break;
+    case DType::Int16:
+      pack<int16_t>(t.int32_data(), d.data);
+      break;
+    case DType::Int8:
+      pack<int8_t>(t.int32_data(), d.data);
+      break;
+    case DType::UInt16:
+    case DType::Float16:
+      pack<uint16_t>(t.int32_data(), d.data);
+      break;  // fp16 as bits
+    case DType::UInt8:
+    case DType::Bool:
+      pack<uint8_t>(t.int32_data(), d.data);
+      break;
+    default:
+      fail(origin, label + " has unsupported dtype " + onnx_dtype_name(dt));
   }
   return d;
 }

@@ -25,11 +25,11 @@ std::vector<std::string> names_in(const LoadedPlugin& p, const nlohmann::json& d
 }
 
 // Views of host tensors for the C ABI; `dims` and `views` must outlive the call.
-void make_views(const std::vector<std::string>& names, const std::vector<Tensor>& tensors,
-                const char* role, std::vector<frugal_tensor>& views) {
+void make_views(const std::vector<std::string>& names, const std::vector<Tensor>& tensors, const char* role,
+                std::vector<frugal_tensor>& views) {
   if (names.size() != tensors.size())
-    throw Error(std::string("executor run: ") + std::to_string(tensors.size()) + " " + role + " tensors but " +
-                std::to_string(names.size()) + " names");
+    throw Error(std::string("executor run: ") + std::to_string(tensors.size()) + " " + role +
+                " tensors but " + std::to_string(names.size()) + " names");
   views.clear();
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -58,7 +58,8 @@ nlohmann::json executor_options_with_host_paths(const nlohmann::json& options) {
   return o;
 }
 
-ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options)
+ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model,
+                               const nlohmann::json& options)
     : plugin_(&executor) {
   require_kind(executor, FRUGAL_KIND_EXECUTOR);
   create(save_onnx_bytes(model), options);
@@ -119,14 +120,19 @@ const nlohmann::json& ExecutorClient::describe() const {
   frugal_error err = fresh_error();
   check_status(*plugin_, api().describe(handle(), out.out(), &err), err, "describe");
   nlohmann::json d = blob_json(*plugin_, out, "description", false);
-  if (!d.is_object()) throw Error(plugin_label(*plugin_) + ": describe() returned a JSON " +
-                                  std::string(d.type_name()) + ", not an object");
+  if (!d.is_object())
+    throw Error(plugin_label(*plugin_) + ": describe() returned a JSON " + std::string(d.type_name()) +
+                ", not an object");
   description_ = std::move(d);
   return description_;
 }
 
-std::vector<std::string> ExecutorClient::input_names() const { return names_in(*plugin_, describe(), "inputs"); }
-std::vector<std::string> ExecutorClient::output_names() const { return names_in(*plugin_, describe(), "outputs"); }
+std::vector<std::string> ExecutorClient::input_names() const {
+  return names_in(*plugin_, describe(), "inputs");
+}
+std::vector<std::string> ExecutorClient::output_names() const {
+  return names_in(*plugin_, describe(), "outputs");
+}
 
 std::vector<std::vector<int64_t>> ExecutorClient::output_shapes(int64_t batch) const {
   const nlohmann::json& d = describe();
@@ -169,8 +175,10 @@ void ExecutorClient::set_budget(uint64_t bytes) {
 LayerTiming ExecutorClient::time_layer(int layer, int batch, int repeats) {
   double median = -1, spread = -1;
   frugal_error err = fresh_error();
-  const std::string what = "time_layer(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")";
-  check_status(*plugin_, api().time_layer(handle(), layer, batch, repeats, &median, &spread, &err), err, what);
+  const std::string what =
+      "time_layer(layer " + std::to_string(layer) + ", batch " + std::to_string(batch) + ")";
+  check_status(*plugin_, api().time_layer(handle(), layer, batch, repeats, &median, &spread, &err), err,
+               what);
   if (!std::isfinite(median) || median < 0 || !std::isfinite(spread) || spread < 0)
     throw Error(plugin_label(*plugin_) + ": " + what + " returned OK but median " + std::to_string(median) +
                 " s, spread " + std::to_string(spread) + " s");
@@ -179,7 +187,8 @@ LayerTiming ExecutorClient::time_layer(int layer, int batch, int repeats) {
 
 nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
                                    const std::vector<Tensor>& inputs,
-                                   const std::vector<std::string>& output_names, std::vector<Tensor>& outputs) {
+                                   const std::vector<std::string>& output_names,
+                                   std::vector<Tensor>& outputs) {
   std::vector<frugal_tensor> in_views, out_views;
   make_views(input_names, inputs, "input", in_views);
   make_views(output_names, outputs, "output", out_views);

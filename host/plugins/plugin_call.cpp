@@ -6,14 +6,22 @@ namespace frugal {
 
 std::string status_name(int status) {
   switch (status) {
-    case FRUGAL_OK: return "ok";
-    case FRUGAL_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case FRUGAL_ERR_UNSUPPORTED: return "unsupported";
-    case FRUGAL_ERR_OUT_OF_MEMORY: return "out of memory";
-    case FRUGAL_ERR_BUDGET: return "budget";
-    case FRUGAL_ERR_DEVICE: return "device";
-    case FRUGAL_ERR_INTERNAL: return "internal";
-    default: return "status " + std::to_string(status);
+    case FRUGAL_OK:
+      return "ok";
+    case FRUGAL_ERR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case FRUGAL_ERR_UNSUPPORTED:
+      return "unsupported";
+    case FRUGAL_ERR_OUT_OF_MEMORY:
+      return "out of memory";
+    case FRUGAL_ERR_BUDGET:
+      return "budget";
+    case FRUGAL_ERR_DEVICE:
+      return "device";
+    case FRUGAL_ERR_INTERNAL:
+      return "internal";
+    default:
+      return "status " + std::to_string(status);
   }
 }
 
@@ -46,20 +54,19 @@ void check_status(const LoadedPlugin& p, int status, const frugal_error& err, co
   throw PluginCallError(status, plugin_label(p) + ": " + what + ": " + message);
 }
 
-std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::string& what,
-                       size_t max_bytes, bool allow_empty) {
+std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::string& what, size_t max_bytes,
+                       bool allow_empty) {
   const frugal_blob& blob = b.get();
   if (blob.size > 0 && !blob.data)
-    throw Error(plugin_label(p) + ": returned OK but the " + what + " has size " +
-                std::to_string(blob.size) + " and no data");
+    throw Error(plugin_label(p) + ": returned OK but the " + what + " has size " + std::to_string(blob.size) +
+                " and no data");
   if (blob.size == 0 || !blob.data) {
     if (allow_empty) return {};
     throw Error(plugin_label(p) + ": returned OK but an empty " + what);
   }
   if (blob.size > max_bytes)
-    throw Error(plugin_label(p) + ": returned OK but the " + what + " claims " +
-                std::to_string(blob.size) + " bytes (limit " + std::to_string(max_bytes) +
-                "); taken for garbage");
+    throw Error(plugin_label(p) + ": returned OK but the " + what + " claims " + std::to_string(blob.size) +
+                " bytes (limit " + std::to_string(max_bytes) + "); taken for garbage");
   return std::string(static_cast<const char*>(blob.data), blob.size);
 }
 

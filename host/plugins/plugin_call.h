@@ -5,9 +5,8 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "frugal/plugin.h"
 #include "plugins/plugin_registry.h"
@@ -65,8 +64,8 @@ void check_status(const LoadedPlugin& p, int status, const frugal_error& err, co
 
 // The blob's bytes, checked: non-empty unless allow_empty, data non-NULL when
 // size > 0, size under `max_bytes`. `what` names the content ("plan", "report").
-std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::string& what,
-                       size_t max_bytes, bool allow_empty);
+std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::string& what, size_t max_bytes,
+                       bool allow_empty);
 // The blob parsed as JSON (trailing NULs ignored); empty gives `empty_value`
 // when allow_empty, else an error.
 nlohmann::json blob_json(const LoadedPlugin& p, const BlobHolder& b, const std::string& what,

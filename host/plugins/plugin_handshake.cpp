@@ -42,11 +42,16 @@ std::vector<NamedFn> functions_of(int kind, const void* api) {
 
 size_t host_api_size(int kind) {
   switch (kind) {
-    case FRUGAL_KIND_FOLDER: return sizeof(frugal_folder_api);
-    case FRUGAL_KIND_PREDICTOR: return sizeof(frugal_predictor_api);
-    case FRUGAL_KIND_PLANNER: return sizeof(frugal_planner_api);
-    case FRUGAL_KIND_EXECUTOR: return sizeof(frugal_executor_api);
-    default: return 0;
+    case FRUGAL_KIND_FOLDER:
+      return sizeof(frugal_folder_api);
+    case FRUGAL_KIND_PREDICTOR:
+      return sizeof(frugal_predictor_api);
+    case FRUGAL_KIND_PLANNER:
+      return sizeof(frugal_planner_api);
+    case FRUGAL_KIND_EXECUTOR:
+      return sizeof(frugal_executor_api);
+    default:
+      return 0;
   }
 }
 
@@ -67,8 +72,7 @@ std::string descriptor_problem(const frugal_plugin_descriptor* d) {
            " (expected 1 folder, 2 predictor, 3 planner or 4 executor)";
   if (!d->name || !*d->name) return "descriptor has no name";
   for (const char* c = d->name; *c; ++c)
-    if (static_cast<unsigned char>(*c) <= ' ')
-      return "plugin name contains whitespace or control characters";
+    if (static_cast<unsigned char>(*c) <= ' ') return "plugin name contains whitespace or control characters";
   const std::string kind = kind_name(d->kind);
   if (!d->api) return kind + " api table is NULL";
   const size_t have = *static_cast<const size_t*>(d->api);

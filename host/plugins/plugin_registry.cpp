@@ -43,11 +43,16 @@ bool ends_with_so(const std::string& name) {
 
 std::string kind_name(int kind) {
   switch (kind) {
-    case FRUGAL_KIND_FOLDER: return "folder";
-    case FRUGAL_KIND_PREDICTOR: return "predictor";
-    case FRUGAL_KIND_PLANNER: return "planner";
-    case FRUGAL_KIND_EXECUTOR: return "executor";
-    default: return "unknown";
+    case FRUGAL_KIND_FOLDER:
+      return "folder";
+    case FRUGAL_KIND_PREDICTOR:
+      return "predictor";
+    case FRUGAL_KIND_PLANNER:
+      return "planner";
+    case FRUGAL_KIND_EXECUTOR:
+      return "executor";
+    default:
+      return "unknown";
   }
 }
 

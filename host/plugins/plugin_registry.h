@@ -15,9 +15,9 @@ namespace frugal {
 
 struct LoadedPlugin {
   std::string file, name, version, description;
-  int kind = 0;                // frugal_kind
-  const void* api = nullptr;   // frugal_<kind>_api*, checked (size and every function)
-  void* handle = nullptr;      // dlopen handle; plugins stay loaded for the process
+  int kind = 0;               // frugal_kind
+  const void* api = nullptr;  // frugal_<kind>_api*, checked (size and every function)
+  void* handle = nullptr;     // dlopen handle; plugins stay loaded for the process
 };
 
 struct PluginRefusal {
@@ -69,9 +69,9 @@ class PluginRegistry {
   void refuse(const std::string& file, const std::string& cause, std::string* why);
   const LoadedPlugin* find_by_canonical(const std::string& canonical) const;
 
-  std::deque<LoadedPlugin> storage_;        // stable addresses for find()/require()
-  std::vector<LoadedPlugin> plugins_;        // copies, in load order, for listing
-  std::vector<std::string> canonical_paths_; // parallel to storage_
+  std::deque<LoadedPlugin> storage_;          // stable addresses for find()/require()
+  std::vector<LoadedPlugin> plugins_;         // copies, in load order, for listing
+  std::vector<std::string> canonical_paths_;  // parallel to storage_
   std::vector<PluginRefusal> refused_;
   std::vector<std::string> scanned_dirs_;
   mutable std::recursive_mutex mutex_;

@@ -11,7 +11,7 @@ namespace frugal {
 
 // options: {"upto":B,...}. Throws Error naming the plugin when it fails or
 // returns an empty / non-JSON / non-object table.
-nlohmann::json predict_costs(const LoadedPlugin& predictor, const Graph& model,
-                             const nlohmann::json& costs, const nlohmann::json& options);
+nlohmann::json predict_costs(const LoadedPlugin& predictor, const Graph& model, const nlohmann::json& costs,
+                             const nlohmann::json& options);
 
 }  // namespace frugal

@@ -9,10 +9,12 @@ namespace frugal {
 
 std::vector<double> fill_batch_times(const std::map<int, double>& measured, int batch_max) {
   if (measured.empty()) throw Error("fill_batch_times: no measured batch size to fill from");
-  if (batch_max < 1) throw Error("fill_batch_times: batch_max must be >= 1, got " + std::to_string(batch_max));
+  if (batch_max < 1)
+    throw Error("fill_batch_times: batch_max must be >= 1, got " + std::to_string(batch_max));
   for (const auto& [b, t] : measured)
     if (b < 1 || !std::isfinite(t) || t < 0)
-      throw Error("fill_batch_times: bad measurement at batch " + std::to_string(b) + ": " + std::to_string(t) + " s");
+      throw Error("fill_batch_times: bad measurement at batch " + std::to_string(b) + ": " +
+                  std::to_string(t) + " s");
   std::vector<double> out(static_cast<size_t>(batch_max));
   for (int b = 1; b <= batch_max; ++b) {
     auto hi = measured.lower_bound(b);  // first measured >= b

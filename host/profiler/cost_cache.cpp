@@ -1,10 +1,11 @@
 #include "profiler/cost_cache.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
 
 #include "profiler/json_file.h"
 

@@ -8,10 +8,9 @@
 // by the next store).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace frugal {
 

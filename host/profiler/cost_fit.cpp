@@ -11,7 +11,8 @@ BatchTimeModel fit_batch_time(const std::map<int, double>& measured) {
   if (measured.empty()) throw Error("fit_batch_time: no measured batch size");
   for (const auto& [b, t] : measured)
     if (b < 1 || !std::isfinite(t) || t <= 0)
-      throw Error("fit_batch_time: bad measurement at batch " + std::to_string(b) + ": " + std::to_string(t) + " s");
+      throw Error("fit_batch_time: bad measurement at batch " + std::to_string(b) + ": " + std::to_string(t) +
+                  " s");
   // Weighted normal equations of T(b) = a + c * b with weights 1 / T_b^2.
   double s1 = 0, sb = 0, sbb = 0, st = 0, sbt = 0;
   for (const auto& [b, t] : measured) {

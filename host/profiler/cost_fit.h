@@ -12,7 +12,6 @@
 #pragma once
 
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 namespace frugal {

@@ -2,9 +2,8 @@
 // write them (cost tables, plans, reports, the cost cache).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace frugal {
 

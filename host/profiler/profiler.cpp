@@ -22,7 +22,8 @@ double now_seconds() {
 }
 
 std::string layer_name(const nlohmann::json& layer, size_t i) {
-  if (layer.is_object() && layer.contains("name") && layer["name"].is_string()) return layer["name"].get<std::string>();
+  if (layer.is_object() && layer.contains("name") && layer["name"].is_string())
+    return layer["name"].get<std::string>();
   throw Error("executor describe(): layer " + std::to_string(i) + " has no name");
 }
 
@@ -30,7 +31,8 @@ nlohmann::json layer_inputs(const nlohmann::json& layer, const std::string& name
   if (!layer.contains("inputs") || !layer["inputs"].is_array())
     throw Error("executor describe(): layer '" + name + "' has no \"inputs\" list");
   for (const auto& in : layer["inputs"])
-    if (!in.is_string()) throw Error("executor describe(): layer '" + name + "' has a non-string input " + in.dump());
+    if (!in.is_string())
+      throw Error("executor describe(): layer '" + name + "' has a non-string input " + in.dump());
   return layer["inputs"];
 }
 
@@ -45,7 +47,8 @@ std::vector<int> measured_batch_list(const ProfileOptions& opt) {
     for (int i = 1; i <= opt.batch_max; ++i) b.push_back(i);
   for (int x : b)
     if (x < 1 || x > opt.batch_max)
-      throw Error("profile: batch size " + std::to_string(x) + " is outside 1.." + std::to_string(opt.batch_max));
+      throw Error("profile: batch size " + std::to_string(x) + " is outside 1.." +
+                  std::to_string(opt.batch_max));
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());
   return b;
@@ -60,18 +63,24 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   if (!d.contains("layers") || !d["layers"].is_array() || d["layers"].empty())
     throw Error("executor describe(): no \"layers\" to profile");
   const nlohmann::json& layers = d["layers"];
-  const std::string device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
+  const std::string device =
+      d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
   const nlohmann::json threads = d.contains("threads") ? d["threads"] : nlohmann::json(nullptr);
   if (d.contains("batched") && d["batched"] == false && batches.back() > 1)
-    throw Error("profile: the executor cannot batch this model (" +
-                (d.contains("not_batched_reason") ? d["not_batched_reason"].dump() : std::string("no reason given")) +
-                "): only batch size 1 can be measured");
+    throw Error(
+        "profile: the executor cannot batch this model (" +
+        (d.contains("not_batched_reason") ? d["not_batched_reason"].dump() : std::string("no reason given")) +
+        "): only batch size 1 can be measured");
 
   ProfileResult r;
-  const nlohmann::json key = {{"format", 2},          {"model_hash", subject.model_hash},
-                              {"executor", subject.executor}, {"device", device},
-                              {"threads", threads},   {"batch_max", B},
-                              {"batches", batches},   {"repeats", opt.repeats}};
+  const nlohmann::json key = {{"format", 2},
+                              {"model_hash", subject.model_hash},
+                              {"executor", subject.executor},
+                              {"device", device},
+                              {"threads", threads},
+                              {"batch_max", B},
+                              {"batches", batches},
+                              {"repeats", opt.repeats}};
   const CostCache cache(opt.cache_dir);
   if (cache.enabled() && (opt.reuse_cache || opt.write_cache)) r.cache_file = cache.path_for(key);
   if (cache.enabled() && opt.reuse_cache) {
@@ -90,12 +99,14 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   std::set<std::string> network_outputs;
   if (d.contains("outputs") && d["outputs"].is_array())
     for (const auto& o : d["outputs"])
-      if (o.is_object() && o.contains("name") && o["name"].is_string()) network_outputs.insert(o["name"].get<std::string>());
+      if (o.is_object() && o.contains("name") && o["name"].is_string())
+        network_outputs.insert(o["name"].get<std::string>());
   nlohmann::json out_layers = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i) {
     const std::string name = layer_name(layers[i], i);
     const int index = static_cast<int>(i);
-    nlohmann::json in_b = nlohmann::json::array(), out_b = nlohmann::json::array(), ws_b = nlohmann::json::array();
+    nlohmann::json in_b = nlohmann::json::array(), out_b = nlohmann::json::array(),
+                   ws_b = nlohmann::json::array();
     for (int b = 1; b <= B; ++b) {
       const LayerBytes lb = ex.layer_bytes(index, b);
       in_b.push_back(lb.in_bytes);
@@ -106,18 +117,21 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
     for (size_t k = 0; k < batches.size(); ++k) {
       const int b = batches[k];
       if (opt.progress)
-        opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " + std::to_string(i + 1) +
-                     "/" + std::to_string(n) + " '" + name + "' at batch " + std::to_string(b) + "  [" +
-                     std::to_string(i * batches.size() + k + 1) + "/" + std::to_string(total) + "]");
+        opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " +
+                     std::to_string(i + 1) + "/" + std::to_string(n) + " '" + name + "' at batch " +
+                     std::to_string(b) + "  [" + std::to_string(i * batches.size() + k + 1) + "/" +
+                     std::to_string(total) + "]");
       int reps = opt.repeats;
       LayerTiming t = ex.time_layer(index, b, reps);
       // Fast layers: the median of a few microsecond runs is mostly timer noise.
       if (t.median_seconds * reps < opt.min_seconds && reps < opt.max_repeats) {
         const double each = std::max(t.median_seconds, 1e-7);
-        const int more = static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
+        const int more =
+            static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
         if (more > reps) t = ex.time_layer(index, b, reps = more);
       }
-      for (int attempt = 1; attempt < opt.max_attempts && t.spread_seconds > opt.max_relative_spread * t.median_seconds;
+      for (int attempt = 1;
+           attempt < opt.max_attempts && t.spread_seconds > opt.max_relative_spread * t.median_seconds;
            ++attempt) {
         const LayerTiming again = ex.time_layer(index, b, reps);
         if (again.median_seconds < t.median_seconds) t = again;
@@ -149,16 +163,11 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   }
   if (opt.progress) opt.progress("");
   r.seconds = now_seconds() - t0;
-  r.costs = {{"model", subject.model_name},
-             {"model_hash", subject.model_hash},
-             {"executor", subject.executor},
-             {"device", device},
-             {"threads", threads},
-             {"batch_max", B},
-             {"measured_batches", batches},
-             {"repeats", opt.repeats},
-             {"profile_seconds", r.seconds},
-             {"layers", out_layers}};
+  r.costs = {{"model", subject.model_name},  {"model_hash", subject.model_hash},
+             {"executor", subject.executor}, {"device", device},
+             {"threads", threads},           {"batch_max", B},
+             {"measured_batches", batches},  {"repeats", opt.repeats},
+             {"profile_seconds", r.seconds}, {"layers", out_layers}};
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }

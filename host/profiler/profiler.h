@@ -17,10 +17,9 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "plugins/executor_client.h"
 
@@ -44,9 +43,9 @@ struct ProfileOptions {
   // max_attempts times in all, and the attempt with the smallest median is kept.
   double max_relative_spread = 0.5;
   int max_attempts = 3;
-  bool reuse_cache = true;     // take the cached table when there is one
-  bool write_cache = true;     // store what was measured (so a re-measure refreshes the cache)
-  std::string cache_dir;       // "": the default folder (cost_cache.h)
+  bool reuse_cache = true;  // take the cached table when there is one
+  bool write_cache = true;  // store what was measured (so a re-measure refreshes the cache)
+  std::string cache_dir;    // "": the default folder (cost_cache.h)
   // Called with a status line before each measurement ("" at the end); may be empty.
   std::function<void(const std::string&)> progress;
 };

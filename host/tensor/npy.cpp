@@ -19,11 +19,13 @@ std::string describe_descr(const std::string& d) {
   if (d.size() < 2) return "dtype '" + d + "'";
   char order = d[0];
   std::string kind = d.substr(1);
-  static const struct { const char* code; const char* name; } names[] = {
-      {"f2", "float16"}, {"f4", "float32"}, {"f8", "float64"}, {"f16", "float128"},
-      {"i1", "int8"},    {"i2", "int16"},   {"i4", "int32"},   {"i8", "int64"},
-      {"u1", "uint8"},   {"u2", "uint16"},  {"u4", "uint32"},  {"u8", "uint64"},
-      {"b1", "bool"},    {"c8", "complex64"}, {"c16", "complex128"}};
+  static const struct {
+    const char* code;
+    const char* name;
+  } names[] = {{"f2", "float16"}, {"f4", "float32"},   {"f8", "float64"},    {"f16", "float128"},
+               {"i1", "int8"},    {"i2", "int16"},     {"i4", "int32"},      {"i8", "int64"},
+               {"u1", "uint8"},   {"u2", "uint16"},    {"u4", "uint32"},     {"u8", "uint64"},
+               {"b1", "bool"},    {"c8", "complex64"}, {"c16", "complex128"}};
   for (const auto& n : names)
     if (kind == n.code) {
       std::string s = n.name;
@@ -60,8 +62,10 @@ class HeaderParser {
         fail("unexpected key '" + key + "'");
       }
       skip_ws();
-      if (peek() == ',') ++pos_;
-      else if (peek() != '}') fail("expected ',' or '}'");
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != '}')
+        fail("expected ',' or '}'");
     }
     if (!have_descr || !have_fortran || !have_shape)
       fail("header lacks one of 'descr', 'fortran_order', 'shape'");
@@ -122,8 +126,10 @@ class HeaderParser {
       if (peek() == 'L') ++pos_;
       out.push_back(v);
       skip_ws();
-      if (peek() == ',') ++pos_;
-      else if (peek() != ')') fail("expected ',' or ')'");
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != ')')
+        fail("expected ',' or ')'");
     }
   }
 
@@ -153,9 +159,13 @@ Tensor parse_npy(const std::string& b, const std::string& origin) {
     throw Error("'" + origin + "' is not a .npy file (it does not start with \\x93NUMPY)");
   int major = static_cast<unsigned char>(b[6]);
   size_t len_bytes;
-  if (major == 1) len_bytes = 2;
-  else if (major == 2 || major == 3) len_bytes = 4;
-  else throw Error("'" + origin + "' is .npy format version " + std::to_string(major) + "; frugal reads 1, 2 and 3");
+  if (major == 1)
+    len_bytes = 2;
+  else if (major == 2 || major == 3)
+    len_bytes = 4;
+  else
+    throw Error("'" + origin + "' is .npy format version " + std::to_string(major) +
+                "; frugal reads 1, 2 and 3");
   if (b.size() < 8 + len_bytes) throw Error("'" + origin + "' is truncated inside the .npy header");
   size_t header_len = read_le(b, 8, len_bytes);
   size_t data_start = 8 + len_bytes + header_len;
@@ -170,9 +180,11 @@ Tensor parse_npy(const std::string& b, const std::string& origin) {
   HeaderParser(header, origin).parse(&descr, &fortran, &shape);
 
   if (descr != "<f4" && descr != "=f4")
-    throw Error("'" + origin + "' holds " + describe_descr(descr) + "; frugal needs float32 (little-endian '<f4')");
+    throw Error("'" + origin + "' holds " + describe_descr(descr) +
+                "; frugal needs float32 (little-endian '<f4')");
   if (fortran)
-    throw Error("'" + origin + "' is in Fortran order; frugal reads C order only "
+    throw Error("'" + origin +
+                "' is in Fortran order; frugal reads C order only "
                 "(save it with numpy.ascontiguousarray)");
 
   int64_t count = 0;
@@ -213,8 +225,10 @@ std::string npy_bytes(const Tensor& t) {
     throw Error("tensor " + t.shape_string() + " holds " + std::to_string(t.data.size()) + " values");
   std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < t.dims.size(); ++i) dict += std::to_string(t.dims[i]) + ", ";
-  if (t.dims.size() > 1) dict.resize(dict.size() - 2);  // NumPy writes (2, 3) but (5,) and ()
-  else if (t.dims.size() == 1) dict.resize(dict.size() - 1);
+  if (t.dims.size() > 1)
+    dict.resize(dict.size() - 2);  // NumPy writes (2, 3) but (5,) and ()
+  else if (t.dims.size() == 1)
+    dict.resize(dict.size() - 1);
   dict += "), }";
 
   // Pad with spaces and end with '\n' so the data starts on a 64-byte boundary

@@ -36,7 +36,8 @@ int64_t checked_element_count(const std::vector<int64_t>& dims) {
     if (x == 0) return 0;
   int64_t n = 1;
   for (int64_t x : dims) {
-    if (x != 0 && n > INT64_MAX / x) throw Error("tensor shape " + dims_string(dims) + " has too many elements");
+    if (x != 0 && n > INT64_MAX / x)
+      throw Error("tensor shape " + dims_string(dims) + " has too many elements");
     n *= x;
   }
   return n;

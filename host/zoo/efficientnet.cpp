@@ -31,8 +31,8 @@ std::string squeeze_excitation(GraphBuilder& b, const std::string& x, const std:
   return b.mul(x, s, p + ".scale");
 }
 
-std::string mbconv(GraphBuilder& b, const std::string& x, const std::string& p, int64_t expand_ratio, int64_t kernel,
-                   int64_t stride, int64_t out) {
+std::string mbconv(GraphBuilder& b, const std::string& x, const std::string& p, int64_t expand_ratio,
+                   int64_t kernel, int64_t stride, int64_t out) {
   const int64_t in = b.channels(x);
   const int64_t expanded = in * expand_ratio;  // already a multiple of 8 for B0
   std::string y = x;

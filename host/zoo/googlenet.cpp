@@ -15,8 +15,8 @@ std::string basic_conv(GraphBuilder& b, const std::string& x, const std::string&
   return b.relu(b.bn(y, p + ".bn", 1e-3), p + ".relu");
 }
 
-std::string inception(GraphBuilder& b, const std::string& x, const std::string& p, int64_t ch1x1, int64_t ch3x3red,
-                      int64_t ch3x3, int64_t ch5x5red, int64_t ch5x5, int64_t pool_proj) {
+std::string inception(GraphBuilder& b, const std::string& x, const std::string& p, int64_t ch1x1,
+                      int64_t ch3x3red, int64_t ch3x3, int64_t ch5x5red, int64_t ch5x5, int64_t pool_proj) {
   std::string b1 = basic_conv(b, x, p + ".branch1", ch1x1, 1);
   std::string b2 = basic_conv(b, x, p + ".branch2.0", ch3x3red, 1);
   b2 = basic_conv(b, b2, p + ".branch2.1", ch3x3, 3, 1, 1);

@@ -77,7 +77,8 @@ std::string GraphBuilder::define_value(const std::string& name, std::vector<int6
   return name;
 }
 
-Node& GraphBuilder::add_node(const std::string& op, const std::string& name, std::vector<std::string> inputs) {
+Node& GraphBuilder::add_node(const std::string& op, const std::string& name,
+                             std::vector<std::string> inputs) {
   for (const std::string& in : inputs)
     if (!g_.has_tensor(in))
       throw Error("zoo model '" + g_.name + "': node '" + name + "' reads undefined value '" + in + "'");
@@ -92,12 +93,14 @@ Node& GraphBuilder::add_node(const std::string& op, const std::string& name, std
 
 void GraphBuilder::add_float(const std::string& name, const std::vector<int64_t>& dims,
                              const std::vector<float>& values) {
-  if (g_.has_tensor(name)) throw Error("zoo model '" + g_.name + "': initializer '" + name + "' defined twice");
+  if (g_.has_tensor(name))
+    throw Error("zoo model '" + g_.name + "': initializer '" + name + "' defined twice");
   g_.add_initializer(name, DType::Float32, dims, values.data());
 }
 
 void GraphBuilder::add_random(const std::string& name, const std::vector<int64_t>& dims, double stddev) {
-  if (g_.has_tensor(name)) throw Error("zoo model '" + g_.name + "': initializer '" + name + "' defined twice");
+  if (g_.has_tensor(name))
+    throw Error("zoo model '" + g_.name + "': initializer '" + name + "' defined twice");
   TensorDesc& t = g_.add_initializer(name, DType::Float32, dims, nullptr);
   SplitMix64 rng = tensor_stream(seed_, name);
   fill_normalish(rng, t.f32(), static_cast<size_t>(element_count(dims)), stddev);
@@ -127,8 +130,8 @@ int64_t GraphBuilder::channels(const std::string& x) const {
   return s[1];
 }
 
-std::string GraphBuilder::conv(const std::string& x, const std::string& name, int64_t out_channels, int64_t kernel,
-                               const ConvOptions& o) {
+std::string GraphBuilder::conv(const std::string& x, const std::string& name, int64_t out_channels,
+                               int64_t kernel, const ConvOptions& o) {
   require_rank(x, 4, name);
   const std::vector<int64_t> in = shape(x);
   const int64_t cin = in[1];
@@ -168,7 +171,8 @@ std::string GraphBuilder::bn(const std::string& x, const std::string& name, doub
   // Negate a few channels (about 7%, at least one): folding must handle sign flips.
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
-  const size_t negatives = std::max<size_t>(1, static_cast<size_t>(std::lround(0.07 * static_cast<double>(n))));
+  const size_t negatives =
+      std::max<size_t>(1, static_cast<size_t>(std::lround(0.07 * static_cast<double>(n))));
   for (size_t i = 0; i < negatives; ++i) {
     const size_t j = i + static_cast<size_t>(rng.next() % (n - i));
     std::swap(order[i], order[j]);
@@ -246,14 +250,17 @@ std::string GraphBuilder::binary(const std::string& op, const std::string& a, co
   sb.insert(sb.begin(), rank - sb.size(), 1);
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
-    if (sa[i] == sb[i] || sb[i] == 1) out[i] = sa[i];
-    else if (sa[i] == 1) out[i] = sb[i];
+    if (sa[i] == sb[i] || sb[i] == 1)
+      out[i] = sa[i];
+    else if (sa[i] == 1)
+      out[i] = sb[i];
     else
       throw Error("zoo model '" + g_.name + "': " + op + " '" + name + "' cannot broadcast " +
                   dims_string(shape(a)) + " with " + dims_string(shape(b)));
   }
   add_node(op, name, {a, b});
-  return define_value(name, out, op == "Add" ? add_moments(moments(a), moments(b)) : mul_moments(moments(a), moments(b)));
+  return define_value(
+      name, out, op == "Add" ? add_moments(moments(a), moments(b)) : mul_moments(moments(a), moments(b)));
 }
 
 std::string GraphBuilder::add(const std::string& a, const std::string& b, const std::string& name) {
@@ -286,8 +293,8 @@ std::string GraphBuilder::concat(const std::vector<std::string>& xs, const std::
   return define_value(name, out, m);
 }
 
-std::string GraphBuilder::pool(const std::string& op, const std::string& x, const std::string& name, int64_t kernel,
-                               int64_t stride, int64_t pad, bool ceil_mode) {
+std::string GraphBuilder::pool(const std::string& op, const std::string& x, const std::string& name,
+                               int64_t kernel, int64_t stride, int64_t pad, bool ceil_mode) {
   require_rank(x, 4, name);
   const std::vector<int64_t> in = shape(x);
   auto out_size = [&](int64_t s) {
@@ -296,7 +303,8 @@ std::string GraphBuilder::pool(const std::string& op, const std::string& x, cons
     // PyTorch and ONNX disagree on a last window that starts in the right padding;
     // zoo networks never build one, so the graph means the same to both.
     if (ceil_mode && (o - 1) * stride >= s + pad)
-      throw Error("zoo model '" + g_.name + "': pool '" + name + "' has a ceil-mode window starting in the padding");
+      throw Error("zoo model '" + g_.name + "': pool '" + name +
+                  "' has a ceil-mode window starting in the padding");
     return o;
   };
   Node& n = add_node(op, name, {x});
@@ -306,13 +314,13 @@ std::string GraphBuilder::pool(const std::string& op, const std::string& x, cons
   return define_value(name, {in[0], in[1], out_size(in[2]), out_size(in[3])}, moments(x));
 }
 
-std::string GraphBuilder::maxpool(const std::string& x, const std::string& name, int64_t kernel, int64_t stride,
-                                  int64_t pad, bool ceil_mode) {
+std::string GraphBuilder::maxpool(const std::string& x, const std::string& name, int64_t kernel,
+                                  int64_t stride, int64_t pad, bool ceil_mode) {
   return pool("MaxPool", x, name, kernel, stride, pad, ceil_mode);
 }
 
-std::string GraphBuilder::avgpool(const std::string& x, const std::string& name, int64_t kernel, int64_t stride,
-                                  int64_t pad, bool count_include_pad) {
+std::string GraphBuilder::avgpool(const std::string& x, const std::string& name, int64_t kernel,
+                                  int64_t stride, int64_t pad, bool count_include_pad) {
   std::string y = pool("AveragePool", x, name, kernel, stride, pad, false);
   g_.nodes.back().attributes.push_back(int_attr("count_include_pad", count_include_pad ? 1 : 0));
   return y;
@@ -325,8 +333,8 @@ std::string GraphBuilder::global_avgpool(const std::string& x, const std::string
   return define_value(name, {in[0], in[1], 1, 1}, moments(x));
 }
 
-std::string GraphBuilder::lrn(const std::string& x, const std::string& name, int64_t size, double alpha, double beta,
-                              double bias) {
+std::string GraphBuilder::lrn(const std::string& x, const std::string& name, int64_t size, double alpha,
+                              double beta, double bias) {
   require_rank(x, 4, name);
   Node& n = add_node("LRN", name, {x});
   n.attributes = {float_attr("alpha", alpha), float_attr("beta", beta), float_attr("bias", bias),
@@ -369,13 +377,15 @@ std::string GraphBuilder::matmul(const std::string& x, const std::string& name, 
   return define_value(name, out, {0.0, 1.0});
 }
 
-std::string GraphBuilder::reshape(const std::string& x, const std::string& name, const std::vector<int64_t>& target) {
+std::string GraphBuilder::reshape(const std::string& x, const std::string& name,
+                                  const std::vector<int64_t>& target) {
   const std::vector<int64_t> in = shape(x);
   std::vector<int64_t> out(target.size());
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < target.size(); ++i) {
     if (target[i] == 0) {
-      if (i >= in.size()) throw Error("zoo model '" + g_.name + "': reshape '" + name + "' copies a missing dim");
+      if (i >= in.size())
+        throw Error("zoo model '" + g_.name + "': reshape '" + name + "' copies a missing dim");
       out[i] = in[i];
     } else if (target[i] == -1) {
       infer_at = static_cast<int64_t>(i);
@@ -388,8 +398,10 @@ std::string GraphBuilder::reshape(const std::string& x, const std::string& name,
   int64_t total = 1;
   bool batch_in = false, batch_out = false;
   for (int64_t d : in) {
-    if (d == kBatch) batch_in = true;
-    else total *= d;
+    if (d == kBatch)
+      batch_in = true;
+    else
+      total *= d;
   }
   for (int64_t d : out) batch_out = batch_out || d == kBatch;
   if (batch_in != batch_out)
@@ -398,8 +410,8 @@ std::string GraphBuilder::reshape(const std::string& x, const std::string& name,
   int64_t check = 1;
   for (int64_t d : out) check *= d == kBatch ? 1 : d;
   if (check != total)
-    throw Error("zoo model '" + g_.name + "': reshape '" + name + "' cannot reshape " + dims_string(in) + " to " +
-                dims_string(target));
+    throw Error("zoo model '" + g_.name + "': reshape '" + name + "' cannot reshape " + dims_string(in) +
+                " to " + dims_string(target));
   g_.add_initializer(name + ".shape", DType::Int64, {static_cast<int64_t>(target.size())}, target.data());
   add_node("Reshape", name, {x, name + ".shape"});
   return define_value(name, out, moments(x));
@@ -409,8 +421,8 @@ std::string GraphBuilder::softmax(const std::string& x, const std::string& name,
   const std::vector<int64_t> s = shape(x);
   const int64_t rank = static_cast<int64_t>(s.size()), a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank || s[static_cast<size_t>(a)] == kBatch)
-    throw Error("zoo model '" + g_.name + "': softmax '" + name + "' axis " + std::to_string(axis) + " is not valid for " +
-                dims_string(s));
+    throw Error("zoo model '" + g_.name + "': softmax '" + name + "' axis " + std::to_string(axis) +
+                " is not valid for " + dims_string(s));
   Node& n = add_node("Softmax", name, {x});
   n.attributes = {int_attr("axis", axis)};
   const int64_t len = s[static_cast<size_t>(a)];

@@ -30,7 +30,7 @@ namespace frugal::zoo {
 
 struct ConvOptions {
   int64_t stride = 1;
-  int64_t pad = 0;       // symmetric, all four sides
+  int64_t pad = 0;  // symmetric, all four sides
   int64_t groups = 1;
   int64_t dilation = 1;
   bool bias = false;
@@ -52,7 +52,7 @@ class GraphBuilder {
   std::string relu(const std::string& x, const std::string& name);
   std::string relu6(const std::string& x, const std::string& name);  // Clip(x, 0, 6), opset-13 form
   std::string sigmoid(const std::string& x, const std::string& name);
-  std::string silu(const std::string& x, const std::string& name);   // x * Sigmoid(x)
+  std::string silu(const std::string& x, const std::string& name);  // x * Sigmoid(x)
   std::string add(const std::string& a, const std::string& b, const std::string& name);
   std::string mul(const std::string& a, const std::string& b, const std::string& name);
   std::string concat(const std::vector<std::string>& xs, const std::string& name);  // channel axis
@@ -88,7 +88,8 @@ class GraphBuilder {
   Node& add_node(const std::string& op, const std::string& name, std::vector<std::string> inputs);
   std::string define_value(const std::string& name, std::vector<int64_t> shape, Moments m);
   std::string elementwise(const std::string& op, const std::string& x, const std::string& name, Moments m);
-  std::string binary(const std::string& op, const std::string& a, const std::string& b, const std::string& name);
+  std::string binary(const std::string& op, const std::string& a, const std::string& b,
+                     const std::string& name);
   std::string pool(const std::string& op, const std::string& x, const std::string& name, int64_t kernel,
                    int64_t stride, int64_t pad, bool ceil_mode);
   void add_float(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);

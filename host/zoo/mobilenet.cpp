@@ -31,7 +31,7 @@ Graph build_mobilenet_v1(uint64_t seed) {
   struct Block {
     int64_t out, stride;
   };
-  const Block blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1}, {512, 2},  {512, 1},
+  const Block blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},  {512, 2}, {512, 1},
                           {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
   int i = 1;
   for (const Block& blk : blocks) {
@@ -75,7 +75,7 @@ Graph build_mobilenet_v2(uint64_t seed) {
   struct Stage {
     int64_t t, c, n, s;
   };
-  const Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2},  {6, 64, 4, 2},
+  const Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                           {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int index = 1;
   for (const Stage& st : stages)

@@ -14,9 +14,9 @@ class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t state) : state_(state) {}
   uint64_t next();
-  double uniform();                         // [0, 1)
-  double uniform(double lo, double hi);     // [lo, hi)
-  double normal();                          // N(0, 1), Box-Muller (pairs cached)
+  double uniform();                      // [0, 1)
+  double uniform(double lo, double hi);  // [lo, hi)
+  double normal();                       // N(0, 1), Box-Muller (pairs cached)
   double normal(double mean, double stddev) { return mean + stddev * normal(); }
 
  private:

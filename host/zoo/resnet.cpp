@@ -8,12 +8,14 @@ namespace frugal::zoo {
 namespace {
 
 // Projection shortcut: 1x1 conv + BN, when the block changes shape.
-std::string downsample(GraphBuilder& b, const std::string& x, const std::string& p, int64_t out, int64_t stride) {
+std::string downsample(GraphBuilder& b, const std::string& x, const std::string& p, int64_t out,
+                       int64_t stride) {
   std::string d = b.conv(x, p + ".downsample.0", out, 1, {stride, 0});
   return b.bn(d, p + ".downsample.1");
 }
 
-std::string basic_block(GraphBuilder& b, const std::string& x, const std::string& p, int64_t planes, int64_t stride) {
+std::string basic_block(GraphBuilder& b, const std::string& x, const std::string& p, int64_t planes,
+                        int64_t stride) {
   std::string y = b.conv(x, p + ".conv1", planes, 3, {stride, 1});
   y = b.relu(b.bn(y, p + ".bn1"), p + ".relu1");
   y = b.conv(y, p + ".conv2", planes, 3, {1, 1});
@@ -22,7 +24,8 @@ std::string basic_block(GraphBuilder& b, const std::string& x, const std::string
   return b.relu(b.add(y, shortcut, p + ".add"), p + ".relu2");
 }
 
-std::string bottleneck(GraphBuilder& b, const std::string& x, const std::string& p, int64_t planes, int64_t stride) {
+std::string bottleneck(GraphBuilder& b, const std::string& x, const std::string& p, int64_t planes,
+                       int64_t stride) {
   const int64_t out = planes * 4;
   std::string y = b.relu(b.bn(b.conv(x, p + ".conv1", planes, 1), p + ".bn1"), p + ".relu1");
   y = b.relu(b.bn(b.conv(y, p + ".conv2", planes, 3, {stride, 1}), p + ".bn2"), p + ".relu2");
@@ -41,7 +44,8 @@ Graph build_resnet(const std::string& name, bool use_bottleneck, const int (&blo
     for (int i = 0; i < blocks[layer]; ++i) {
       const std::string p = "layer" + std::to_string(layer + 1) + "." + std::to_string(i);
       const int64_t stride = (layer > 0 && i == 0) ? 2 : 1;
-      x = use_bottleneck ? bottleneck(b, x, p, planes[layer], stride) : basic_block(b, x, p, planes[layer], stride);
+      x = use_bottleneck ? bottleneck(b, x, p, planes[layer], stride)
+                         : basic_block(b, x, p, planes[layer], stride);
     }
   }
   x = b.flatten(b.global_avgpool(x, "avgpool"), "flatten");

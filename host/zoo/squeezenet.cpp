@@ -8,11 +8,14 @@ namespace frugal::zoo {
 
 namespace {
 
-std::string fire(GraphBuilder& b, const std::string& x, const std::string& p, int64_t squeeze, int64_t expand1x1,
-                 int64_t expand3x3) {
-  std::string s = b.relu(b.conv(x, p + ".squeeze", squeeze, 1, {1, 0, 1, 1, true}), p + ".squeeze_activation");
-  std::string e1 = b.relu(b.conv(s, p + ".expand1x1", expand1x1, 1, {1, 0, 1, 1, true}), p + ".expand1x1_activation");
-  std::string e3 = b.relu(b.conv(s, p + ".expand3x3", expand3x3, 3, {1, 1, 1, 1, true}), p + ".expand3x3_activation");
+std::string fire(GraphBuilder& b, const std::string& x, const std::string& p, int64_t squeeze,
+                 int64_t expand1x1, int64_t expand3x3) {
+  std::string s =
+      b.relu(b.conv(x, p + ".squeeze", squeeze, 1, {1, 0, 1, 1, true}), p + ".squeeze_activation");
+  std::string e1 =
+      b.relu(b.conv(s, p + ".expand1x1", expand1x1, 1, {1, 0, 1, 1, true}), p + ".expand1x1_activation");
+  std::string e3 =
+      b.relu(b.conv(s, p + ".expand3x3", expand3x3, 3, {1, 1, 1, 1, true}), p + ".expand3x3_activation");
   return b.concat({e1, e3}, p + ".concat");
 }
 

@@ -67,10 +67,10 @@ Graph build_toy_branched(uint64_t seed) {
 Graph build_toy_allops(uint64_t seed) {
   GraphBuilder b("toy_allops", seed);
   std::string x = b.input(3, 16, 16);
-  x = b.conv(x, "conv1", 8, 3, {1, 1, 1, 1, true});              // [N,8,16,16]
+  x = b.conv(x, "conv1", 8, 3, {1, 1, 1, 1, true});  // [N,8,16,16]
   x = b.lrn(x, "lrn", 3, 1e-2, 0.75, 1.0);
   x = b.relu6(x, "relu6");
-  x = b.avgpool(x, "avgpool", 3, 2, 1, true);                     // [N,8,8,8]
+  x = b.avgpool(x, "avgpool", 3, 2, 1, true);  // [N,8,8,8]
   x = b.bn(x, "bn1");
   std::string g = b.conv(x, "conv_grouped", 8, 3, {1, 2, 2, 2});  // dilated, 2 groups
   x = b.silu(b.add(x, g, "add"), "silu");
@@ -82,13 +82,13 @@ Graph build_toy_allops(uint64_t seed) {
   x = b.mul(x, s, "se.scale");
 
   std::string r = b.relu(x, "relu");
-  x = b.concat({x, r}, "concat");                                 // [N,16,8,8]
-  x = b.maxpool(x, "maxpool", 3, 2, 0, true);                     // [N,16,4,4]
+  x = b.concat({x, r}, "concat");              // [N,16,8,8]
+  x = b.maxpool(x, "maxpool", 3, 2, 0, true);  // [N,16,4,4]
   x = b.identity(b.dropout(x, "dropout"), "identity");
-  x = b.flatten(x, "flatten");                                    // [N,256]
+  x = b.flatten(x, "flatten");  // [N,256]
   x = b.reshape(x, "reshape1", {0, 16, 16});
-  x = b.matmul(x, "matmul", 12);                                  // [N,16,12]
-  x = b.reshape(x, "reshape2", {0, -1});                          // [N,192]
+  x = b.matmul(x, "matmul", 12);          // [N,16,12]
+  x = b.reshape(x, "reshape2", {0, -1});  // [N,192]
   x = b.gemm(x, "fc", 10);
   return b.finish(b.softmax(x, "softmax", 1));
 }

@@ -10,8 +10,8 @@ Graph build_vgg16_bn(uint64_t seed) {
   GraphBuilder b("vgg16_bn", seed);
   std::string x = b.input(3, 224, 224);
   const int64_t kPool = 0;
-  const int64_t cfg[] = {64, 64, kPool, 128, 128, kPool, 256, 256, 256, kPool,
-                         512, 512, 512, kPool, 512, 512, 512, kPool};
+  const int64_t cfg[] = {64,    64,  kPool, 128, 128,   kPool, 256, 256, 256,
+                         kPool, 512, 512,   512, kPool, 512,   512, 512, kPool};
   int index = 0;
   for (int64_t c : cfg) {
     auto name = [&](int offset) { return "features." + std::to_string(index + offset); };

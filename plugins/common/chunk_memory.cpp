@@ -88,7 +88,8 @@ ChunkMemory::Id OffsetAllocator::alloc(uint64_t bytes) {
     consider(prev_end, capacity_ - prev_end);
     if (best_off == UINT64_MAX) {  // fragmented: slide everything down, then use the top
       compact();
-      best_off = by_offset_.empty() ? 0 : by_offset_.rbegin()->first + chunks_[by_offset_.rbegin()->second].size;
+      best_off =
+          by_offset_.empty() ? 0 : by_offset_.rbegin()->first + chunks_[by_offset_.rbegin()->second].size;
     }
     c.offset = best_off;
     by_offset_[best_off] = id;
@@ -153,7 +154,8 @@ void OffsetAllocator::check() const {
 std::vector<OffsetAllocator::Move> non_overlapping_pieces(const OffsetAllocator::Move& m) {
   std::vector<OffsetAllocator::Move> pieces;
   if (m.bytes == 0 || m.from == m.to) return pieces;
-  if (m.to > m.from) throw Error("internal: a move from " + std::to_string(m.from) + " up to " + std::to_string(m.to));
+  if (m.to > m.from)
+    throw Error("internal: a move from " + std::to_string(m.from) + " up to " + std::to_string(m.to));
   const uint64_t shift = m.from - m.to;
   for (uint64_t done = 0; done < m.bytes; done += shift) {
     const uint64_t n = std::min(shift, m.bytes - done);

@@ -43,7 +43,8 @@ int64_t EpilogueSteps::channels() const {
 void batchnorm_affine(const KernelSpec& s, std::vector<float>& scale, std::vector<float>& shift) {
   const Node& n = *s.node;
   if (n.attr_int("training_mode", 0) != 0) unsupported(s, "training mode is not supported (inference only)");
-  if (s.opset < 7 && n.attr_int("is_test", 0) == 0) unsupported(s, "training mode (is_test=0) is not supported");
+  if (s.opset < 7 && n.attr_int("is_test", 0) == 0)
+    unsupported(s, "training mode (is_test=0) is not supported");
   if (s.opset < 9 && n.attr_int("spatial", 1) == 0) unsupported(s, "spatial=0 is not supported");
   const std::vector<float> gamma = constant_floats(s, 1, "scale"), beta = constant_floats(s, 2, "B"),
                            mean = constant_floats(s, 3, "mean"), var = constant_floats(s, 4, "var");
@@ -88,10 +89,12 @@ void append_to_epilogue(const KernelSpec& s, EpilogueSteps& e) {
     const float hi = clip_bound(s, 2, "max", std::numeric_limits<float>::infinity());
     e.add_clip(lo, hi);
   } else if (t == "Dropout") {
-    if (s.opset < 7 && n.attr_int("is_test", 0) == 0) unsupported(s, "training mode (is_test=0) is not supported");
+    if (s.opset < 7 && n.attr_int("is_test", 0) == 0)
+      unsupported(s, "training mode (is_test=0) is not supported");
     if (has_input(s, 2)) {
       const InputInfo& tm = s.inputs[2];
-      if (!tm.constant) unsupported(s, "training_mode '" + tm.name + "' is computed at run time (inference only)");
+      if (!tm.constant)
+        unsupported(s, "training_mode '" + tm.name + "' is computed at run time (inference only)");
       const std::vector<int64_t> v = tm.value->dtype == DType::Bool
                                          ? std::vector<int64_t>(tm.value->data.begin(), tm.value->data.end())
                                          : tm.value->as_int64();

@@ -9,9 +9,12 @@ namespace frugal::exec {
 
 std::string format_bytes(uint64_t bytes) {
   char buf[64];
-  if (bytes >= 1000000) std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
-  else if (bytes >= 1000) std::snprintf(buf, sizeof buf, "%.1f kB", double(bytes) / 1e3);
-  else return std::to_string(bytes) + " bytes";
+  if (bytes >= 1000000)
+    std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
+  else if (bytes >= 1000)
+    std::snprintf(buf, sizeof buf, "%.1f kB", double(bytes) / 1e3);
+  else
+    return std::to_string(bytes) + " bytes";
   return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
 }
 
@@ -31,8 +34,8 @@ nlohmann::json parse_options_object(const char* json, const char* example) {
 int64_t check_inputs(const LayerGraph& m, const frugal_tensor* inputs, size_t n,
                      std::vector<const frugal_tensor*>& ordered) {
   if (n != m.inputs().size())
-    throw Error("run: the model has " + std::to_string(m.inputs().size()) + " input(s) (" + m.tensor_names(m.inputs()) +
-                "), got " + std::to_string(n));
+    throw Error("run: the model has " + std::to_string(m.inputs().size()) + " input(s) (" +
+                m.tensor_names(m.inputs()) + "), got " + std::to_string(n));
   if (n > 0 && !inputs) throw Error("run: inputs is NULL");
   ordered.assign(n, nullptr);
   for (size_t i = 0; i < n; ++i) {
@@ -41,7 +44,8 @@ int64_t check_inputs(const LayerGraph& m, const frugal_tensor* inputs, size_t n,
       auto it = std::find_if(m.inputs().begin(), m.inputs().end(),
                              [&](int t) { return m.tensors()[size_t(t)].name == inputs[i].name; });
       if (it == m.inputs().end())
-        throw Error(std::string("run: no input named '") + inputs[i].name + "' (inputs: " + m.tensor_names(m.inputs()) + ")");
+        throw Error(std::string("run: no input named '") + inputs[i].name +
+                    "' (inputs: " + m.tensor_names(m.inputs()) + ")");
       k = size_t(it - m.inputs().begin());
     }
     if (ordered[k]) throw Error("run: input '" + m.tensors()[size_t(m.inputs()[k])].name + "' given twice");
@@ -71,7 +75,9 @@ int64_t check_inputs(const LayerGraph& m, const frugal_tensor* inputs, size_t n,
       throw Error(who + " has " + std::to_string(b) + " samples, the other inputs " + std::to_string(batch));
     batch = b;
     const uint64_t want = m.bytes(m.inputs()[k], b);
-    if (t.bytes != want) throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(want));
+    if (t.bytes != want)
+      throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " +
+                  std::to_string(want));
     if (want > 0 && !t.data) throw Error(who + " has no data");
   }
   return batch < 0 ? 1 : batch;
@@ -90,8 +96,8 @@ void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_
       auto it = std::find_if(m.outputs().begin(), m.outputs().end(),
                              [&](int t) { return m.tensors()[size_t(t)].name == outputs[i].name; });
       if (it == m.outputs().end())
-        throw Error(std::string("run: no output named '") + outputs[i].name + "' (outputs: " +
-                    m.tensor_names(m.outputs()) + ")");
+        throw Error(std::string("run: no output named '") + outputs[i].name +
+                    "' (outputs: " + m.tensor_names(m.outputs()) + ")");
       k = size_t(it - m.outputs().begin());
     }
     if (ordered[k]) throw Error("run: output '" + m.tensors()[size_t(m.outputs()[k])].name + "' given twice");
@@ -101,18 +107,21 @@ void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_
     const frugal_tensor& t = *ordered[k];
     const int id = m.outputs()[k];
     const std::string who = "run: output '" + m.tensors()[size_t(id)].name + "'";
-    if (t.dtype != FRUGAL_DTYPE_FLOAT32) throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
+    if (t.dtype != FRUGAL_DTYPE_FLOAT32)
+      throw Error(who + " has dtype " + dtype_name(DType(t.dtype)) + ", expected float32");
     const Dims want = m.dims_at(id, batch);
     const Dims dims = t.rank > 0 && t.dims ? Dims(t.dims, t.dims + t.rank) : Dims{};
-    if (dims != want) throw Error(who + " has shape " + dims_string(dims) + ", expected " + dims_string(want));
+    if (dims != want)
+      throw Error(who + " has shape " + dims_string(dims) + ", expected " + dims_string(want));
     if (t.bytes != m.bytes(id, batch))
-      throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " + std::to_string(m.bytes(id, batch)));
+      throw Error(who + " has " + std::to_string(t.bytes) + " bytes, its shape needs " +
+                  std::to_string(m.bytes(id, batch)));
     if (t.bytes > 0 && !t.data) throw Error(who + " has no data");
   }
 }
 
-Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
-                      frugal_tensor* outputs, size_t n_outputs) {
+Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs,
+                      size_t n_inputs, frugal_tensor* outputs, size_t n_outputs) {
   Request r;
   r.batch = check_inputs(m, inputs, n_inputs, r.inputs);
   check_outputs(m, outputs, n_outputs, r.batch, r.outputs);
@@ -122,15 +131,16 @@ Request check_request(const LayerGraph& m, const char* plan_json, const frugal_t
 
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch) {
   if (layer < 0 || size_t(layer) >= m.layers().size())
-    throw Error(std::string(what) + ": layer index " + std::to_string(layer) + " is out of range (the model has " +
-                std::to_string(m.layers().size()) + " layers)");
+    throw Error(std::string(what) + ": layer index " + std::to_string(layer) +
+                " is out of range (the model has " + std::to_string(m.layers().size()) + " layers)");
   if (batch < 1) throw Error(std::string(what) + ": batch must be >= 1, got " + std::to_string(batch));
 }
 
 void check_time_layer(const LayerGraph& m, int layer, int batch, int repeats) {
   check_layer_and_batch(m, "time_layer", layer, batch);
   if (!m.batched() && batch != 1)
-    throw Error("time_layer: the model is not batched (" + m.not_batched_reason() + "), only batch 1 can be timed");
+    throw Error("time_layer: the model is not batched (" + m.not_batched_reason() +
+                "), only batch 1 can be timed");
   if (repeats < 1) throw Error("time_layer: repeats must be >= 1, got " + std::to_string(repeats));
 }
 

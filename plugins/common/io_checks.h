@@ -5,10 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/layer_graph.h"
 #include "common/plan.h"
@@ -41,8 +40,8 @@ struct Request {
   int64_t batch = 1;
   Plan plan;
 };
-Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
-                      frugal_tensor* outputs, size_t n_outputs);
+Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs,
+                      size_t n_inputs, frugal_tensor* outputs, size_t n_outputs);
 
 // `what` ("layer_bytes", "time_layer"): layer index in range, batch >= 1.
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch);
@@ -55,6 +54,7 @@ void median_and_spread(std::vector<double>& times, double& median, double& sprea
 // inputs, shapes, MACs, in/out bytes per sample, ws bytes at batch 1; the
 // kernel's "algorithm" where `algorithm` is given), inputs and outputs. Each
 // executor adds its device keys.
-nlohmann::json describe_graph(const LayerGraph& m, const std::function<std::string(int)>& algorithm = nullptr);
+nlohmann::json describe_graph(const LayerGraph& m,
+                              const std::function<std::string(int)>& algorithm = nullptr);
 
 }  // namespace frugal::exec

@@ -28,8 +28,8 @@ std::vector<float> constant_floats(const KernelSpec& s, size_t i, const char* ro
     unsupported(s, std::string(role) + " '" + in.name + "' is computed at run time; the " + s.executor +
                        " executor needs it as a constant (initializer)");
   if (in.value->dtype != DType::Float32 && in.value->dtype != DType::Float64)
-    unsupported(s, std::string(role) + " '" + in.name + "' has dtype " + dtype_name(in.value->dtype) + "; the " +
-                       s.executor + " executor runs float32 only");
+    unsupported(s, std::string(role) + " '" + in.name + "' has dtype " + dtype_name(in.value->dtype) +
+                       "; the " + s.executor + " executor runs float32 only");
   return in.value->as_float();
 }
 
@@ -46,8 +46,8 @@ std::vector<int64_t> constant_ints(const KernelSpec& s, size_t i, const char* ro
 void require_float_activation(const KernelSpec& s, size_t i, const char* role) {
   const InputInfo& in = required_input(s, i, role);
   if (in.dtype != DType::Float32)
-    unsupported(s, std::string(role) + " '" + in.name + "' has dtype " + dtype_name(in.dtype) + "; the " + s.executor +
-                       " executor runs float32 only");
+    unsupported(s, std::string(role) + " '" + in.name + "' has dtype " + dtype_name(in.dtype) + "; the " +
+                       s.executor + " executor runs float32 only");
 }
 
 int64_t product(const Dims& d, size_t from, size_t to) {
@@ -64,7 +64,8 @@ std::string dims_string(const Dims& d) {
 
 int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what) {
   if (axis < -rank || axis >= rank)
-    fail(s, std::string(what) + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    fail(s, std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 

@@ -17,11 +17,11 @@ using Dims = std::vector<int64_t>;
 
 // One input of the node.
 struct InputInfo {
-  std::string name;       // empty: optional input omitted
+  std::string name;  // empty: optional input omitted
   bool present = false;
   bool constant = false;  // initializer or Constant node output: value != nullptr
   DType dtype = DType::Float32;
-  Dims dims;              // at the declared batch (constants: their own dims)
+  Dims dims;  // at the declared batch (constants: their own dims)
   const TensorDesc* value = nullptr;
 };
 

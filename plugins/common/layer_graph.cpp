@@ -55,7 +55,9 @@ bool is_epilogue_op(const std::string& t) {
   return t == "BatchNormalization" || t == "Relu" || t == "Clip" || t == "Sigmoid";
 }
 bool is_passthrough_op(const std::string& t) { return t == "Dropout" || t == "Identity"; }
-bool is_epilogue_head(const std::string& t) { return t == "Conv" || t == "Gemm" || t == "BatchNormalization"; }
+bool is_epilogue_head(const std::string& t) {
+  return t == "Conv" || t == "Gemm" || t == "BatchNormalization";
+}
 
 }  // namespace
 
@@ -96,8 +98,10 @@ void LayerGraph::compile(const Graph& g) {
     Dims dims;
     bool ok = true;
     for (size_t k = 0; k < d.shape.size(); ++k) {
-      if (d.shape[k].is_known()) dims.push_back(d.shape[k].value);
-      else if (k == 0) dims.push_back(1);  // symbolic batch: compile for 1 sample
+      if (d.shape[k].is_known())
+        dims.push_back(d.shape[k].value);
+      else if (k == 0)
+        dims.push_back(1);  // symbolic batch: compile for 1 sample
       else {
         problems.push_back("input '" + name + "' has symbolic dimension " + std::to_string(k) +
                            (d.shape[k].symbol.empty() ? "" : " ('" + d.shape[k].symbol + "')") +
@@ -106,9 +110,12 @@ void LayerGraph::compile(const Graph& g) {
       }
     }
     if (!ok) continue;
-    if (dims.empty()) inputs_share_batch = false;
-    else if (n0 < 0) n0 = dims[0];
-    else if (dims[0] != n0) inputs_share_batch = false;
+    if (dims.empty())
+      inputs_share_batch = false;
+    else if (n0 < 0)
+      n0 = dims[0];
+    else if (dims[0] != n0)
+      inputs_share_batch = false;
     ActivationTensor t;
     t.name = name;
     t.dims = dims;
@@ -133,8 +140,8 @@ void LayerGraph::compile(const Graph& g) {
     at_probe[t.name] = d;
   }
   auto report = [&] {
-    std::string msg = "the " + executor_ + " executor cannot run " + std::to_string(problems.size()) + " part" +
-                      (problems.size() == 1 ? "" : "s") + " of this model: ";
+    std::string msg = "the " + executor_ + " executor cannot run " + std::to_string(problems.size()) +
+                      " part" + (problems.size() == 1 ? "" : "s") + " of this model: ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, msg);
   };
@@ -145,13 +152,16 @@ void LayerGraph::compile(const Graph& g) {
   for (const Node& n : g.nodes) {
     if (n.op_type == "Constant" && default_domain(n)) {
       std::optional<TensorDesc> v = constant_value(n);
-      if (!v) problems.push_back(node_label(n) + ": only tensor, float(s) and int(s) values are supported");
-      else constant_nodes[n.outputs[0]] = std::move(*v);
+      if (!v)
+        problems.push_back(node_label(n) + ": only tensor, float(s) and int(s) values are supported");
+      else
+        constant_nodes[n.outputs[0]] = std::move(*v);
       continue;
     }
     const bool known_op = default_domain(n) && op_supported(n.op_type);
     if (!known_op) {
-      problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" + n.name + "')");
+      problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" +
+                         n.name + "')");
       for (const std::string& o : n.outputs) unknown.insert(o);
       continue;
     }
@@ -161,8 +171,8 @@ void LayerGraph::compile(const Graph& g) {
     for (size_t k = 1; k < n.outputs.size(); ++k) {
       const std::string& o = n.outputs[k];
       if (!o.empty() && (readers.count(o) || graph_outputs.count(o))) {
-        problems.push_back(node_label(n) + ": output " + std::to_string(k) + " '" + o + "' is used; the " + executor_ +
-                           " executor computes only the first output");
+        problems.push_back(node_label(n) + ": output " + std::to_string(k) + " '" + o + "' is used; the " +
+                           executor_ + " executor computes only the first output");
         skip = true;
       }
     }
@@ -216,14 +226,16 @@ void LayerGraph::compile(const Graph& g) {
       if (producer >= 0 && sole_reader && layers_[size_t(producer)].output == src && !passthrough &&
           is_epilogue_op(n.op_type) && is_epilogue_head(layers_[size_t(producer)].ops[0]))
         target = bundle_target(producer, n.op_type);
-      if (producer >= 0 && sole_reader && layers_[size_t(producer)].output == src && (passthrough || target)) {
+      if (producer >= 0 && sole_reader && layers_[size_t(producer)].output == src &&
+          (passthrough || target)) {
         Layer& L = layers_[size_t(producer)];
         const Dims& d = tensors_[size_t(src)].dims;
         if (n.op_type == "BatchNormalization") {
           const int64_t C = product(required_input(spec, 1, "scale").dims);
           if (d.size() < 2 || d[1] != C)
-            fail(spec, "scale has " + std::to_string(C) + " values, input " + dims_string(d) + " has " +
-                           (d.size() < 2 ? std::string("no channel axis") : std::to_string(d[1]) + " channels"));
+            fail(spec,
+                 "scale has " + std::to_string(C) + " values, input " + dims_string(d) + " has " +
+                     (d.size() < 2 ? std::string("no channel axis") : std::to_string(d[1]) + " channels"));
         }
         EpilogueSteps scratch;  // passthrough ops add nothing; the call checks them
         append_to_epilogue(spec, passthrough ? scratch : *target);
@@ -242,7 +254,8 @@ void LayerGraph::compile(const Graph& g) {
       L.node_inputs = node_inputs;
       for (size_t i = 0; i < node_inputs.size(); ++i) {
         L.constant_dims.push_back(node_inputs[i] < 0 ? in0[i] : Dims{});
-        if (node_inputs[i] >= 0 && std::find(L.inputs.begin(), L.inputs.end(), node_inputs[i]) == L.inputs.end())
+        if (node_inputs[i] >= 0 &&
+            std::find(L.inputs.begin(), L.inputs.end(), node_inputs[i]) == L.inputs.end())
           L.inputs.push_back(node_inputs[i]);
       }
       ActivationTensor out;
@@ -254,12 +267,15 @@ void LayerGraph::compile(const Graph& g) {
       Dims d1;
       if (ok) {
         const std::optional<Dims> p = probe_dims(l, spec, in1);
-        if (p) d1 = *p;
-        else ok = false;
+        if (p)
+          d1 = *p;
+        else
+          ok = false;
       }
       if (batched_) {
         std::string why;
-        if (!ok) why = "its shapes do not follow a change of batch size";
+        if (!ok)
+          why = "its shapes do not follow a change of batch size";
         else if (out.dims.empty() || d1.empty() || out.dims[0] != declared_batch_ || d1[0] != n1 ||
                  !std::equal(out.dims.begin() + 1, out.dims.end(), d1.begin() + 1, d1.end()))
           why = "its output " + dims_string(out.dims) + " does not keep the batch on axis 0";
@@ -289,7 +305,8 @@ void LayerGraph::compile(const Graph& g) {
   for (const std::string& name : g.outputs) {
     auto it = act.find(name);
     if (it == act.end())
-      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "output '" + name + "' is a constant, not computed by any node");
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
+                         "output '" + name + "' is a constant, not computed by any node");
     if (std::find(outputs_.begin(), outputs_.end(), it->second) != outputs_.end())
       throw Error("output '" + name + "' is listed twice");
     outputs_.push_back(it->second);
@@ -301,8 +318,8 @@ void LayerGraph::compile(const Graph& g) {
       for (size_t k = 0; same && k < got.size(); ++k)
         same = !declared.shape[k].is_known() || declared.shape[k].value == got[k];
       if (!same)
-        throw Error("output '" + name + "' is declared " + shape_to_string(declared.shape) + " but computes to " +
-                    dims_string(got));
+        throw Error("output '" + name + "' is declared " + shape_to_string(declared.shape) +
+                    " but computes to " + dims_string(got));
     }
   }
   std::set<std::string> names;
@@ -327,8 +344,11 @@ int LayerGraph::layer_index(const std::string& name) const {
 
 Dims LayerGraph::dims_at(int t, int64_t n) const {
   Dims d = tensors_[size_t(t)].dims;
-  if (batched_) d[0] = n;
-  else if (n != 1) throw Error("model is not batched (" + not_batched_reason_ + "): only 1 sample, not " + std::to_string(n));
+  if (batched_)
+    d[0] = n;
+  else if (n != 1)
+    throw Error("model is not batched (" + not_batched_reason_ + "): only 1 sample, not " +
+                std::to_string(n));
   return d;
 }
 

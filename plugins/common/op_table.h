@@ -23,7 +23,7 @@ struct KernelFamilies {
   Factory lrn = nullptr;
   Factory gemm = nullptr;
   Factory matmul = nullptr;
-  Factory reshape = nullptr;      // Flatten, Reshape
+  Factory reshape = nullptr;  // Flatten, Reshape
   Factory concat = nullptr;
   Factory softmax = nullptr;
 };
@@ -33,28 +33,17 @@ class OpTable {
  public:
   using Factory = typename KernelFamilies<KernelT>::Factory;
   explicit OpTable(const KernelFamilies<KernelT>& f)
-      : table_{{"Conv", f.conv},
-               {"MaxPool", f.pool},
-               {"AveragePool", f.pool},
-               {"GlobalAveragePool", f.pool},
-               {"GlobalMaxPool", f.pool},
-               {"Add", f.binary},
-               {"Sub", f.binary},
-               {"Mul", f.binary},
-               {"Div", f.binary},
-               {"BatchNormalization", f.pointwise},
-               {"Relu", f.pointwise},
-               {"Clip", f.pointwise},
-               {"Sigmoid", f.pointwise},
-               {"Identity", f.passthrough},
-               {"Dropout", f.passthrough},
-               {"LRN", f.lrn},
-               {"Gemm", f.gemm},
-               {"MatMul", f.matmul},
-               {"Flatten", f.reshape},
-               {"Reshape", f.reshape},
-               {"Concat", f.concat},
-               {"Softmax", f.softmax}} {}
+      : table_{{"Conv", f.conv},           {"MaxPool", f.pool},
+               {"AveragePool", f.pool},    {"GlobalAveragePool", f.pool},
+               {"GlobalMaxPool", f.pool},  {"Add", f.binary},
+               {"Sub", f.binary},          {"Mul", f.binary},
+               {"Div", f.binary},          {"BatchNormalization", f.pointwise},
+               {"Relu", f.pointwise},      {"Clip", f.pointwise},
+               {"Sigmoid", f.pointwise},   {"Identity", f.passthrough},
+               {"Dropout", f.passthrough}, {"LRN", f.lrn},
+               {"Gemm", f.gemm},           {"MatMul", f.matmul},
+               {"Flatten", f.reshape},     {"Reshape", f.reshape},
+               {"Concat", f.concat},       {"Softmax", f.softmax}} {}
 
   bool supports(const std::string& op_type) const { return table_.count(op_type) != 0; }
   std::vector<std::string> ops() const {

@@ -43,7 +43,8 @@ Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint6
   store.check_complete();
   for (int t : m.outputs()) {
     std::vector<PlacedPiece> pieces;
-    for (const SampleStore::Piece& p : store.pieces(t)) pieces.push_back(PlacedPiece{p.first, p.count, mem.offset(p.chunk)});
+    for (const SampleStore::Piece& p : store.pieces(t))
+      pieces.push_back(PlacedPiece{p.first, p.count, mem.offset(p.chunk)});
     out.outputs.push_back(std::move(pieces));
   }
   out.peak = mem.peak_bytes();

@@ -38,12 +38,14 @@ Plan parse_plan(const std::string& text, const LayerGraph& m) {
     }
     for (const char* key : {"first", "count"}) {
       if (!s.contains(key) || !s[key].is_number_integer())
-        throw Error(where + " (layer '" + m.layers()[size_t(st.layer)].name + "'): \"" + key + "\" must be an integer");
+        throw Error(where + " (layer '" + m.layers()[size_t(st.layer)].name + "'): \"" + key +
+                    "\" must be an integer");
     }
     st.first = s["first"].get<int64_t>();
     st.count = s["count"].get<int64_t>();
     if (st.first < 0 || st.count < 1)
-      throw Error(where + " (layer '" + m.layers()[size_t(st.layer)].name + "'): first must be >= 0 and count >= 1");
+      throw Error(where + " (layer '" + m.layers()[size_t(st.layer)].name +
+                  "'): first must be >= 0 and count >= 1");
     p.steps.push_back(st);
   }
   return p;

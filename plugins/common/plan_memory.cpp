@@ -35,13 +35,19 @@ void check_budget(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t
   const PlanMemory pm = simulate_plan(m, plan, batch);
   if (pm.peak <= budget) return;
   std::string msg = "needs " + format_bytes(pm.peak);
-  if (pm.peak_step < 0) msg += " to hold the request's " + std::to_string(batch) + " input sample" + (batch == 1 ? "" : "s");
-  else msg += " at step " + std::to_string(pm.peak_step) + " (" + describe_step(m, plan.steps[size_t(pm.peak_step)]) + ")";
+  if (pm.peak_step < 0)
+    msg += " to hold the request's " + std::to_string(batch) + " input sample" + (batch == 1 ? "" : "s");
+  else
+    msg += " at step " + std::to_string(pm.peak_step) + " (" +
+           describe_step(m, plan.steps[size_t(pm.peak_step)]) + ")";
   msg += ", budget is " + format_bytes(budget);
   const PlanMemory one = simulate_plan(m, one_sample_at_a_time_plan(m, batch), batch);
   if (budget < one.peak)
-    msg += "; even batch 1 does not fit: the smallest budget that works (one sample at a time through every layer" +
-           std::string(batch > 1 ? ", the other samples' inputs and outputs held" : "") + ") is " + format_bytes(one.peak);
+    msg +=
+        "; even batch 1 does not fit: the smallest budget that works (one sample at a time through every "
+        "layer" +
+        std::string(batch > 1 ? ", the other samples' inputs and outputs held" : "") + ") is " +
+        format_bytes(one.peak);
   throw sdk::Failure(FRUGAL_ERR_BUDGET, msg);
 }
 

@@ -7,7 +7,8 @@
 
 namespace frugal::exec {
 
-SampleStore::SampleStore(const LayerGraph& m, ChunkMemory& mem, int64_t batch) : m_(m), mem_(mem), batch_(batch) {
+SampleStore::SampleStore(const LayerGraph& m, ChunkMemory& mem, int64_t batch)
+    : m_(m), mem_(mem), batch_(batch) {
   const size_t nt = m.tensors().size();
   pieces_.resize(nt);
   consumed_.assign(nt, std::vector<uint32_t>(size_t(batch), 0));
@@ -56,7 +57,8 @@ void SampleStore::check_ready(size_t index, const PlanStep& s) const {
   }
 }
 
-ChunkMemory::Id SampleStore::begin_step(const PlanStep& s, uint64_t ws_bytes, ChunkMemory::Id& ws_chunk, bool& has_ws) {
+ChunkMemory::Id SampleStore::begin_step(const PlanStep& s, uint64_t ws_bytes, ChunkMemory::Id& ws_chunk,
+                                        bool& has_ws) {
   const Layer& L = m_.layers()[size_t(s.layer)];
   const ChunkMemory::Id out = mem_.alloc(m_.bytes(L.output, s.count));
   has_ws = ws_bytes > 0;
@@ -74,7 +76,9 @@ void SampleStore::end_step(const PlanStep& s, ChunkMemory::Id out, ChunkMemory::
   // Record the output piece, kept ordered by first sample.
   auto& ps = pieces_[size_t(L.output)];
   Piece p{a, s.count, out};
-  ps.insert(std::upper_bound(ps.begin(), ps.end(), p, [](const Piece& x, const Piece& y) { return x.first < y.first; }), p);
+  ps.insert(std::upper_bound(ps.begin(), ps.end(), p,
+                             [](const Piece& x, const Piece& y) { return x.first < y.first; }),
+            p);
   for (int64_t j = a; j < b; ++j) produced_[size_t(L.output)][size_t(j)] = 1;
 
   // Inputs: free the samples every consumer has now run on.
@@ -130,7 +134,8 @@ const SampleStore::Piece& SampleStore::piece_of(int t, int64_t j) const {
   const auto& ps = pieces_[size_t(t)];
   auto it = std::upper_bound(ps.begin(), ps.end(), j, [](int64_t v, const Piece& p) { return v < p.first; });
   if (it == ps.begin() || (it - 1)->first + (it - 1)->count <= j)
-    throw Error("internal: sample " + std::to_string(j) + " of '" + m_.tensors()[size_t(t)].name + "' is not held");
+    throw Error("internal: sample " + std::to_string(j) + " of '" + m_.tensors()[size_t(t)].name +
+                "' is not held");
   return *(it - 1);
 }
 

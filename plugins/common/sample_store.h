@@ -61,10 +61,10 @@ class SampleStore {
   const LayerGraph& m_;
   ChunkMemory& mem_;
   int64_t batch_;
-  std::vector<std::vector<Piece>> pieces_;        // per tensor
-  std::vector<std::vector<uint32_t>> consumed_;   // per tensor, per sample: consumer layers done
-  std::vector<std::vector<char>> produced_;       // per tensor, per sample
-  std::vector<std::vector<int32_t>> done_step_;   // per layer, per sample: step that ran it, or -1
+  std::vector<std::vector<Piece>> pieces_;       // per tensor
+  std::vector<std::vector<uint32_t>> consumed_;  // per tensor, per sample: consumer layers done
+  std::vector<std::vector<char>> produced_;      // per tensor, per sample
+  std::vector<std::vector<int32_t>> done_step_;  // per layer, per sample: step that ran it, or -1
   size_t current_step_ = 0;
 };
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-
-
 namespace frugal::exec {
 
 namespace {
@@ -22,8 +20,10 @@ void axis_geometry(const KernelSpec& s, const std::string& auto_pad, bool ceil_m
     pad_end = total - pad_begin;
     return;
   }
-  if (auto_pad == "VALID") pad_begin = pad_end = 0;
-  else if (auto_pad != "NOTSET" && !auto_pad.empty()) fail(s, "unknown auto_pad '" + auto_pad + "'");
+  if (auto_pad == "VALID")
+    pad_begin = pad_end = 0;
+  else if (auto_pad != "NOTSET" && !auto_pad.empty())
+    fail(s, "unknown auto_pad '" + auto_pad + "'");
   const int64_t room = in + pad_begin + pad_end - span;
   if (room < 0)
     fail(s, "window of " + std::to_string(span) + " does not fit the padded input of " +
@@ -41,7 +41,8 @@ Window Window::from_node(const KernelSpec& s, const Dims& input, const Dims& ker
   const size_t r = kernel.size();
   if (r != 1 && r != 2) unsupported(s, std::to_string(r) + "-D windows are not supported (1-D and 2-D are)");
   if (input.size() != r + 2)
-    fail(s, "input of rank " + std::to_string(input.size()) + " does not match a " + std::to_string(r) + "-D window");
+    fail(s, "input of rank " + std::to_string(input.size()) + " does not match a " + std::to_string(r) +
+                "-D window");
   auto list = [&](const char* name, int64_t dflt, size_t len) {
     std::vector<int64_t> v = n.attr_ints(name, std::vector<int64_t>(len, dflt));
     if (v.size() != len)
@@ -49,7 +50,8 @@ Window Window::from_node(const KernelSpec& s, const Dims& input, const Dims& ker
                   std::to_string(len));
     return v;
   };
-  const std::vector<int64_t> strides = list("strides", 1, r), dil = list("dilations", 1, r), pads = list("pads", 0, 2 * r);
+  const std::vector<int64_t> strides = list("strides", 1, r), dil = list("dilations", 1, r),
+                             pads = list("pads", 0, 2 * r);
   for (size_t i = 0; i < r; ++i) {
     if (strides[i] < 1) fail(s, "strides must be >= 1");
     if (dil[i] < 1) fail(s, "dilations must be >= 1");
@@ -106,22 +108,24 @@ ConvShape ConvShape::from_spec(const KernelSpec& s) {
   c.weights = constant_floats(s, 1, "weights W");
   const Dims& wd = w.dims;
   if (wd.size() < 3) fail(s, "weights W must have rank >= 3, got " + dims_string(wd));
-  if (x.dims.size() != wd.size()) fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
+  if (x.dims.size() != wd.size())
+    fail(s, "input X " + dims_string(x.dims) + " and weights W " + dims_string(wd) + " differ in rank");
   const Dims kernel(wd.begin() + 2, wd.end());
   const std::vector<int64_t> ks = s.node->attr_ints("kernel_shape", kernel);
-  if (ks != kernel) fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
+  if (ks != kernel)
+    fail(s, "kernel_shape " + dims_string(ks) + " does not match weights W " + dims_string(wd));
   c.window = Window::from_node(s, x.dims, kernel, false);
   c.group = s.node->attr_int("group", 1);
   c.C = x.dims[1];
   c.M = wd[0];
   if (c.group < 1 || c.C % c.group != 0 || c.M % c.group != 0)
-    fail(s, "group " + std::to_string(c.group) + " does not divide the " + std::to_string(c.C) + " input and " +
-                std::to_string(c.M) + " output channels");
+    fail(s, "group " + std::to_string(c.group) + " does not divide the " + std::to_string(c.C) +
+                " input and " + std::to_string(c.M) + " output channels");
   c.Cg = c.C / c.group;
   c.Mg = c.M / c.group;
   if (wd[1] != c.Cg)
-    fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) + " channels per group, input X " +
-                dims_string(x.dims) + " gives " + std::to_string(c.Cg));
+    fail(s, "weights W " + dims_string(wd) + " expect " + std::to_string(wd[1]) +
+                " channels per group, input X " + dims_string(x.dims) + " gives " + std::to_string(c.Cg));
   if (has_input(s, 2)) {
     c.bias = constant_floats(s, 2, "bias B");
     if (int64_t(c.bias.size()) != c.M)

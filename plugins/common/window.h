@@ -11,13 +11,13 @@
 namespace frugal::exec {
 
 struct Window {
-  int64_t H = 1, W = 1;            // input spatial size
+  int64_t H = 1, W = 1;  // input spatial size
   int64_t kh = 1, kw = 1;
   int64_t sh = 1, sw = 1;
   int64_t dh = 1, dw = 1;
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;  // top, left, bottom, right
   int64_t Ho = 1, Wo = 1;
-  int spatial_rank = 2;            // 1 or 2
+  int spatial_rank = 2;  // 1 or 2
 
   // Reads kernel (given: from the weights for Conv, kernel_shape for pools),
   // strides, dilations, pads / auto_pad and ceil_mode of the node; fails naming the node.

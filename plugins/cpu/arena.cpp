@@ -23,8 +23,10 @@ void Arena::reset(uint64_t capacity) {
 
 ChunkMemory::Id Arena::alloc(uint64_t bytes) {
   const Id id = alloc_.alloc(bytes);
-  if (!alloc_.moves().empty()) {  // it compacted: slide the contents as listed (ascending, so memmove is safe)
-    for (const exec::OffsetAllocator::Move& m : alloc_.moves()) std::memmove(base_ + m.to, base_ + m.from, size_t(m.bytes));
+  if (!alloc_.moves()
+           .empty()) {  // it compacted: slide the contents as listed (ascending, so memmove is safe)
+    for (const exec::OffsetAllocator::Move& m : alloc_.moves())
+      std::memmove(base_ + m.to, base_ + m.from, size_t(m.bytes));
     alloc_.clear_moves();
   }
   return id;

@@ -4,7 +4,9 @@
 
 namespace frugal::cpu {
 
-CompiledModel::CompiledModel(const Graph& g, int threads) : LayerGraph("cpu"), threads_(threads) { compile(g); }
+CompiledModel::CompiledModel(const Graph& g, int threads) : LayerGraph("cpu"), threads_(threads) {
+  compile(g);
+}
 
 bool CompiledModel::op_supported(const std::string& op_type) const { return cpu::op_is_supported(op_type); }
 
@@ -27,7 +29,9 @@ bool CompiledModel::mixes_samples(int l, const std::vector<Dims>& in) const {
   return kernels_[size_t(l)]->mixes_samples(in);
 }
 
-exec::EpilogueSteps* CompiledModel::bundle_target(int l, const std::string&) { return kernels_[size_t(l)]->epilogue(); }
+exec::EpilogueSteps* CompiledModel::bundle_target(int l, const std::string&) {
+  return kernels_[size_t(l)]->epilogue();
+}
 
 int64_t CompiledModel::macs_per_sample(int l) const { return kernels_[size_t(l)]->macs(call_dims(l, 1)); }
 

@@ -1,17 +1,15 @@
 #include "executor.h"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <thread>
-
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "frugal/plugin_sdk.hpp"
 #include "kernels/kernel_util.h"
@@ -46,15 +44,17 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
     const int64_t v = t.get<int64_t>();
     if (v < 1 || v > 4 * int64_t(cores))
       throw Error("option 'threads' = " + std::to_string(v) + " is out of range: this machine has " +
-                  std::to_string(cores) + " core" + (cores == 1 ? "" : "s") + ", so 1.." + std::to_string(4 * cores) +
-                  " threads are allowed");
+                  std::to_string(cores) + " core" + (cores == 1 ? "" : "s") + ", so 1.." +
+                  std::to_string(4 * cores) + " threads are allowed");
     o.threads = int(v);
   }
   return o;
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model"), options.threads), options_(options), pool_(options.threads) {}
+    : model_(load_onnx_bytes(onnx, size, "model"), options.threads),
+      options_(options),
+      pool_(options.threads) {}
 
 // OpenBLAS runs single-threaded inside the executor's own threads (see thread_pool.h).
 void Executor::use_threads() const { openblas_set_num_threads(1); }
@@ -63,7 +63,8 @@ std::string Executor::describe_json() const {
   using nlohmann::json;
   const CompiledModel& m = model_;
   json d = exec::describe_graph(m, [&](int l) { return m.kernel(l).algorithm(); });
-  d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" + (options_.threads == 1 ? "" : "s") + ")";
+  d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" +
+                (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
   return d.dump();
 }
@@ -77,14 +78,17 @@ void Executor::set_budget(uint64_t bytes) {
   // More than the machine has cannot be meant (and a sanitizer build would abort on it).
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && bytes > uint64_t(pages) * uint64_t(page))
-    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "set_budget: " + format_bytes(bytes) + " is more than this machine's memory (" +
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "set_budget: " + format_bytes(bytes) +
+                                                     " is more than this machine's memory (" +
                                                      format_bytes(uint64_t(pages) * uint64_t(page)) + ")");
   budget_set_ = false;
   arena_.reset(bytes);
   budget_set_ = true;
 }
 
-PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const { return exec::simulate_plan(model_, plan, batch); }
+PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
+  return exec::simulate_plan(model_, plan, batch);
+}
 
 void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws) const {
   const CompiledModel& m = model_;
@@ -112,8 +116,8 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
   }
 }
 
-std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
-                          size_t n_outputs) {
+std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
+                          frugal_tensor* outputs, size_t n_outputs) {
   const CompiledModel& m = model_;
   const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
   const std::vector<const frugal_tensor*>& ins = req.inputs;
@@ -122,8 +126,10 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const Plan& plan = req.plan;
   const PlanMemory predicted = simulate(plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
-  if (auto_budget) arena_.reset(predicted.peak);  // no budget given: exactly what this plan needs
-  else exec::check_budget(m, plan, batch, arena_.capacity());
+  if (auto_budget)
+    arena_.reset(predicted.peak);  // no budget given: exactly what this plan needs
+  else
+    exec::check_budget(m, plan, batch, arena_.capacity());
 
   use_threads();
   const double t0 = now_seconds();
@@ -152,7 +158,9 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     const int t = m.outputs()[k];
     const uint64_t sb = m.sample_bytes(t);
     for (const SampleStore::Piece& p : store.pieces(t))
-      if (sb) std::memcpy(static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb, arena_.data(p.chunk), uint64_t(p.count) * sb);
+      if (sb)
+        std::memcpy(static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb, arena_.data(p.chunk),
+                    uint64_t(p.count) * sb);
   }
   const double seconds = now_seconds() - t0;
   const uint64_t peak = arena_.peak_bytes();
@@ -183,8 +191,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     local.reset(total);
     arena = &local;
   } else if (total > arena_.capacity()) {
-    throw sdk::Failure(FRUGAL_ERR_BUDGET, "time_layer: layer '" + L.name + "' at batch " + std::to_string(batch) +
-                                              " needs " + format_bytes(total) + ", budget is " + format_bytes(arena_.capacity()));
+    throw sdk::Failure(FRUGAL_ERR_BUDGET, "time_layer: layer '" + L.name + "' at batch " +
+                                              std::to_string(batch) + " needs " + format_bytes(total) +
+                                              ", budget is " + format_bytes(arena_.capacity()));
   }
   arena->clear();
   // Synthetic inputs: a fixed pseudo-random pattern in [-1, 1).

@@ -25,10 +25,10 @@ struct ExecutorOptions {
   static ExecutorOptions parse(const char* json);
 };
 
+using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 using exec::Plan;
 using exec::PlanMemory;
 using exec::PlanStep;
-using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 
 class Executor {
  public:

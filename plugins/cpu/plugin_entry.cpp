@@ -46,8 +46,9 @@ frugal_status cpu_set_budget(frugal_executor* ex, uint64_t budget_bytes, frugal_
   });
 }
 
-frugal_status cpu_run(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
-                      frugal_tensor* outputs, size_t n_outputs, frugal_blob* out_report_json, frugal_error* err) {
+frugal_status cpu_run(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs,
+                      size_t n_inputs, frugal_tensor* outputs, size_t n_outputs, frugal_blob* out_report_json,
+                      frugal_error* err) {
   return guard(err, [&] {
     if (!ex) frugal::sdk::fail_invalid("run: executor is NULL");
     if (out_report_json) *out_report_json = frugal_blob{nullptr, 0, nullptr};
@@ -65,12 +66,18 @@ frugal_status cpu_time_layer(frugal_executor* ex, int32_t layer, int32_t batch, 
   });
 }
 
-const frugal_executor_api kCpuExecutorApi = {sizeof(frugal_executor_api), &cpu_create,     &cpu_destroy,
-                                             &cpu_describe,               &cpu_layer_bytes, &cpu_set_budget,
-                                             &cpu_run,                    &cpu_time_layer};
+const frugal_executor_api kCpuExecutorApi = {sizeof(frugal_executor_api),
+                                             &cpu_create,
+                                             &cpu_destroy,
+                                             &cpu_describe,
+                                             &cpu_layer_bytes,
+                                             &cpu_set_budget,
+                                             &cpu_run,
+                                             &cpu_time_layer};
 
 }  // namespace
 
-FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "cpu", "0.1.0",
-                     "Reference CPU executor: im2col + OpenBLAS sgemm, direct depthwise, one arena of exactly the budget",
-                     kCpuExecutorApi)
+FRUGAL_DEFINE_PLUGIN(
+    FRUGAL_KIND_EXECUTOR, "cpu", "0.1.0",
+    "Reference CPU executor: im2col + OpenBLAS sgemm, direct depthwise, one arena of exactly the budget",
+    kCpuExecutorApi)

@@ -10,9 +10,9 @@ namespace frugal::cpu {
 struct ThreadPool::Job {
   int64_t n = 0;
   std::function<void(int64_t, int)> fn;
-  std::atomic<int64_t> next{0};   // next item to claim
-  std::atomic<int> slots{0};      // participants so far
-  std::atomic<int64_t> done{0};   // items finished
+  std::atomic<int64_t> next{0};  // next item to claim
+  std::atomic<int> slots{0};     // participants so far
+  std::atomic<int64_t> done{0};  // items finished
   std::mutex m;
   std::condition_variable finished;
   std::exception_ptr error;
@@ -91,9 +91,11 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int)>
   if (job->error) std::rethrow_exception(job->error);
 }
 
-void parallel_range(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_range(ThreadPool* pool, int64_t n, int64_t grain,
+                    const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  const int64_t parts = pool ? std::min<int64_t>(4 * pool->size(), std::max<int64_t>(1, n / std::max<int64_t>(1, grain))) : 1;
+  const int64_t parts =
+      pool ? std::min<int64_t>(4 * pool->size(), std::max<int64_t>(1, n / std::max<int64_t>(1, grain))) : 1;
   if (parts <= 1) {
     fn(0, n);
     return;

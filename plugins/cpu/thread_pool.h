@@ -52,6 +52,7 @@ class ThreadPool {
 
 // Splits [0, n) into about 4 x size() chunks of at least `grain` items and runs
 // fn(begin, end) on each; serial when the pool is null or has one thread.
-void parallel_range(ThreadPool* pool, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+void parallel_range(ThreadPool* pool, int64_t n, int64_t grain,
+                    const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace frugal::cpu

@@ -37,7 +37,8 @@ OpInteraction classify_conv(const Graph& g, const Node& n) {
 }
 
 OpInteraction classify_gemm(const Graph& g, const Node& n) {
-  if (n.attr_int("transA", 0) != 0) return non_affine(n, "has transA=1 (its input's axis 1 is not the feature axis)");
+  if (n.attr_int("transA", 0) != 0)
+    return non_affine(n, "has transA=1 (its input's axis 1 is not the feature axis)");
   if (n.inputs.size() < 2 || !is_float32_constant(g, n.inputs[1]))
     return non_affine(n, "has a B matrix that is not a float32 constant");
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && !is_float32_constant(g, n.inputs[2]))
@@ -71,7 +72,8 @@ OpInteraction classify_pad(const Graph& g, const Node& n) {
     pads = n.attr_ints("pads", {});
   } else if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
     auto it = g.tensors.find(n.inputs[1]);
-    if (it == g.tensors.end() || !it->second.is_initializer) return non_affine(n, "has pads that are not a constant");
+    if (it == g.tensors.end() || !it->second.is_initializer)
+      return non_affine(n, "has pads that are not a constant");
     pads = it->second.as_int64();
   }
   if (n.inputs.size() > 3 && !n.inputs[3].empty()) return non_affine(n, "pads selected axes only");
@@ -82,10 +84,11 @@ OpInteraction classify_pad(const Graph& g, const Node& n) {
   if (mode != "constant") return non_affine(n, "has pad mode '" + mode + "'");
   if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
     auto v = constant_floats(g, n.inputs[2]);
-    if (!v || v->values.size() != 1 || v->values[0] != 0.0) return non_affine(n, "pads with a non-zero constant");
+    if (!v || v->values.size() != 1 || v->values[0] != 0.0)
+      return non_affine(n, "pads with a non-zero constant");
   }
-  return {Interaction::CommutesScaleOnly,
-          describe_node(n) + " pads with zeros (pads=" + ints_str(pads) + "), so a non-zero shift does not pass"};
+  return {Interaction::CommutesScaleOnly, describe_node(n) + " pads with zeros (pads=" + ints_str(pads) +
+                                              "), so a non-zero shift does not pass"};
 }
 
 OpInteraction classify_resize(const Node& n) {
@@ -97,7 +100,8 @@ OpInteraction classify_resize(const Node& n) {
 
 // Rows in alphabetical order; classify() refines by attributes.
 const std::vector<OpTableRow> kTable = {
-    {"Add", Interaction::Sums, "same rank and channel count on both inputs (broadcast over spatial axes only)"},
+    {"Add", Interaction::Sums,
+     "same rank and channel count on both inputs (broadcast over spatial axes only)"},
     {"AveragePool", Interaction::Commutes,
      "commutes; scale only (shift must be 0) when count_include_pad=1 and it pads or uses ceil_mode"},
     {"BatchNormalization", Interaction::NonAffine,
@@ -107,12 +111,14 @@ const std::vector<OpTableRow> kTable = {
      "axis 1: each input owns a channel range; other axes: every input carries the same map"},
     {"Constant", Interaction::NonAffine, "a constant cannot change"},
     {"Conv", Interaction::Expressive,
-     "constant float32 W (and B); as a consumer it takes the shift only if it reads no zero padding; groups map "
+     "constant float32 W (and B); as a consumer it takes the shift only if it reads no zero padding; groups "
+     "map "
      "channels per group"},
     {"Div", Interaction::NonAffine, "not in the table"},
     {"Dropout", Interaction::Commutes, "identity at inference (mask output unused)"},
     {"Elu", Interaction::NonAffine, "activation"},
-    {"Flatten", Interaction::ChannelRemap, "axis 1: channel c becomes the block of H*W features [c*H*W, (c+1)*H*W)"},
+    {"Flatten", Interaction::ChannelRemap,
+     "axis 1: channel c becomes the block of H*W features [c*H*W, (c+1)*H*W)"},
     {"Gemm", Interaction::Expressive, "transA=0, constant float32 B (and C)"},
     {"GlobalAveragePool", Interaction::Commutes, "commutes"},
     {"GlobalMaxPool", Interaction::CommutesIfScaleNonNegative, "needs s >= 0 on every channel"},
@@ -122,8 +128,10 @@ const std::vector<OpTableRow> kTable = {
     {"LeakyRelu", Interaction::NonAffine, "activation"},
     {"LogSoftmax", Interaction::NonAffine, "activation"},
     {"LRN", Interaction::NonAffine, "normalises across channels"},
-    {"MatMul", Interaction::Expressive, "[M,K] x constant float32 [K,N]; converted to Gemm when it needs a bias"},
-    {"MaxPool", Interaction::CommutesIfScaleNonNegative, "needs s >= 0 on every channel; Indices output unused"},
+    {"MatMul", Interaction::Expressive,
+     "[M,K] x constant float32 [K,N]; converted to Gemm when it needs a bias"},
+    {"MaxPool", Interaction::CommutesIfScaleNonNegative,
+     "needs s >= 0 on every channel; Indices output unused"},
     {"Mul", Interaction::NonAffine, "not in the table (a gate multiplies two computed values)"},
     {"Pad", Interaction::Commutes,
      "reflect/edge commute; constant 0 passes the scale only; padding axis 0 or 1 is a boundary"},
@@ -144,13 +152,20 @@ const std::vector<OpTableRow> kTable = {
 
 const char* interaction_name(Interaction i) {
   switch (i) {
-    case Interaction::Expressive: return "expressive";
-    case Interaction::Commutes: return "commutes";
-    case Interaction::CommutesIfScaleNonNegative: return "commutes if scale >= 0";
-    case Interaction::CommutesScaleOnly: return "commutes with the scale only";
-    case Interaction::Sums: return "sums (shift into one input)";
-    case Interaction::ChannelRemap: return "channel remap";
-    case Interaction::NonAffine: return "non-affine";
+    case Interaction::Expressive:
+      return "expressive";
+    case Interaction::Commutes:
+      return "commutes";
+    case Interaction::CommutesIfScaleNonNegative:
+      return "commutes if scale >= 0";
+    case Interaction::CommutesScaleOnly:
+      return "commutes with the scale only";
+    case Interaction::Sums:
+      return "sums (shift into one input)";
+    case Interaction::ChannelRemap:
+      return "channel remap";
+    case Interaction::NonAffine:
+      return "non-affine";
   }
   return "?";
 }
@@ -172,11 +187,14 @@ OpInteraction classify(const Graph& g, const Node& n, const ShapeMap& shapes) {
   if (!default_domain(n)) return non_affine(n, "is in domain '" + n.domain + "', unknown to the folder");
   const std::string& op = n.op_type;
   auto row = std::find_if(kTable.begin(), kTable.end(), [&](const OpTableRow& r) { return op == r.op_type; });
-  if (row == kTable.end()) return non_affine(n, "is not in the folder's op table, so it is treated as non-affine");
-  if (row->kind == Interaction::NonAffine) return non_affine(n, std::string("is non-affine (") + row->rule + ")");
+  if (row == kTable.end())
+    return non_affine(n, "is not in the folder's op table, so it is treated as non-affine");
+  if (row->kind == Interaction::NonAffine)
+    return non_affine(n, std::string("is non-affine (") + row->rule + ")");
   // Nodes whose extra outputs are in use do more than the map-carrying output.
   if ((op == "Dropout" || op == "MaxPool") && output_used(g, n, 1))
-    return non_affine(n, "has its second output (" + std::string(op == "Dropout" ? "mask" : "Indices") + ") in use");
+    return non_affine(
+        n, "has its second output (" + std::string(op == "Dropout" ? "mask" : "Indices") + ") in use");
   if (op != "Dropout" && op != "MaxPool" && n.outputs.size() != 1)
     return non_affine(n, "has " + std::to_string(n.outputs.size()) + " outputs");
   if (op == "Dropout" && n.inputs.size() > 2 && !n.inputs[2].empty()) {
@@ -216,7 +234,8 @@ std::string zero_padding(const Node& n, const ShapeMap& shapes) {
     return "";
   }
   std::vector<int64_t> pads = n.attr_ints("pads", {});
-  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) return "pads=" + ints_str(pads);
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }))
+    return "pads=" + ints_str(pads);
   return "";
 }
 

@@ -18,7 +18,8 @@ BnReading read_batchnorm(const Graph& g, const Node& n) {
     r.reason = why;
     return r;
   };
-  if (n.attr_int("training_mode", 0) != 0) return refuse("training_mode=1: batch statistics, not a fixed affine map");
+  if (n.attr_int("training_mode", 0) != 0)
+    return refuse("training_mode=1: batch statistics, not a fixed affine map");
   int outputs_used = 0;
   for (const std::string& o : n.outputs) outputs_used += o.empty() ? 0 : 1;
   if (outputs_used != 1)
@@ -31,7 +32,9 @@ BnReading read_batchnorm(const Graph& g, const Node& n) {
   std::vector<double> p[5];
   for (int i = 1; i < 5; ++i) {
     auto c = constant_floats(g, n.inputs[i]);
-    if (!c) return refuse(std::string("parameter ") + roles[i] + " '" + n.inputs[i] + "' is not a constant float tensor");
+    if (!c)
+      return refuse(std::string("parameter ") + roles[i] + " '" + n.inputs[i] +
+                    "' is not a constant float tensor");
     if (c->dims.size() != 1)
       return refuse(std::string("parameter ") + roles[i] + " '" + n.inputs[i] + "' is not a vector");
     p[i] = std::move(c->values);
@@ -39,8 +42,8 @@ BnReading read_batchnorm(const Graph& g, const Node& n) {
   const size_t channels = p[1].size();
   for (int i = 2; i < 5; ++i)
     if (p[i].size() != channels)
-      return refuse(std::string("parameter ") + roles[i] + " '" + n.inputs[i] + "' has " + std::to_string(p[i].size()) +
-                    " values, scale has " + std::to_string(channels));
+      return refuse(std::string("parameter ") + roles[i] + " '" + n.inputs[i] + "' has " +
+                    std::to_string(p[i].size()) + " values, scale has " + std::to_string(channels));
   const double eps = n.attr_float("epsilon", 1e-5f);
   r.affine.epsilon = eps;
   r.affine.scale.resize(channels);

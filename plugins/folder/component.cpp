@@ -26,7 +26,8 @@ struct Adjacency {
   std::map<std::string, std::vector<Use>> consumers;
   std::set<std::string> inputs, outputs;
 
-  explicit Adjacency(const Graph& g) : inputs(g.inputs.begin(), g.inputs.end()), outputs(g.outputs.begin(), g.outputs.end()) {
+  explicit Adjacency(const Graph& g)
+      : inputs(g.inputs.begin(), g.inputs.end()), outputs(g.outputs.begin(), g.outputs.end()) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       for (const std::string& o : n.outputs)
@@ -87,7 +88,8 @@ class Search {
     const std::string& x = bn.inputs[0];
     const std::string& y = bn.outputs[0];
     const size_t channels = affine.scale.size();
-    if (auto sx = shape_of(shapes_, x); sx && (sx->size() < 2 || (*sx)[1] != static_cast<int64_t>(channels))) {
+    if (auto sx = shape_of(shapes_, x);
+        sx && (sx->size() < 2 || (*sx)[1] != static_cast<int64_t>(channels))) {
       result.reason = "input '" + x + "' has shape " + dims_str(*sx) + ", but the parameters have " +
                       std::to_string(channels) + " channels";
       return result;
@@ -131,9 +133,13 @@ class Search {
       }
       const Step step = t.node < 0 ? visit_value(st, t.value) : visit_node(st, t.node, t.value, defaults);
       switch (step) {
-        case Step::Ok: break;
-        case Step::Fail: return false;
-        case Step::Defer: st.deferred.push_back(t); break;
+        case Step::Ok:
+          break;
+        case Step::Fail:
+          return false;
+        case Step::Defer:
+          st.deferred.push_back(t);
+          break;
         case Step::Branch: {
           std::vector<Assignment> options = std::move(options_);
           for (const Assignment& option : options) {
@@ -193,11 +199,15 @@ class Search {
     if (via_output ? via != node.outputs[0] : !reads_only_as_data(node, via))
       return fail(describe_node(node) + " reads '" + via + "' as a parameter");
     switch (cls.kind) {
-      case Interaction::Expressive: return expressive(st, n, via_output, m);
-      case Interaction::Sums: return sums(st, n, via, m);
+      case Interaction::Expressive:
+        return expressive(st, n, via_output, m);
+      case Interaction::Sums:
+        return sums(st, n, via, m);
       case Interaction::ChannelRemap:
-        return node.op_type == "Concat" ? concat(st, n, via, via_output, m, defaults) : regroup_node(st, n, via_output, m);
-      default: return pass_through(st, n, via_output, m, cls);
+        return node.op_type == "Concat" ? concat(st, n, via, via_output, m, defaults)
+                                        : regroup_node(st, n, via_output, m);
+      default:
+        return pass_through(st, n, via_output, m, cls);
     }
   }
 
@@ -219,7 +229,8 @@ class Search {
       if (st.output_edits.count(n)) return Step::Ok;
       if (dir_ == FoldDirection::Forward)
         if (int64_t k = m.first_zero_scale(); k >= 0)
-          return fail("producer " + describe_node(node) + " cannot be compensated: that needs 1/a, and a = 0 (gamma = 0) on feature " +
+          return fail("producer " + describe_node(node) +
+                      " cannot be compensated: that needs 1/a, and a = 0 (gamma = 0) on feature " +
                       std::to_string(k));
       st.output_edits[n] = m;
       return Step::Ok;
@@ -227,7 +238,8 @@ class Search {
     if (st.input_edits.count(n)) return Step::Ok;
     if (dir_ == FoldDirection::Backward)
       if (int64_t k = m.first_zero_scale(); k >= 0)
-        return fail("consumer " + describe_node(node) + " cannot be compensated: that needs 1/a, and a = 0 (gamma = 0) on feature " +
+        return fail("consumer " + describe_node(node) +
+                    " cannot be compensated: that needs 1/a, and a = 0 (gamma = 0) on feature " +
                     std::to_string(k));
     if (!m.shift_is_zero() && node.op_type == "Conv") {
       const std::string pad = zero_padding(node, shapes_);
@@ -258,7 +270,8 @@ class Search {
   Step sums(State& st, int n, const std::string& via, const FeatureMap& m) {
     const Node& node = g_.nodes[n];
     if (node.inputs.size() != 2) return fail(describe_node(node) + " does not have two inputs");
-    if (opt_.sequential_only) return fail(describe_node(node) + " joins two branches, and the naive method folds along chains only");
+    if (opt_.sequential_only)
+      return fail(describe_node(node) + " joins two branches, and the naive method folds along chains only");
     const std::string &u = node.inputs[0], &w = node.inputs[1], &z = node.outputs[0];
     for (const std::string* v : {&u, &w, &z})
       if (!shape_of(shapes_, *v)) return fail(describe_node(node) + ": shape of '" + *v + "' unknown");
@@ -266,7 +279,8 @@ class Search {
     for (const std::string* v : {&u, &w, &z}) {
       auto s = shape_of(shapes_, *v);
       if (s->size() != rank || rank < 2 || (*s)[1] != static_cast<int64_t>(m.size()))
-        return fail(describe_node(node) + " broadcasts along the channel axis ('" + *v + "' has shape " + dims_str(*s) + ")");
+        return fail(describe_node(node) + " broadcasts along the channel axis ('" + *v + "' has shape " +
+                    dims_str(*s) + ")");
     }
     st.visited.insert(n);
     auto with_shift = [&](std::vector<double> t) { return FeatureMap{m.scale, std::move(t)}; };
@@ -292,8 +306,9 @@ class Search {
     if (known.size() == 3) {
       std::vector<double> tz = shift_of(u);
       for (size_t i = 0; i < c; ++i) tz[i] += shift_of(w)[i];
-      return same_map(with_shift(tz), *known.at(z)) ? Step::Ok
-                                                    : fail(describe_node(node) + ": the shifts of its inputs do not add up");
+      return same_map(with_shift(tz), *known.at(z))
+                 ? Step::Ok
+                 : fail(describe_node(node) + ": the shifts of its inputs do not add up");
     }
     if (known.size() == 2) {
       std::vector<double> t(c);
@@ -327,11 +342,13 @@ class Search {
     auto si = shape_of(shapes_, in), so = shape_of(shapes_, out);
     if (!si || !so) return fail(describe_node(node) + ": shapes unknown");
     if (si->size() < 2 || so->size() < 2 || product_from(*si, 1) != product_from(*so, 1))
-      return fail(describe_node(node) + " moves elements across the batch axis (" + dims_str(*si) + " -> " + dims_str(*so) + ")");
+      return fail(describe_node(node) + " moves elements across the batch axis (" + dims_str(*si) + " -> " +
+                  dims_str(*so) + ")");
     if (node.op_type == "Flatten") {
       int64_t axis = node.attr_int("axis", 1);
       if (axis < 0) axis += static_cast<int64_t>(si->size());
-      if (axis != 1) return fail(describe_node(node) + " with axis " + std::to_string(axis) + " merges the channel axis");
+      if (axis != 1)
+        return fail(describe_node(node) + " with axis " + std::to_string(axis) + " merges the channel axis");
     }
     const int64_t fi = (*si)[1], ri = product_from(*si, 2), fo = (*so)[1], ro = product_from(*so, 2);
     if (static_cast<int64_t>(m.size()) != (via_output ? fo : fi))
@@ -347,7 +364,8 @@ class Search {
   Step concat(State& st, int n, const std::string& via, bool via_output, const FeatureMap& m, bool defaults) {
     const Node& node = g_.nodes[n];
     if (opt_.sequential_only && node.inputs.size() > 1)
-      return fail(describe_node(node) + " joins several branches, and the naive method folds along chains only");
+      return fail(describe_node(node) +
+                  " joins several branches, and the naive method folds along chains only");
     auto sv = shape_of(shapes_, via);
     if (!sv) return fail(describe_node(node) + ": shape of '" + via + "' unknown");
     int64_t axis = node.attr_int("axis", 1);
@@ -369,7 +387,8 @@ class Search {
       st.visited.insert(n);
       size_t begin = 0;
       for (size_t i = 0; i < node.inputs.size(); ++i) {
-        if (begin + widths[i] > m.size()) return fail(describe_node(node) + ": channel ranges exceed the map");
+        if (begin + widths[i] > m.size())
+          return fail(describe_node(node) + ": channel ranges exceed the map");
         if (!assign(st, node.inputs[i], slice(m, begin, widths[i]))) return Step::Fail;
         begin += widths[i];
       }
@@ -402,8 +421,10 @@ class Search {
     for (int n : nodes) {
       ExpressiveEdit e;
       e.node = n;
-      if (auto it = final_.input_edits.find(n); it != final_.input_edits.end()) e.input = input_update(it->second);
-      if (auto it = final_.output_edits.find(n); it != final_.output_edits.end()) e.output = output_update(it->second);
+      if (auto it = final_.input_edits.find(n); it != final_.input_edits.end())
+        e.input = input_update(it->second);
+      if (auto it = final_.output_edits.find(n); it != final_.output_edits.end())
+        e.output = output_update(it->second);
       plan.edits.push_back(std::move(e));
     }
     // Backward: producers absorb, readers are compensated; forward: the reverse.

@@ -33,7 +33,9 @@ int64_t FeatureMap::first_negative_scale() const {
 }
 
 namespace {
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+bool close(double a, double b) {
+  return std::fabs(a - b) <= 1e-12 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
 }  // namespace
 
 bool same_map(const FeatureMap& a, const FeatureMap& b) {
@@ -59,7 +61,8 @@ FeatureMap join(const std::vector<FeatureMap>& parts) {
   return j;
 }
 
-std::optional<FeatureMap> regroup(const FeatureMap& m, int64_t inner_in, int64_t features_out, int64_t inner_out) {
+std::optional<FeatureMap> regroup(const FeatureMap& m, int64_t inner_in, int64_t features_out,
+                                  int64_t inner_out) {
   if (inner_in <= 0 || features_out <= 0 || inner_out <= 0) return std::nullopt;
   const int64_t elements = static_cast<int64_t>(m.size()) * inner_in;
   if (features_out * inner_out != elements) return std::nullopt;

@@ -37,6 +37,7 @@ FeatureMap join(const std::vector<FeatureMap>& parts);
 // `features_out` features covers `inner_out` elements. Flatten is
 // regroup(m, H*W, C*H*W, 1). nullopt when a new feature would cover elements
 // with different maps.
-std::optional<FeatureMap> regroup(const FeatureMap& m, int64_t inner_in, int64_t features_out, int64_t inner_out);
+std::optional<FeatureMap> regroup(const FeatureMap& m, int64_t inner_in, int64_t features_out,
+                                  int64_t inner_out);
 
 }  // namespace frugal::folding

@@ -14,9 +14,12 @@ std::optional<std::vector<int64_t>> declared(const TensorDesc& t, bool batch_may
   if (!t.has_shape) return std::nullopt;
   std::vector<int64_t> d;
   for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (t.shape[i].is_known()) d.push_back(t.shape[i].value);
-    else if (i == 0 && batch_may_be_symbolic) d.push_back(1);
-    else return std::nullopt;
+    if (t.shape[i].is_known())
+      d.push_back(t.shape[i].value);
+    else if (i == 0 && batch_may_be_symbolic)
+      d.push_back(1);
+    else
+      return std::nullopt;
   }
   return d;
 }

@@ -130,8 +130,10 @@ FoldResult run_fold(const Graph& input, Method method, const FoldOptions& option
       PlanAttempt backward, forward;
       backward.reason = "not tried (disabled by options)";
       forward.reason = backward.reason;
-      if (options.allow_backward) backward = plan_fold(g, shapes, idx, bn.affine, FoldDirection::Backward, search);
-      if (options.allow_forward) forward = plan_fold(g, shapes, idx, bn.affine, FoldDirection::Forward, search);
+      if (options.allow_backward)
+        backward = plan_fold(g, shapes, idx, bn.affine, FoldDirection::Backward, search);
+      if (options.allow_forward)
+        forward = plan_fold(g, shapes, idx, bn.affine, FoldDirection::Forward, search);
       const PlanAttempt* chosen = choose(backward, forward);
       if (!chosen) {
         r.reason = "kept: backward side " + backward.reason + "; forward side " + forward.reason;
@@ -203,7 +205,11 @@ FoldOptions parse_fold_options(const nlohmann::json& options) {
   return o;
 }
 
-FoldResult fold_banoff(const Graph& g, const FoldOptions& options) { return run_fold(g, Method::BanOff, options); }
-FoldResult fold_naive(const Graph& g, const FoldOptions& options) { return run_fold(g, Method::Naive, options); }
+FoldResult fold_banoff(const Graph& g, const FoldOptions& options) {
+  return run_fold(g, Method::BanOff, options);
+}
+FoldResult fold_naive(const Graph& g, const FoldOptions& options) {
+  return run_fold(g, Method::Naive, options);
+}
 
 }  // namespace frugal::folding

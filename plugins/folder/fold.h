@@ -40,9 +40,9 @@ FoldResult fold_naive(const Graph& g, const FoldOptions& options = {});
 }  // namespace frugal::folding
 
 namespace frugal {
-using folding::FoldOptions;
-using folding::FoldResult;
 using folding::fold_banoff;
 using folding::fold_naive;
+using folding::FoldOptions;
+using folding::FoldResult;
 using folding::parse_fold_options;
 }  // namespace frugal

@@ -9,8 +9,9 @@
 
 namespace frugal::folding {
 
-frugal_status fold_through_abi(PluginMethod method, const void* onnx, size_t onnx_size, const char* options_json,
-                               frugal_blob* out_onnx, frugal_blob* out_report_json, frugal_error* err) {
+frugal_status fold_through_abi(PluginMethod method, const void* onnx, size_t onnx_size,
+                               const char* options_json, frugal_blob* out_onnx, frugal_blob* out_report_json,
+                               frugal_error* err) {
   return sdk::guard(err, [&] {
     if (!onnx || onnx_size == 0) sdk::fail_invalid("fold: no model given (NULL or empty ONNX bytes)");
     if (!out_onnx || !out_report_json) sdk::fail_invalid("fold: output blob pointer is NULL");
@@ -24,7 +25,8 @@ frugal_status fold_through_abi(PluginMethod method, const void* onnx, size_t onn
     }
     const FoldOptions parsed = parse_fold_options(options);
     const Graph model = load_onnx_bytes(onnx, onnx_size, "<model given to the folder>");
-    const FoldResult r = method == PluginMethod::BanOff ? fold_banoff(model, parsed) : fold_naive(model, parsed);
+    const FoldResult r =
+        method == PluginMethod::BanOff ? fold_banoff(model, parsed) : fold_naive(model, parsed);
     const std::string bytes = save_onnx_bytes(r.graph);
     const std::string report = r.report.dump();
     frugal_blob model_blob = sdk::make_blob(bytes);

@@ -8,7 +8,8 @@ namespace frugal::folding {
 
 enum class PluginMethod { BanOff, Naive };
 
-frugal_status fold_through_abi(PluginMethod method, const void* onnx, size_t onnx_size, const char* options_json,
-                               frugal_blob* out_onnx, frugal_blob* out_report_json, frugal_error* err);
+frugal_status fold_through_abi(PluginMethod method, const void* onnx, size_t onnx_size,
+                               const char* options_json, frugal_blob* out_onnx, frugal_blob* out_report_json,
+                               frugal_error* err);
 
 }  // namespace frugal::folding

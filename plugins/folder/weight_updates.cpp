@@ -31,8 +31,9 @@ ConstantTensor read_constant(const Graph& g, const Node& n, size_t slot) {
 
 // Writes a float32 parameter into slot `slot` of node `node`: in place when the
 // node is its only reader, else under a fresh name (the old one is detached).
-void write_parameter(Graph& g, int node, size_t slot, const std::vector<int64_t>& dims, const std::vector<double>& values,
-                     const std::string& role, std::vector<std::string>& detached) {
+void write_parameter(Graph& g, int node, size_t slot, const std::vector<int64_t>& dims,
+                     const std::vector<double>& values, const std::string& role,
+                     std::vector<std::string>& detached) {
   std::vector<float> f(values.begin(), values.end());
   const std::string old = has_input(g.nodes[node], slot) ? g.nodes[node].inputs[slot] : std::string();
   if (!old.empty() && g.is_initializer(old) && use_count(g, old) == 1) {
@@ -54,23 +55,26 @@ void write_parameter(Graph& g, int node, size_t slot, const std::vector<int64_t>
 
 void check_size(const Node& n, const FeatureMap& m, int64_t expected, const char* side) {
   if (static_cast<int64_t>(m.size()) != expected)
-    throw Error("node '" + n.name + "': the " + side + " map has " + std::to_string(m.size()) + " features, the layer has " +
-                std::to_string(expected));
+    throw Error("node '" + n.name + "': the " + side + " map has " + std::to_string(m.size()) +
+                " features, the layer has " + std::to_string(expected));
 }
 
 void edit_conv(Graph& g, const ExpressiveEdit& e, std::vector<std::string>& detached) {
   const Node& n = g.nodes[e.node];
   ConstantTensor w = read_constant(g, n, 1);
-  if (w.dims.size() < 3) throw Error("Conv node '" + n.name + "': weight has rank " + std::to_string(w.dims.size()));
+  if (w.dims.size() < 3)
+    throw Error("Conv node '" + n.name + "': weight has rank " + std::to_string(w.dims.size()));
   const int64_t group = n.attr_int("group", 1);
   const int64_t filters = w.dims[0], per_group_in = w.dims[1], kernel = product_from(w.dims, 2);
-  if (group <= 0 || filters % group != 0) throw Error("Conv node '" + n.name + "': bad group " + std::to_string(group));
+  if (group <= 0 || filters % group != 0)
+    throw Error("Conv node '" + n.name + "': bad group " + std::to_string(group));
   const int64_t filters_per_group = filters / group;
   const bool had_bias = has_input(n, 2);
   std::vector<double> bias(filters, 0.0);
   if (had_bias) {
     ConstantTensor b = read_constant(g, n, 2);
-    if (static_cast<int64_t>(b.values.size()) != filters) throw Error("Conv node '" + n.name + "': bias size mismatch");
+    if (static_cast<int64_t>(b.values.size()) != filters)
+      throw Error("Conv node '" + n.name + "': bias size mismatch");
     bias = b.values;
   }
   if (e.input) {  // reads new where old = P*new + Q: W[o,j,.] *= P[ci], b[o] += sum W[o,j,.] Q[ci]
@@ -113,7 +117,9 @@ void edit_matrix_product(Graph& g, const ExpressiveEdit& e, std::vector<std::str
   ConstantTensor b = read_constant(g, n, 1);
   if (b.dims.size() != 2) throw Error("node '" + n.name + "': weight is not a matrix");
   const int64_t k_dim = trans_b ? b.dims[1] : b.dims[0], n_dim = trans_b ? b.dims[0] : b.dims[1];
-  auto at = [&](int64_t k, int64_t j) -> double& { return b.values[trans_b ? j * k_dim + k : k * n_dim + j]; };
+  auto at = [&](int64_t k, int64_t j) -> double& {
+    return b.values[trans_b ? j * k_dim + k : k * n_dim + j];
+  };
   for (double& v : b.values) v *= alpha;
   // C broadcast to rows x N (rows = 1, or M when C is a full matrix).
   const bool had_c = is_gemm && has_input(n, 2);
@@ -158,8 +164,8 @@ void edit_matrix_product(Graph& g, const ExpressiveEdit& e, std::vector<std::str
   }
   write_parameter(g, e.node, 1, b.dims, b.values, "weight", detached);
   if (need_c) {
-    write_parameter(g, e.node, 2, rows == 1 ? std::vector<int64_t>{n_dim} : std::vector<int64_t>{rows, n_dim}, c, "bias",
-                    detached);
+    write_parameter(g, e.node, 2, rows == 1 ? std::vector<int64_t>{n_dim} : std::vector<int64_t>{rows, n_dim},
+                    c, "bias", detached);
   }
   Node& out = g.nodes[e.node];
   if (out.op_type == "Gemm") {
@@ -180,8 +186,7 @@ std::optional<int64_t> expressive_features(const Graph& g, const Node& n, bool i
   }
   if (d->size() != 2) return std::nullopt;
   const bool trans_b = n.op_type == "Gemm" && n.attr_int("transB", 0) != 0;
-  if (n.op_type == "Gemm" || n.op_type == "MatMul")
-    return input_side == trans_b ? (*d)[1] : (*d)[0];
+  if (n.op_type == "Gemm" || n.op_type == "MatMul") return input_side == trans_b ? (*d)[1] : (*d)[0];
   return std::nullopt;
 }
 

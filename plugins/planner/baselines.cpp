@@ -47,10 +47,10 @@ BaselinePlan plan_greedy(const CostTable& costs, const LinearChain& chain, int s
       int b = std::min(costs.batch_max, samples - first);
       while (b >= 1 && held + costs.out(k, b) + costs.ws(k, b) > budget_bytes) --b;
       if (b == 0) {
-        p.error = "greedy: layer '" + costs.layers[k].name + "' does not fit even at batch 1 while holding all " +
-                  std::to_string(samples) + " samples (needs " +
-                  std::to_string(held + costs.out(k, 1) + costs.ws(k, 1)) + " bytes, budget is " +
-                  std::to_string(budget_bytes) + ")";
+        p.error = "greedy: layer '" + costs.layers[k].name +
+                  "' does not fit even at batch 1 while holding all " + std::to_string(samples) +
+                  " samples (needs " + std::to_string(held + costs.out(k, 1) + costs.ws(k, 1)) +
+                  " bytes, budget is " + std::to_string(budget_bytes) + ")";
         return p;
       }
       p.steps.push_back({k, first, b});

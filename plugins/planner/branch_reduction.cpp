@@ -70,7 +70,8 @@ BranchReduction reduce_branches(const CostTable& c, const LinearChain& ch) {
     }
   }
   if (outputs.size() != 1) {
-    red.why_not = "the network has " + std::to_string(outputs.size()) + " outputs; the paper's reduction needs one";
+    red.why_not =
+        "the network has " + std::to_string(outputs.size()) + " outputs; the paper's reduction needs one";
     return red;
   }
   int x = kNetworkInput;
@@ -113,7 +114,8 @@ ChainSpec branch_spec(const CostTable& c, const std::vector<int>& br, const Memo
     for (int b = 1; b <= std::min(samples, c.batch_max); ++b) {
       const uint64_t out = e == t - 1 ? 0 : c.out(br[e], b);
       const int64_t need = units.up(in_ps * b + out + c.ws(br[e], b));
-      for (int64_t m = need; m <= s.units; ++m) s.exact[e][(b - 1) * stride + m] = static_cast<float>(c.time(br[e], b));
+      for (int64_t m = need; m <= s.units; ++m)
+        s.exact[e][(b - 1) * stride + m] = static_cast<float>(c.time(br[e], b));
     }
   }
   s.emit_exact = [br](int e, int b, int, std::vector<LayerRun>& out) { out.push_back({br[e], b}); };
@@ -149,17 +151,20 @@ PaperPlanner::PaperPlanner(const CostTable& c, const LinearChain& ch, const Memo
     if (el.layer >= 0) {
       for (int b = 1; b <= std::min(samples, c.batch_max); ++b) {
         const int64_t need = units.up(ch.step_need(c, el.layer, b));
-        for (int64_t m = need; m <= s.units; ++m) ex[(b - 1) * stride + m] = static_cast<float>(c.time(el.layer, b));
+        for (int64_t m = need; m <= s.units; ++m)
+          ex[(b - 1) * stride + m] = static_cast<float>(c.time(el.layer, b));
       }
       continue;
     }
     for (const auto& br : el.branches)
-      if (!br.empty()) branch_dps_[e].push_back(std::make_unique<ChainDP>(branch_spec(c, br, units, samples)));
+      if (!br.empty())
+        branch_dps_[e].push_back(std::make_unique<ChainDP>(branch_spec(c, br, units, samples)));
     for (int b = 1; b <= samples; ++b) {
       const int64_t reserve = units.up(el.reserved_per_sample * b);
       for (int64_t m = reserve; m <= s.units; ++m) {
         float sum = 0.0f;
-        for (const auto& dp : branch_dps_[e]) sum += dp->value(0, dp->spec().n - 1, b, static_cast<int>(m - reserve));
+        for (const auto& dp : branch_dps_[e])
+          sum += dp->value(0, dp->spec().n - 1, b, static_cast<int>(m - reserve));
         ex[(b - 1) * stride + m] = sum;
       }
     }

@@ -15,17 +15,19 @@ static inline float split_expr(float b1, float a, float b2, float c, float inv_b
 
 // The two inner loops, over memory: the bulk of the planning time. The rows
 // never overlap the destination, and restrict lets the compiler vectorise.
-static void min_sum(float* __restrict f, const float* __restrict a, const float* __restrict c, int lo, int hi) {
+static void min_sum(float* __restrict f, const float* __restrict a, const float* __restrict c, int lo,
+                    int hi) {
   for (int m = lo; m < hi; ++m) f[m] = std::min(f[m], a[m] + c[m]);
 }
 
-static void min_split(float* __restrict f, const float* __restrict a, const float* __restrict c, float b1, float b2,
-                      float inv_b, int lo, int hi) {
+static void min_split(float* __restrict f, const float* __restrict a, const float* __restrict c, float b1,
+                      float b2, float inv_b, int lo, int hi) {
   for (int m = lo; m < hi; ++m) f[m] = std::min(f[m], split_expr(b1, a[m], b2, c[m], inv_b));
 }
 
 uint64_t ChainDP::table_bytes(int n, int samples, int units) {
-  return static_cast<uint64_t>(n) * (n + 1) / 2 * static_cast<uint64_t>(samples) * (units + 1) * sizeof(float);
+  return static_cast<uint64_t>(n) * (n + 1) / 2 * static_cast<uint64_t>(samples) * (units + 1) *
+         sizeof(float);
 }
 
 ChainDP::ChainDP(ChainSpec spec) : s_(std::move(spec)), stride_(static_cast<size_t>(s_.units) + 1) {
@@ -35,8 +37,10 @@ ChainDP::ChainDP(ChainSpec spec) : s_(std::move(spec)), stride_(static_cast<size
   std::vector<float> scratch;
   for (int d = 0; d < s_.n; ++d)
     for (int i = 0; i + d < s_.n; ++i) {
-      if (s_.extended) fill_extended(i, i + d);
-      else fill_paper(i, i + d, scratch);
+      if (s_.extended)
+        fill_extended(i, i + d);
+      else
+        fill_paper(i, i + d, scratch);
     }
   fill_top();
 }
@@ -63,8 +67,8 @@ void ChainDP::fill_extended(int i, int j) {
       const int64_t wi = s_.in_units[i][b2], wo = s_.out_units[j][b1];
       const int64_t lo = std::max(wi + first(i, j, b1), wo + first(i, j, b2));
       if (lo > M) continue;
-      min_split(f, row(i, j, b1) - wi, row(i, j, b2) - wo, static_cast<float>(b1), static_cast<float>(b2), inv,
-                static_cast<int>(lo), M + 1);
+      min_split(f, row(i, j, b1) - wi, row(i, j, b2) - wo, static_cast<float>(b1), static_cast<float>(b2),
+                inv, static_cast<int>(lo), M + 1);
     }
     set_first(i, j, b);
   }
@@ -131,7 +135,8 @@ float ChainDP::split_value(int i, int j, int b, int b1, int m, bool paper) const
 
 void ChainDP::trace(int i, int j, int b, int m, std::vector<LayerRun>& out) const {
   if (i > j || b == 0) return;
-  if (m < 0 || !(row(i, j, b)[m] < kInf)) throw Error("planner: internal error: trace-back of an infeasible entry");
+  if (m < 0 || !(row(i, j, b)[m] < kInf))
+    throw Error("planner: internal error: trace-back of an infeasible entry");
   if (!s_.extended) {
     int best_b1 = -1;
     float best = kInf;

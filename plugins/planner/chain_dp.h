@@ -34,9 +34,9 @@ struct LayerRun {
 };
 
 struct ChainSpec {
-  int n = 0;          // elements
-  int samples = 0;    // r: the largest number of samples the chain is asked about
-  int units = 0;      // M: memory values 0..M
+  int n = 0;        // elements
+  int samples = 0;  // r: the largest number of samples the chain is asked about
+  int units = 0;    // M: memory values 0..M
   bool extended = true;
   double latency_s = std::numeric_limits<double>::infinity();  // bound per top-level phase
   // Units charged for w = 0..samples samples waiting at the input of element e /
@@ -67,7 +67,9 @@ class ChainDP {
   static uint64_t table_bytes(int n, int samples, int units);
 
  private:
-  size_t pair(int i, int j) const { return static_cast<size_t>(i) * s_.n - static_cast<size_t>(i) * (i - 1) / 2 + (j - i); }
+  size_t pair(int i, int j) const {
+    return static_cast<size_t>(i) * s_.n - static_cast<size_t>(i) * (i - 1) / 2 + (j - i);
+  }
   const float* row(int i, int j, int b) const {  // b >= 1
     return &tab_[(pair(i, j) * s_.samples + (b - 1)) * stride_];
   }

@@ -41,7 +41,8 @@ uint64_t as_bytes(const json& v, const std::string& origin, const std::string& w
     double x = v.get<double>();
     if (std::isnan(x)) fail(origin, where + " is NaN");
     if (x < 0) fail(origin, where + " is negative (" + v.dump() + ")");
-    if (x != std::floor(x) || x > 9.0e18) fail(origin, where + " is not a whole number of bytes (" + v.dump() + ")");
+    if (x != std::floor(x) || x > 9.0e18)
+      fail(origin, where + " is not a whole number of bytes (" + v.dump() + ")");
     return static_cast<uint64_t>(x);
   }
   fail(origin, where + " is not a number (" + v.dump() + ")");
@@ -174,15 +175,17 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
       for (int b = 0; b < B; ++b) {
         // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h);
         // "fitted": smoothed by a per-layer time model (host/profiler/cost_fit.h).
-        if (!src[b].is_string() || (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated" &&
-                                    src[b] != "fitted"))
-          fail(origin, entry(where, "source", b) + " must be \"measured\", \"predicted\", \"interpolated\" or \"fitted\" (got " +
+        if (!src[b].is_string() ||
+            (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated" && src[b] != "fitted"))
+          fail(origin, entry(where, "source", b) +
+                           " must be \"measured\", \"predicted\", \"interpolated\" or \"fitted\" (got " +
                            src[b].dump() + ")");
         lc.source.push_back(src[b].get<std::string>());
       }
     }
     if (l.contains("network_output")) {
-      if (!l["network_output"].is_boolean()) fail(origin, where + " \"network_output\" must be true or false");
+      if (!l["network_output"].is_boolean())
+        fail(origin, where + " \"network_output\" must be true or false");
       lc.network_output = l["network_output"].get<bool>();
     }
     check_proportional(lc.out_bytes, "out_bytes", origin, where);
@@ -199,8 +202,10 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
     uint64_t from_layers = 0;
     int net = 0;
     for (int src : l.inputs) {
-      if (src == kNetworkInput) ++net;
-      else from_layers += t.out_per_sample(src);
+      if (src == kNetworkInput)
+        ++net;
+      else
+        from_layers += t.out_per_sample(src);
     }
     const std::string where = layer_ref(l.name, i);
     if (net == 0) {
@@ -211,7 +216,8 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
     }
     if (l.in_bytes[0] < from_layers || (l.in_bytes[0] - from_layers) % net != 0)
       fail(origin, where + " in_bytes[0] = " + std::to_string(l.in_bytes[0]) +
-                       " does not fit its inputs (layer inputs give " + std::to_string(from_layers) + " bytes)");
+                       " does not fit its inputs (layer inputs give " + std::to_string(from_layers) +
+                       " bytes)");
     uint64_t per_sample = (l.in_bytes[0] - from_layers) / net;
     if (!input_known) {
       t.input_bytes_per_sample = per_sample;
@@ -225,7 +231,8 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
 
   t.consumers.assign(n, {});
   for (int i = 0; i < n; ++i)
-    for (int src : t.distinct_inputs(i)) (src == kNetworkInput ? t.input_consumers : t.consumers[src]).push_back(i);
+    for (int src : t.distinct_inputs(i))
+      (src == kNetworkInput ? t.input_consumers : t.consumers[src]).push_back(i);
   return t;
 }
 
@@ -244,8 +251,9 @@ json cost_table_to_json(const CostTable& t) {
   for (const LayerCost& l : t.layers) {
     json ins = json::array();
     for (int s : l.inputs) ins.push_back(s == kNetworkInput ? std::string() : t.layers[s].name);
-    json jl = {{"name", l.name},         {"inputs", ins},           {"time_s", l.time_s},
-               {"in_bytes", l.in_bytes}, {"out_bytes", l.out_bytes}, {"ws_bytes", l.ws_bytes}};
+    json jl = {{"name", l.name},           {"inputs", ins},
+               {"time_s", l.time_s},       {"in_bytes", l.in_bytes},
+               {"out_bytes", l.out_bytes}, {"ws_bytes", l.ws_bytes}};
     if (!l.source.empty()) jl["source"] = l.source;
     if (l.network_output) jl["network_output"] = true;
     layers.push_back(std::move(jl));

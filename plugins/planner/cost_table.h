@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace frugal::planner {
 
@@ -16,12 +15,13 @@ constexpr int kNetworkInput = -1;
 
 struct LayerCost {
   std::string name;
-  std::vector<int> inputs;        // producer layer indices, kNetworkInput for the network input
-  std::vector<double> time_s;     // per-sample seconds at batch b = index + 1
+  std::vector<int> inputs;          // producer layer indices, kNetworkInput for the network input
+  std::vector<double> time_s;       // per-sample seconds at batch b = index + 1
   std::vector<uint64_t> in_bytes;   // sum over the layer's inputs (one entry per listed input)
   std::vector<uint64_t> out_bytes;  // its one output tensor
   std::vector<uint64_t> ws_bytes;   // workspace while it runs
-  std::vector<std::string> source;  // "measured", "predicted", "interpolated" or "fitted" per batch (may be empty)
+  std::vector<std::string>
+      source;  // "measured", "predicted", "interpolated" or "fitted" per batch (may be empty)
   // The output is a network output: kept to the end of the request even when
   // other layers read it (the executors never free a network output).
   bool network_output = false;
@@ -34,9 +34,9 @@ struct CostTable {
   std::vector<LayerCost> layers;  // in execution order: producers before consumers
 
   // Derived by parse_cost_table(); activation bytes are proportional to the batch.
-  uint64_t input_bytes_per_sample = 0;   // the network input tensor
+  uint64_t input_bytes_per_sample = 0;      // the network input tensor
   std::vector<std::vector<int>> consumers;  // per layer: layers reading its output (deduplicated)
-  std::vector<int> input_consumers;        // layers reading the network input (deduplicated)
+  std::vector<int> input_consumers;         // layers reading the network input (deduplicated)
 
   int size() const { return static_cast<int>(layers.size()); }
   uint64_t out_per_sample(int layer) const { return layers[layer].out_bytes[0]; }

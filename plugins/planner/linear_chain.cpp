@@ -12,7 +12,8 @@ LinearChain linearize(const CostTable& costs) {
   // boundaries p+1 .. last reader, or to the end when it is a network output.
   for (int t = kNetworkInput; t < n; ++t) {
     const std::vector<int>& readers = costs.tensor_consumers(t);
-    const int last = costs.kept_to_end(t) || readers.empty() ? n : *std::max_element(readers.begin(), readers.end());
+    const int last =
+        costs.kept_to_end(t) || readers.empty() ? n : *std::max_element(readers.begin(), readers.end());
     for (int k = t + 1; k <= last; ++k) ch.boundary[k] += costs.tensor_per_sample(t);
   }
   return ch;

@@ -16,8 +16,8 @@ MemoryUnits make_memory_units(uint64_t budget_bytes, uint64_t unit_bytes, int ma
   uint64_t units = budget_bytes / unit_bytes;
   if (units > static_cast<uint64_t>(max_units))
     throw Error("options: budget_bytes " + std::to_string(budget_bytes) + " is " + std::to_string(units) +
-                " units of unit_bytes " + std::to_string(unit_bytes) + "; at most " + std::to_string(max_units) +
-                " units are supported (choose a larger unit_bytes)");
+                " units of unit_bytes " + std::to_string(unit_bytes) + "; at most " +
+                std::to_string(max_units) + " units are supported (choose a larger unit_bytes)");
   u.budget_units = static_cast<int>(units);
   return u;
 }

@@ -28,7 +28,8 @@ class MinPeakDP {
   MinPeakDP(const CostTable& c, const Segment& s, int r) : c_(c), s_(s), n_(s.size()), r_(r) {
     subs_.resize(n_);
     for (int e = 0; e < n_; ++e)
-      for (const Segment& v : s_.elements[e].variants) subs_[e].push_back(std::make_unique<MinPeakDP>(c, v, r));
+      for (const Segment& v : s_.elements[e].variants)
+        subs_[e].push_back(std::make_unique<MinPeakDP>(c, v, r));
     cells_.resize(static_cast<size_t>(n_) * (n_ + 1) / 2 * r_);
     for (int d = 0; d < n_; ++d)
       for (int i = 0; i + d < n_; ++i) fill(i, i + d);

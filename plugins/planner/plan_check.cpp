@@ -22,9 +22,9 @@ namespace {
 // sample, and whether it is in memory.
 struct TensorState {
   uint64_t per_sample = 0;
-  int consumers = 0;               // 0: a network output, kept to the end
-  std::vector<char> live;          // per sample
-  std::vector<int> reads_left;     // per sample
+  int consumers = 0;            // 0: a network output, kept to the end
+  std::vector<char> live;       // per sample
+  std::vector<int> reads_left;  // per sample
 };
 
 }  // namespace
@@ -69,10 +69,12 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
       throw Error(where + ": samples outside the request of " + std::to_string(batch));
     const std::vector<int> inputs = costs.distinct_inputs(s.layer);
     for (int smp = s.first; smp < s.first + s.count; ++smp) {
-      if (done[s.layer][smp]) throw Error(where + ": sample " + std::to_string(smp) + " was already processed by this layer");
+      if (done[s.layer][smp])
+        throw Error(where + ": sample " + std::to_string(smp) + " was already processed by this layer");
       for (int t : inputs)
         if (!tensors[tensor_of(t)].live[smp])
-          throw Error(where + ": input '" + (t == kNetworkInput ? std::string("<network input>") : costs.layers[t].name) +
+          throw Error(where + ": input '" +
+                      (t == kNetworkInput ? std::string("<network input>") : costs.layers[t].name) +
                       "' of sample " + std::to_string(smp) + " does not exist yet");
     }
 
@@ -143,7 +145,9 @@ std::vector<Step> steps_from_json(const CostTable& costs, const json& plan) {
     if (!s.is_object()) throw Error(where + " is not a JSON object");
     if (!s.contains("layer") || !s["layer"].is_string()) throw Error(where + " has no \"layer\" name");
     int k = costs.find(s["layer"].get<std::string>());
-    if (k < 0) throw Error(where + " names layer '" + s["layer"].get<std::string>() + "', which is not in the cost table");
+    if (k < 0)
+      throw Error(where + " names layer '" + s["layer"].get<std::string>() +
+                  "', which is not in the cost table");
     for (const char* key : {"first", "count"})
       if (!s.contains(key) || !s[key].is_number_integer())
         throw Error(where + " (layer '" + costs.layers[k].name + "') has no integer \"" + key + "\"");
@@ -157,7 +161,8 @@ std::vector<Step> steps_from_json(const CostTable& costs, const json& plan) {
 
 json steps_to_json(const CostTable& costs, const std::vector<Step>& steps) {
   json a = json::array();
-  for (const Step& s : steps) a.push_back({{"layer", costs.layers[s.layer].name}, {"first", s.first}, {"count", s.count}});
+  for (const Step& s : steps)
+    a.push_back({{"layer", costs.layers[s.layer].name}, {"first", s.first}, {"count", s.count}});
   return a;
 }
 
@@ -184,7 +189,8 @@ json validate_plan(const json& costs_json, const json& plan) {
   if (!plan.contains("batch") || !plan["batch"].is_number_integer())
     throw Error("plan: no integer \"batch\" (the request size)");
   int64_t batch = plan["batch"].get<int64_t>();
-  if (batch < 1 || batch > (1 << 20)) throw Error("plan: \"batch\" " + std::to_string(batch) + " is out of range");
+  if (batch < 1 || batch > (1 << 20))
+    throw Error("plan: \"batch\" " + std::to_string(batch) + " is out of range");
   if (!plan.contains("budget_bytes") || plan["budget_bytes"].is_null())
     return plan_check_to_json(check_plan(costs, static_cast<int>(batch), steps));
   const json& b = plan["budget_bytes"];

@@ -12,9 +12,9 @@
 #include "linear_chain.h"
 #include "memory_units.h"
 #include "min_peak.h"
+#include "plan_check.h"
 #include "segment.h"
 #include "segment_planner.h"
-#include "plan_check.h"
 
 namespace frugal::planner {
 
@@ -25,17 +25,21 @@ namespace {
 constexpr int kMaxRequest = 1024;
 constexpr int kMaxUnits = 1 << 16;
 constexpr double kMaxDpOperations = 2e10;  // about 10-20 s of planning
-const std::set<std::string> kMethods{"extended", "reordered", "branches", "paper", "greedy", "fbs", "minpeak"};
+const std::set<std::string> kMethods{"extended", "reordered", "branches", "paper",
+                                     "greedy",   "fbs",       "minpeak"};
 
 uint64_t option_bytes(const json& v, const char* key) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
   if (v.is_number_float() && v.get<double>() >= 0 && v.get<double>() == std::floor(v.get<double>()) &&
       v.get<double>() < 9.0e18)
     return static_cast<uint64_t>(v.get<double>());
-  throw Error(std::string("options: \"") + key + "\" must be a non-negative whole number of bytes (got " + v.dump() + ")");
+  throw Error(std::string("options: \"") + key + "\" must be a non-negative whole number of bytes (got " +
+              v.dump() + ")");
 }
 
-bool within_latency(const PlanCheck& c, double latency_s) { return c.max_phase_s <= latency_s * (1.0 + 1e-9); }
+bool within_latency(const PlanCheck& c, double latency_s) {
+  return c.max_phase_s <= latency_s * (1.0 + 1e-9);
+}
 
 // One candidate plan, checked by the simulator.
 struct Candidate {
@@ -76,7 +80,9 @@ Candidate from_baseline(const CostTable& costs, int r, double latency_s, std::st
 
 json candidate_json(const Candidate& c) {
   if (!c.ok()) return {{"method", c.method}, {"error", c.error}};
-  return {{"method", c.method}, {"time_per_sample_s", c.check.time_per_sample_s}, {"peak_bytes", c.check.peak_bytes}};
+  return {{"method", c.method},
+          {"time_per_sample_s", c.check.time_per_sample_s},
+          {"peak_bytes", c.check.peak_bytes}};
 }
 
 // Per layer: the batch of each of its steps and the memory it leaves unused
@@ -167,7 +173,8 @@ Candidate failed(std::string method, std::string error) {
 // dropped once their plans are out, so only one set of tables is alive at a time.
 class VbsSolver {
  public:
-  VbsSolver(const CostTable& costs, const PlanOptions& opt) : costs_(costs), opt_(opt), chain_(linearize(costs)) {
+  VbsSolver(const CostTable& costs, const PlanOptions& opt)
+      : costs_(costs), opt_(opt), chain_(linearize(costs)) {
     const int r = opt.batch;
     flat_ = flat_segment(costs);
     collapsed_ = collapsed_segment(costs, &why_flat_);
@@ -182,8 +189,9 @@ class VbsSolver {
       if (m.peak_bytes < min_peak_.peak_bytes) min_peak_ = std::move(m);
     }
     if (min_peak_.peak_bytes > opt.budget_bytes)
-      throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) + " is below the smallest plan for a batch of " +
-                        std::to_string(r) + ": it needs at least " + std::to_string(min_peak_.peak_bytes) + " bytes");
+      throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) +
+                        " is below the smallest plan for a batch of " + std::to_string(r) +
+                        ": it needs at least " + std::to_string(min_peak_.peak_bytes) + " bytes");
   }
 
   const MemoryUnits& units() const { return units_; }
@@ -204,7 +212,8 @@ class VbsSolver {
         q.consider(checked(costs_, r, q.budget, opt_.latency_s, method, assign_samples(runs, costs_.size())));
       }
     };
-    auto segment_dp = [&](const char* method, const Segment& seg, bool applicable, const std::string& why_not) {
+    auto segment_dp = [&](const char* method, const Segment& seg, bool applicable,
+                          const std::string& why_not) {
       if (!wants(method)) return;
       if (!applicable) {
         for (Query& q : qs) q.consider(failed(method, why_not));
@@ -215,11 +224,13 @@ class VbsSolver {
     };
     segment_dp("extended", flat_, true, "");
     segment_dp("reordered", reordered_, new_order_, "the table's order already is the memory-friendly one");
-    segment_dp("branches", collapsed_, has_branches_,
-               why_flat_.empty() ? "no branches (the same chain as extended)" : "not applicable: " + why_flat_);
+    segment_dp(
+        "branches", collapsed_, has_branches_,
+        why_flat_.empty() ? "no branches (the same chain as extended)" : "not applicable: " + why_flat_);
     if (wants("paper")) {
       PaperPlanner paper(costs_, chain_, units_, r, opt_.latency_s);
-      if (paper.applicable()) from_dp("paper", paper.dp());
+      if (paper.applicable())
+        from_dp("paper", paper.dp());
       else
         for (Query& q : qs) q.consider(failed("paper", "not applicable: " + paper.why_not()));
     }
@@ -252,18 +263,20 @@ class VbsSolver {
     const double n = costs_.size(), r = opt_.batch, M = u.budget_units + 1.0;
     const double ops = n * n * n / 6 * r * M + n * n / 4 * r * r * M;
     if (ops > kMaxDpOperations)
-      throw Error("options: planning " + std::to_string(opt_.batch) + " samples over " + std::to_string(costs_.size()) +
-                  " layers with " + std::to_string(u.budget_units) + " memory units takes about " +
-                  std::to_string(static_cast<int64_t>(ops / 1e9)) +
-                  "e9 DP operations; choose a smaller batch (plan part of the request and repeat it) or a larger "
-                  "unit_bytes");
+      throw Error(
+          "options: planning " + std::to_string(opt_.batch) + " samples over " +
+          std::to_string(costs_.size()) + " layers with " + std::to_string(u.budget_units) +
+          " memory units takes about " + std::to_string(static_cast<int64_t>(ops / 1e9)) +
+          "e9 DP operations; choose a smaller batch (plan part of the request and repeat it) or a larger "
+          "unit_bytes");
     const uint64_t bytes = ChainDP::table_bytes(costs_.size(), opt_.batch, u.budget_units);
     if (bytes <= opt_.max_table_bytes) return u;
     const uint64_t per_unit = ChainDP::table_bytes(costs_.size(), opt_.batch, 0);
     const uint64_t fit = opt_.max_table_bytes / per_unit;  // units + 1 that fit
     if (opt_.unit_bytes != 0 || fit < 2)
-      throw Error("options: the DP tables would take " + std::to_string(bytes) + " bytes, above max_table_bytes " +
-                  std::to_string(opt_.max_table_bytes) + "; choose a larger unit_bytes or a smaller batch");
+      throw Error("options: the DP tables would take " + std::to_string(bytes) +
+                  " bytes, above max_table_bytes " + std::to_string(opt_.max_table_bytes) +
+                  "; choose a larger unit_bytes or a smaller batch");
     const uint64_t units = fit - 1;
     u = make_memory_units(opt_.budget_bytes, (opt_.budget_bytes + units - 1) / units, kMaxUnits);
     unit_note = "unit enlarged to keep the DP tables within max_table_bytes";
@@ -305,17 +318,20 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
                                            "table",        "methods", "max_table_bytes"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
-      throw Error("options: unknown option \"" + it.key() +
-                  "\" (known: budget_bytes, batch, unit_bytes, latency_bound_s, table, methods, max_table_bytes)");
+      throw Error(
+          "options: unknown option \"" + it.key() +
+          "\" (known: budget_bytes, batch, unit_bytes, latency_bound_s, table, methods, max_table_bytes)");
   PlanOptions o;
   if (!j.contains("budget_bytes")) throw Error("options: \"budget_bytes\" is required");
   o.budget_bytes = option_bytes(j["budget_bytes"], "budget_bytes");
   if (o.budget_bytes == 0) throw Error("options: \"budget_bytes\" must be positive");
-  if (!j.contains("batch")) throw Error("options: \"batch\" (the number of samples in the request) is required");
+  if (!j.contains("batch"))
+    throw Error("options: \"batch\" (the number of samples in the request) is required");
   if (!j["batch"].is_number_integer() || j["batch"].get<int64_t>() < 1)
     throw Error("options: \"batch\" must be a positive integer (got " + j["batch"].dump() + ")");
   if (j["batch"].get<int64_t>() > kMaxRequest)
-    throw Error("options: \"batch\" " + j["batch"].dump() + " is above the supported " + std::to_string(kMaxRequest));
+    throw Error("options: \"batch\" " + j["batch"].dump() + " is above the supported " +
+                std::to_string(kMaxRequest));
   o.batch = static_cast<int>(j["batch"].get<int64_t>());
   if (j.contains("unit_bytes")) {
     o.unit_bytes = option_bytes(j["unit_bytes"], "unit_bytes");
@@ -338,11 +354,13 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
     o.methods.clear();
     for (const json& x : m) {
       if (!x.is_string() || !kMethods.count(x.get<std::string>()))
-        throw Error("options: unknown method " + x.dump() + " (known: extended, paper, greedy, fbs, minpeak)");
+        throw Error("options: unknown method " + x.dump() +
+                    " (known: extended, paper, greedy, fbs, minpeak)");
       o.methods.push_back(x.get<std::string>());
     }
   }
-  if (j.contains("max_table_bytes")) o.max_table_bytes = option_bytes(j["max_table_bytes"], "max_table_bytes");
+  if (j.contains("max_table_bytes"))
+    o.max_table_bytes = option_bytes(j["max_table_bytes"], "max_table_bytes");
   return o;
 }
 
@@ -364,7 +382,9 @@ json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
     for (const Candidate& c : cands) why += "; " + c.method + ": " + c.error;
     throw Error("vbs: no plan for a batch of " + std::to_string(opt.batch) + " within " +
                 std::to_string(opt.budget_bytes) + " bytes" +
-                (std::isfinite(opt.latency_s) ? " and a latency bound of " + std::to_string(opt.latency_s) + " s" : "") +
+                (std::isfinite(opt.latency_s)
+                     ? " and a latency bound of " + std::to_string(opt.latency_s) + " s"
+                     : "") +
                 why);
   }
   const Candidate& best = *qs[0].best;
@@ -408,7 +428,8 @@ json plan_fbs(const CostTable& costs, const PlanOptions& opt) {
     const uint64_t need = check_plan(costs, opt.batch, fixed_batch_steps(costs, opt.batch, 1)).peak_bytes;
     if (need > opt.budget_bytes)
       throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) +
-                        " is below the smallest fixed-batch plan: batch 1 needs " + std::to_string(need) + " bytes");
+                        " is below the smallest fixed-batch plan: batch 1 needs " + std::to_string(need) +
+                        " bytes");
     throw Error(b.error);
   }
   Candidate c = from_baseline(costs, opt.batch, opt.latency_s, "fbs", std::move(b), opt.budget_bytes);
@@ -426,7 +447,8 @@ json plan_greedy(const CostTable& costs, const PlanOptions& opt) {
     const uint64_t need = check_plan(costs, opt.batch, ones).peak_bytes;
     if (need > opt.budget_bytes)
       throw BudgetError("budget_bytes " + std::to_string(opt.budget_bytes) +
-                        " is below the smallest greedy plan: it needs " + std::to_string(need) + " bytes (" + b.error + ")");
+                        " is below the smallest greedy plan: it needs " + std::to_string(need) + " bytes (" +
+                        b.error + ")");
     throw Error(b.error);
   }
   Candidate c = from_baseline(costs, opt.batch, opt.latency_s, "greedy", std::move(b), opt.budget_bytes);

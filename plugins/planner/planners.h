@@ -4,10 +4,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cost_table.h"
 #include "util/error.h"
@@ -21,10 +20,10 @@ struct BudgetError : Error {
 
 struct PlanOptions {
   uint64_t budget_bytes = 0;
-  int batch = 0;                 // r: samples in the request
-  uint64_t unit_bytes = 0;       // 0: budget / 256, rounded up
+  int batch = 0;                                               // r: samples in the request
+  uint64_t unit_bytes = 0;                                     // 0: budget / 256, rounded up
   double latency_s = std::numeric_limits<double>::infinity();  // per top-level phase
-  bool table = false;            // also plans for every budget in units up to budget_bytes
+  bool table = false;  // also plans for every budget in units up to budget_bytes
   // vbs candidates (docs/PLANNER.md): the extended DP on the table's order, on a
   // memory-friendly reordering and on the collapsed branches; the paper's DP; the
   // baselines; the minimum-peak plan.

@@ -30,7 +30,8 @@ SegmentPlanner::SegmentPlanner(const CostTable& costs, Segment segment, const Me
     if (el.layer >= 0) {
       for (int b = 1; b <= std::min(samples, costs.batch_max); ++b) {
         const int64_t need = units.up(layer_step_need(costs, seg_, e, b));
-        for (int64_t m = need; m <= s.units; ++m) ex[(b - 1) * stride + m] = static_cast<float>(costs.time(el.layer, b));
+        for (int64_t m = need; m <= s.units; ++m)
+          ex[(b - 1) * stride + m] = static_cast<float>(costs.time(el.layer, b));
       }
       continue;
     }

@@ -15,7 +15,8 @@ namespace frugal::planner {
 
 class SegmentPlanner {
  public:
-  SegmentPlanner(const CostTable& costs, Segment segment, const MemoryUnits& units, int samples, double latency_s);
+  SegmentPlanner(const CostTable& costs, Segment segment, const MemoryUnits& units, int samples,
+                 double latency_s);
   SegmentPlanner(const SegmentPlanner&) = delete;  // the DP's trace-back refers back to this object
   SegmentPlanner& operator=(const SegmentPlanner&) = delete;
 

@@ -35,7 +35,8 @@ frugal_status vk_describe(frugal_executor* ex, frugal_blob* out_json, frugal_err
   });
 }
 
-frugal_status vk_layer_bytes(frugal_executor* ex, int32_t layer, int32_t batch, frugal_layer_bytes* out, frugal_error* err) {
+frugal_status vk_layer_bytes(frugal_executor* ex, int32_t layer, int32_t batch, frugal_layer_bytes* out,
+                             frugal_error* err) {
   return guard(err, [&] {
     if (!ex || !out) frugal::sdk::fail_invalid("layer_bytes: executor or out is NULL");
     *out = ex->impl->layer_bytes(layer, batch);
@@ -50,7 +51,8 @@ frugal_status vk_set_budget(frugal_executor* ex, uint64_t budget_bytes, frugal_e
 }
 
 frugal_status vk_run(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
-                     frugal_tensor* outputs, size_t n_outputs, frugal_blob* out_report_json, frugal_error* err) {
+                     frugal_tensor* outputs, size_t n_outputs, frugal_blob* out_report_json,
+                     frugal_error* err) {
   return guard(err, [&] {
     if (!ex) frugal::sdk::fail_invalid("run: executor is NULL");
     if (out_report_json) *out_report_json = frugal_blob{nullptr, 0, nullptr};
@@ -59,8 +61,8 @@ frugal_status vk_run(frugal_executor* ex, const char* plan_json, const frugal_te
   });
 }
 
-frugal_status vk_time_layer(frugal_executor* ex, int32_t layer, int32_t batch, int32_t repeats, double* out_median_seconds,
-                            double* out_spread_seconds, frugal_error* err) {
+frugal_status vk_time_layer(frugal_executor* ex, int32_t layer, int32_t batch, int32_t repeats,
+                            double* out_median_seconds, double* out_spread_seconds, frugal_error* err) {
   return guard(err, [&] {
     if (!ex || !out_median_seconds || !out_spread_seconds)
       frugal::sdk::fail_invalid("time_layer: executor or an out pointer is NULL");
@@ -68,16 +70,22 @@ frugal_status vk_time_layer(frugal_executor* ex, int32_t layer, int32_t batch, i
   });
 }
 
-const frugal_executor_api kVulkanExecutorApi = {sizeof(frugal_executor_api), &vk_create,     &vk_destroy,
-                                                &vk_describe,                &vk_layer_bytes, &vk_set_budget,
-                                                &vk_run,                     &vk_time_layer};
+const frugal_executor_api kVulkanExecutorApi = {sizeof(frugal_executor_api),
+                                                &vk_create,
+                                                &vk_destroy,
+                                                &vk_describe,
+                                                &vk_layer_bytes,
+                                                &vk_set_budget,
+                                                &vk_run,
+                                                &vk_time_layer};
 
 }  // namespace
 
-FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "vulkan", "0.1.0",
-                     "Vulkan compute executor: direct and tiled GLSL shaders (SPIR-V), gating-ready conv, one arena of "
-                     "exactly the budget; runs on any conformant driver, lavapipe included",
-                     kVulkanExecutorApi)
+FRUGAL_DEFINE_PLUGIN(
+    FRUGAL_KIND_EXECUTOR, "vulkan", "0.1.0",
+    "Vulkan compute executor: direct and tiled GLSL shaders (SPIR-V), gating-ready conv, one arena of "
+    "exactly the budget; runs on any conformant driver, lavapipe included",
+    kVulkanExecutorApi)
 
 // Extension (optional, looked up with dlsym by `frugal devices`): every Vulkan
 // device this plugin sees, as JSON

@@ -43,12 +43,13 @@ const GlobalFunctions& loader() {
   GlobalFunctions g;
   g.vkGetInstanceProcAddr = gipa;
   g.library = lib;
-  g.vkEnumerateInstanceVersion = instance_proc<PFN_vkEnumerateInstanceVersion>(g, nullptr, "vkEnumerateInstanceVersion");
-#define FRUGAL_VK_LOAD(name)                                             \
-  g.name = instance_proc<PFN_##name>(g, nullptr, #name);                 \
-  if (!g.name) {                                                         \
-    failure = lib + " lacks the Vulkan entry point " #name;              \
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, failure);                      \
+  g.vkEnumerateInstanceVersion =
+      instance_proc<PFN_vkEnumerateInstanceVersion>(g, nullptr, "vkEnumerateInstanceVersion");
+#define FRUGAL_VK_LOAD(name)                                \
+  g.name = instance_proc<PFN_##name>(g, nullptr, #name);    \
+  if (!g.name) {                                            \
+    failure = lib + " lacks the Vulkan entry point " #name; \
+    throw sdk::Failure(FRUGAL_ERR_DEVICE, failure);         \
   }
   FRUGAL_VK_GLOBAL_FUNCTIONS(FRUGAL_VK_LOAD)
 #undef FRUGAL_VK_LOAD
@@ -57,8 +58,8 @@ const GlobalFunctions& loader() {
 }
 
 void InstanceFunctions::load(const GlobalFunctions& g, VkInstance instance) {
-#define FRUGAL_VK_LOAD(name)                                                                      \
-  name = instance_proc<PFN_##name>(g, instance, #name);                                           \
+#define FRUGAL_VK_LOAD(name)                            \
+  name = instance_proc<PFN_##name>(g, instance, #name); \
   if (!name) throw sdk::Failure(FRUGAL_ERR_DEVICE, "the Vulkan instance lacks the entry point " #name);
   FRUGAL_VK_INSTANCE_FUNCTIONS(FRUGAL_VK_LOAD)
 #undef FRUGAL_VK_LOAD
@@ -68,8 +69,8 @@ void InstanceFunctions::load(const GlobalFunctions& g, VkInstance instance) {
 }
 
 void DeviceFunctions::load(const InstanceFunctions& i, VkDevice device) {
-#define FRUGAL_VK_LOAD(name)                                                                  \
-  name = reinterpret_cast<PFN_##name>(i.vkGetDeviceProcAddr(device, #name));                 \
+#define FRUGAL_VK_LOAD(name)                                                 \
+  name = reinterpret_cast<PFN_##name>(i.vkGetDeviceProcAddr(device, #name)); \
   if (!name) throw sdk::Failure(FRUGAL_ERR_DEVICE, "the Vulkan device lacks the entry point " #name);
   FRUGAL_VK_DEVICE_FUNCTIONS(FRUGAL_VK_LOAD)
 #undef FRUGAL_VK_LOAD

@@ -14,20 +14,20 @@
 
 namespace frugal::vk {
 
-#define FRUGAL_VK_GLOBAL_FUNCTIONS(X)         \
-  X(vkCreateInstance)                         \
-  X(vkEnumerateInstanceExtensionProperties)   \
+#define FRUGAL_VK_GLOBAL_FUNCTIONS(X)       \
+  X(vkCreateInstance)                       \
+  X(vkEnumerateInstanceExtensionProperties) \
   X(vkEnumerateInstanceLayerProperties)
 
-#define FRUGAL_VK_INSTANCE_FUNCTIONS(X)         \
-  X(vkDestroyInstance)                          \
-  X(vkEnumeratePhysicalDevices)                 \
-  X(vkGetPhysicalDeviceProperties)              \
-  X(vkGetPhysicalDeviceFeatures)                \
-  X(vkGetPhysicalDeviceMemoryProperties)        \
-  X(vkGetPhysicalDeviceQueueFamilyProperties)   \
-  X(vkEnumerateDeviceExtensionProperties)       \
-  X(vkCreateDevice)                             \
+#define FRUGAL_VK_INSTANCE_FUNCTIONS(X)       \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceFeatures)              \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkGetPhysicalDeviceQueueFamilyProperties) \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkCreateDevice)                           \
   X(vkGetDeviceProcAddr)
 
 // Entry points of Vulkan 1.1 or of instance extensions: may be null.

@@ -46,8 +46,10 @@ Buffer::Buffer(Device& d, uint64_t size, VkBufferUsageFlags usage, bool host_vis
   const DeviceFunctions& fn = d.fn();
   const uint64_t max_alloc = d.info().max_allocation_bytes;
   if (max_alloc && size > max_alloc)
-    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, what + ": " + std::to_string(size) + " bytes exceed the device's largest allocation (" +
-                                                     std::to_string(max_alloc) + " bytes, maxMemoryAllocationSize)");
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, what + ": " + std::to_string(size) +
+                                                     " bytes exceed the device's largest allocation (" +
+                                                     std::to_string(max_alloc) +
+                                                     " bytes, maxMemoryAllocationSize)");
   VkBufferCreateInfo bi{};
   bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   bi.size = size;
@@ -63,11 +65,13 @@ Buffer::Buffer(Device& d, uint64_t size, VkBufferUsageFlags usage, bool host_vis
     ai.memoryTypeIndex = d.memory_type(req.memoryTypeBits, host_visible);
     const VkResult r = fn.vkAllocateMemory(d.handle(), &ai, nullptr, &memory_);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
-      throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, what + ": the device cannot allocate " + std::to_string(size) +
-                                                       " bytes (" + result_name(r) + ")");
+      throw sdk::Failure(
+          FRUGAL_ERR_OUT_OF_MEMORY,
+          what + ": the device cannot allocate " + std::to_string(size) + " bytes (" + result_name(r) + ")");
     check(r, "vkAllocateMemory (" + what + ")");
     check(fn.vkBindBufferMemory(d.handle(), buffer_, memory_, 0), "vkBindBufferMemory (" + what + ")");
-    if (host_visible) check(fn.vkMapMemory(d.handle(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory (" + what + ")");
+    if (host_visible)
+      check(fn.vkMapMemory(d.handle(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory (" + what + ")");
   } catch (...) {
     release();
     throw;
@@ -136,7 +140,8 @@ std::string SpecConstants::key() const {
 
 // ---- Device ---------------------------------------------------------------------
 
-Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& info, const std::string& pipeline_cache)
+Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& info,
+               const std::string& pipeline_cache)
     : instance_(std::move(instance)), info_(info) {
   const InstanceFunctions& ifn = instance_->fn();
   const float priority = 1.0f;
@@ -175,10 +180,13 @@ Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& inf
     li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     li.bindingCount = kBindings;
     li.pBindings = bindings;
-    check(fn_.vkCreateDescriptorSetLayout(device_, &li, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+    check(fn_.vkCreateDescriptorSetLayout(device_, &li, nullptr, &set_layout_),
+          "vkCreateDescriptorSetLayout");
     if (info_.limits.maxPushConstantsSize < kPushConstantBytes)
-      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, info_.name + " offers " + std::to_string(info_.limits.maxPushConstantsSize) +
-                                                     " bytes of push constants, frugal's shaders need " + std::to_string(kPushConstantBytes));
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, info_.name + " offers " +
+                                                     std::to_string(info_.limits.maxPushConstantsSize) +
+                                                     " bytes of push constants, frugal's shaders need " +
+                                                     std::to_string(kPushConstantBytes));
     VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
     VkPipelineLayoutCreateInfo pli{};
     pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
@@ -225,8 +233,9 @@ Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& inf
     wg1d_ = info_.vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 64 : 256;
     wg1d_ = std::min({wg1d_, L.maxComputeWorkGroupInvocations, L.maxComputeWorkGroupSize[0]});
     tile_ = 16;
-    while (tile_ > 1 && (tile_ * tile_ > L.maxComputeWorkGroupInvocations || tile_ > L.maxComputeWorkGroupSize[0] ||
-                         tile_ > L.maxComputeWorkGroupSize[1] || 2 * tile_ * tile_ * 4 > L.maxComputeSharedMemorySize))
+    while (tile_ > 1 &&
+           (tile_ * tile_ > L.maxComputeWorkGroupInvocations || tile_ > L.maxComputeWorkGroupSize[0] ||
+            tile_ > L.maxComputeWorkGroupSize[1] || 2 * tile_ * tile_ * 4 > L.maxComputeSharedMemorySize))
       tile_ /= 2;
 
     dummy_ = Buffer(*this, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, "dummy binding");
@@ -267,7 +276,8 @@ void Device::destroy() noexcept {
 }
 
 std::string Device::description() const {
-  return info_.name + " (" + info_.type + ", Vulkan " + info_.api_version_string() + ", " + info_.driver + ")";
+  return info_.name + " (" + info_.type + ", Vulkan " + info_.api_version_string() + ", " + info_.driver +
+         ")";
 }
 
 uint32_t Device::memory_type(uint32_t type_bits, bool host_visible) const {
@@ -275,7 +285,8 @@ uint32_t Device::memory_type(uint32_t type_bits, bool host_visible) const {
   instance_->fn().vkGetPhysicalDeviceMemoryProperties(info_.handle, &mem);
   const VkMemoryPropertyFlags want =
       host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0;
-  const VkMemoryPropertyFlags prefer = host_visible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  const VkMemoryPropertyFlags prefer =
+      host_visible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   int fallback = -1;
   for (uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
     if (!(type_bits & (1u << i))) continue;
@@ -285,7 +296,8 @@ uint32_t Device::memory_type(uint32_t type_bits, bool host_visible) const {
     if (fallback < 0) fallback = int(i);
   }
   if (fallback < 0)
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, info_.name + " has no " + (host_visible ? "host-visible coherent" : "") +
+    throw sdk::Failure(FRUGAL_ERR_DEVICE, info_.name + " has no " +
+                                              (host_visible ? "host-visible coherent" : "") +
                                               " memory type for this buffer");
   return uint32_t(fallback);
 }
@@ -322,7 +334,10 @@ void Device::submit_and_wait(VkCommandBuffer cb) {
 
 void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
-  if (!staging_) staging_ = Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "staging buffer");
+  if (!staging_)
+    staging_ =
+        Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               true, "staging buffer");
   const auto* p = static_cast<const unsigned char*>(src);
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());
@@ -337,7 +352,10 @@ void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_
 
 void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
-  if (!staging_) staging_ = Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "staging buffer");
+  if (!staging_)
+    staging_ =
+        Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               true, "staging buffer");
   auto* p = static_cast<unsigned char*>(dst);
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());
@@ -353,14 +371,18 @@ void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t by
 std::vector<uint32_t> Device::read_spirv(const std::string& path) const {
   std::ifstream f(path, std::ios::binary);
   if (!f)
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, "shader " + path + " not found (build the frugal_shaders target, or point the "
-                                              "executor at the SPIR-V folder with option \"shader_dir\" or FRUGAL_SHADER_DIR)");
+    throw sdk::Failure(FRUGAL_ERR_DEVICE,
+                       "shader " + path +
+                           " not found (build the frugal_shaders target, or point the "
+                           "executor at the SPIR-V folder with option \"shader_dir\" or FRUGAL_SHADER_DIR)");
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (bytes.size() < 20 || bytes.size() % 4 != 0)
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, "shader " + path + " is not SPIR-V (" + std::to_string(bytes.size()) + " bytes)");
+    throw sdk::Failure(FRUGAL_ERR_DEVICE,
+                       "shader " + path + " is not SPIR-V (" + std::to_string(bytes.size()) + " bytes)");
   std::vector<uint32_t> words(bytes.size() / 4);
   std::memcpy(words.data(), bytes.data(), bytes.size());
-  if (words[0] != 0x07230203u) throw sdk::Failure(FRUGAL_ERR_DEVICE, "shader " + path + " is not SPIR-V (bad magic number)");
+  if (words[0] != 0x07230203u)
+    throw sdk::Failure(FRUGAL_ERR_DEVICE, "shader " + path + " is not SPIR-V (bad magic number)");
   return words;
 }
 
@@ -402,7 +424,8 @@ VkPipeline Device::pipeline(const std::string& spv, const SpecConstants& spec) {
   ci.stage.pSpecializationInfo = map.empty() ? nullptr : &info;
   ci.layout = pipeline_layout_;
   VkPipeline p = VK_NULL_HANDLE;
-  check(fn_.vkCreateComputePipelines(device_, pipeline_cache_, 1, &ci, nullptr, &p), "vkCreateComputePipelines (" + spv + ")");
+  check(fn_.vkCreateComputePipelines(device_, pipeline_cache_, 1, &ci, nullptr, &p),
+        "vkCreateComputePipelines (" + spv + ")");
   pipelines_[key] = p;
   ++pipelines_built_;
   return p;
@@ -420,8 +443,9 @@ std::vector<VkDescriptorSet> Device::allocate_sets(uint32_t count) {
   ai.pSetLayouts = layouts.data();
   const VkResult r = fn_.vkAllocateDescriptorSets(device_, &ai, sets.data());
   if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL)
-    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "the device's descriptor pool (" + std::to_string(kMaxDescriptorSets) +
-                                                     " sets) cannot hold " + std::to_string(count) + " more sets");
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY,
+                       "the device's descriptor pool (" + std::to_string(kMaxDescriptorSets) +
+                           " sets) cannot hold " + std::to_string(count) + " more sets");
   check(r, "vkAllocateDescriptorSets");
   return sets;
 }
@@ -452,8 +476,10 @@ void Device::save_pipeline_cache() {
     if (!f) return;
   }
   fs::rename(tmp, cache_path_, ec);  // atomic: concurrent processes never see half a file
-  if (ec) fs::remove(tmp, ec);
-  else cache_saved_bytes_ = size;
+  if (ec)
+    fs::remove(tmp, ec);
+  else
+    cache_saved_bytes_ = size;
 }
 
 std::shared_ptr<Device> shared_device(const DeviceOptions& options) {
@@ -461,7 +487,8 @@ std::shared_ptr<Device> shared_device(const DeviceOptions& options) {
   static std::map<std::string, std::weak_ptr<Device>> devices;
   std::shared_ptr<Instance> instance = shared_instance(options.validation);
   const PhysicalDeviceInfo info = instance->choose(options.device);
-  const std::string key = std::to_string(options.validation) + "|" + std::to_string(info.index) + "|" + options.pipeline_cache;
+  const std::string key =
+      std::to_string(options.validation) + "|" + std::to_string(info.index) + "|" + options.pipeline_cache;
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Device> d = devices[key].lock();
   if (!d) {

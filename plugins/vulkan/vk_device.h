@@ -62,14 +62,15 @@ class SpecConstants {
 };
 
 struct DeviceOptions {
-  int device = -1;             // -1: FRUGAL_VULKAN_DEVICE, else the best by type
+  int device = -1;  // -1: FRUGAL_VULKAN_DEVICE, else the best by type
   bool validation = false;
   std::string pipeline_cache;  // file; "" = $XDG_CACHE_HOME/frugal/vk-pipeline-<uuid>.bin; "off" = none
 };
 
 class Device {
  public:
-  Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& info, const std::string& pipeline_cache);
+  Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& info,
+         const std::string& pipeline_cache);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -114,8 +115,8 @@ class Device {
   const Buffer& dummy() const { return dummy_; }
 
   // Limits that shape dispatches.
-  uint32_t workgroup_1d() const { return wg1d_; }   // invocations of 1-D work groups
-  uint32_t matmul_tile() const { return tile_; }    // TILE x TILE work groups
+  uint32_t workgroup_1d() const { return wg1d_; }  // invocations of 1-D work groups
+  uint32_t matmul_tile() const { return tile_; }   // TILE x TILE work groups
   uint64_t binding_alignment() const { return info_.limits.minStorageBufferOffsetAlignment; }
   uint64_t max_binding_bytes() const { return info_.limits.maxStorageBufferRange; }
   uint32_t max_group_count(int axis) const { return info_.limits.maxComputeWorkGroupCount[axis]; }

@@ -1,14 +1,13 @@
 #include "vk_executor.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-#include <dlfcn.h>
-
 #include <nlohmann/json.hpp>
 
 #include "frugal/plugin_sdk.hpp"
@@ -33,13 +32,15 @@ std::string installed_shader_dir() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&installed_shader_dir), &info) || !info.dli_fname) return "";
   std::error_code ec;
-  const std::filesystem::path dir = std::filesystem::path(info.dli_fname).parent_path() / ".." / ".." / ".." / "share" / "frugal" / "shaders";
+  const std::filesystem::path dir = std::filesystem::path(info.dli_fname).parent_path() / ".." / ".." / ".." /
+                                    "share" / "frugal" / "shaders";
   if (!std::filesystem::exists(dir / "conv_gated.spv", ec)) return "";
   return std::filesystem::weakly_canonical(dir, ec).string();
 }
 
-constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                             VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+constexpr VkBufferUsageFlags kStorageUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
 
 }  // namespace
 
@@ -54,24 +55,30 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       if (j.contains("device")) {
         const auto& v = j["device"];
         if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000)
-          throw Error("option 'device' must be a device index (0, 1, ...; see `frugal devices`), got " + v.dump());
+          throw Error("option 'device' must be a device index (0, 1, ...; see `frugal devices`), got " +
+                      v.dump());
         o.device = int(v.get<int64_t>());
       }
       if (j.contains("shader_dir")) {
-        if (!j["shader_dir"].is_string()) throw Error("option 'shader_dir' must be a string, got " + j["shader_dir"].dump());
+        if (!j["shader_dir"].is_string())
+          throw Error("option 'shader_dir' must be a string, got " + j["shader_dir"].dump());
         o.shader_dir = j["shader_dir"].get<std::string>();
       }
       if (j.contains("conv")) {
         const auto& v = j["conv"];
         if (!v.is_string() || (v != "dense" && v != "indirect"))
-          throw Error("option 'conv' must be \"indirect\" (gating-ready, the default) or \"dense\", got " + v.dump());
+          throw Error("option 'conv' must be \"indirect\" (gating-ready, the default) or \"dense\", got " +
+                      v.dump());
         o.dense_conv = v == "dense";
       }
       if (j.contains("pipeline_cache")) {
         const auto& v = j["pipeline_cache"];
-        if (v.is_boolean()) o.pipeline_cache = v.get<bool>() ? "" : "off";
-        else if (v.is_string() && !v.get<std::string>().empty()) o.pipeline_cache = v.get<std::string>();
-        else throw Error("option 'pipeline_cache' must be true, false or a file name, got " + v.dump());
+        if (v.is_boolean())
+          o.pipeline_cache = v.get<bool>() ? "" : "off";
+        else if (v.is_string() && !v.get<std::string>().empty())
+          o.pipeline_cache = v.get<std::string>();
+        else
+          throw Error("option 'pipeline_cache' must be true, false or a file name, got " + v.dump());
       }
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
@@ -125,14 +132,16 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   weights_ = Buffer(*device_, weight_bytes, kStorageUsage, false, "weights buffer");
   if (!packer.words().empty()) device_->upload(weights_, 0, packer.words().data(), packer.words().size() * 4);
   for (const auto& b : blocks) weight_blocks_.push_back(Region{weights_.handle(), b.first, b.second});
-  for (size_t l = 0; l < model_.layers().size(); ++l) model_.kernel(int(l)).create_pipelines(*device_, shaders_);
+  for (size_t l = 0; l < model_.layers().size(); ++l)
+    model_.kernel(int(l)).create_pipelines(*device_, shaders_);
   device_->save_pipeline_cache();  // the next start finds the compiled pipelines
 
   VkCommandPoolCreateInfo pi{};
   pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pi.queueFamilyIndex = uint32_t(device_->info().compute_queue_family);
-  check(device_->fn().vkCreateCommandPool(device_->handle(), &pi, nullptr, &command_pool_), "vkCreateCommandPool");
+  check(device_->fn().vkCreateCommandPool(device_->handle(), &pi, nullptr, &command_pool_),
+        "vkCreateCommandPool");
   check_validation("create");
 }
 
@@ -144,12 +153,15 @@ Executor::~Executor() {
   if (command_pool_) fn.vkDestroyCommandPool(device_->handle(), command_pool_, nullptr);
 }
 
-uint64_t Executor::validation_errors() const { return device_->instance().validation_errors() - validation_base_; }
+uint64_t Executor::validation_errors() const {
+  return device_->instance().validation_errors() - validation_base_;
+}
 
 void Executor::check_validation(const std::string& what) const {
   const uint64_t n = validation_errors();
   if (n == 0) return;
-  std::string msg = what + ": the Vulkan validation layer reported " + std::to_string(n) + " error" + (n == 1 ? "" : "s");
+  std::string msg =
+      what + ": the Vulkan validation layer reported " + std::to_string(n) + " error" + (n == 1 ? "" : "s");
   const std::vector<std::string> first = device_->instance().validation_messages();
   if (!first.empty()) msg += "; first: " + first[0];
   throw sdk::Failure(FRUGAL_ERR_DEVICE, msg);
@@ -198,7 +210,7 @@ void Executor::set_budget(uint64_t bytes) {
 // ---- run ---------------------------------------------------------------------------------
 
 LayerIO Executor::layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset,
-                          uint64_t ws_offset, const Buffer& arena) const {
+                           uint64_t ws_offset, const Buffer& arena) const {
   const Model& m = model_;
   const Layer& L = m.layers()[size_t(l)];
   LayerIO io;
@@ -234,8 +246,9 @@ std::vector<double> Executor::read_timestamps(uint32_t queries) const {
   std::vector<double> seconds;
   if (!query_pool_ || queries == 0) return seconds;
   std::vector<uint64_t> ticks(queries);
-  check(device_->fn().vkGetQueryPoolResults(device_->handle(), query_pool_, 0, queries, queries * sizeof(uint64_t), ticks.data(),
-                                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+  check(device_->fn().vkGetQueryPoolResults(device_->handle(), query_pool_, 0, queries,
+                                            queries * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
   const uint32_t bits = device_->info().timestamp_valid_bits;
   const uint64_t mask = bits >= 64 ? ~uint64_t(0) : ((uint64_t(1) << bits) - 1);
@@ -265,7 +278,8 @@ bool same_steps(const std::vector<PlanStep>& a, const std::vector<PlanStep>& b) 
 
 }  // namespace
 
-void Executor::record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena, int64_t batch) {
+void Executor::record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
+                          int64_t batch) {
   const DeviceFunctions& fn = device_->fn();
   const uint32_t queries = uint32_t(2 * plan.steps.size());
   VkQueryPool pool = query_pool(queries);
@@ -290,14 +304,16 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
     const PlanStep& s = plan.steps[i];
     const exec::PlacedStep& ps = placed.steps[i];
     // Where the allocator compacted before this step: slide the chunks down as it did.
-    for (const exec::OffsetAllocator::Move& mv : ps.moves) r.move_down(arena.handle(), mv.from, mv.to, mv.bytes);
+    for (const exec::OffsetAllocator::Move& mv : ps.moves)
+      r.move_down(arena.handle(), mv.from, mv.to, mv.bytes);
     if (!ps.moves.empty()) r.barrier();
     if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
     for (size_t c = 0; c < ps.calls.size(); ++c) {
       const exec::PlacedCall& call = ps.calls[c];
       if (c > 0) r.barrier();  // the calls share the workspace
       if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, call.count)) == 0) continue;
-      model_.kernel(s.layer).record(r, layer_io(s.layer, call.count, call.in_offsets, call.out_offset, ps.ws_offset, arena));
+      model_.kernel(s.layer).record(
+          r, layer_io(s.layer, call.count, call.in_offsets, call.out_offset, ps.ws_offset, arena));
     }
     if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
@@ -309,8 +325,8 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   rec.queries = pool ? queries : 0;
 }
 
-std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
-                          size_t n_outputs) {
+std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
+                          frugal_tensor* outputs, size_t n_outputs) {
   const Model& m = model_;
   const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
   const std::vector<const frugal_tensor*>& ins = req.inputs;
@@ -319,12 +335,14 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const Plan& plan = req.plan;
   for (const auto& kv : gates_) {
     if (kv.second->gating.n != batch)
-      throw Error("run: gates of layer '" + m.layers()[size_t(kv.first)].name + "' were set for " + std::to_string(kv.second->gating.n) +
-                  " samples, the request has " + std::to_string(batch));
+      throw Error("run: gates of layer '" + m.layers()[size_t(kv.first)].name + "' were set for " +
+                  std::to_string(kv.second->gating.n) + " samples, the request has " + std::to_string(batch));
     for (size_t i = 0; i < plan.steps.size(); ++i)
       if (plan.steps[i].layer == kv.first && (plan.steps[i].first != 0 || plan.steps[i].count != batch))
-        throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "run: plan step " + std::to_string(i) + " (" + exec::describe_step(m, plan.steps[i]) +
-                                                       ") splits the batch of a gated layer; gated layers run on whole batches only");
+        throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
+                           "run: plan step " + std::to_string(i) + " (" +
+                               exec::describe_step(m, plan.steps[i]) +
+                               ") splits the batch of a gated layer; gated layers run on whole batches only");
   }
   const exec::PlanMemory predicted = exec::simulate_plan(m, plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
@@ -335,13 +353,15 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   Buffer temporary;
   const Buffer* arena = &arena_;
   if (auto_budget) {  // no budget given: exactly what this plan needs
-    if (capacity > 0) temporary = Buffer(*device_, capacity, kStorageUsage, false, "arena of " + format_bytes(capacity));
+    if (capacity > 0)
+      temporary = Buffer(*device_, capacity, kStorageUsage, false, "arena of " + format_bytes(capacity));
     arena = &temporary;
   }
 
   const double t0 = now_seconds();
   if (!recording_) recording_ = std::make_unique<Recording>();
-  if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget || !same_steps(recording_->steps, plan.steps))
+  if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
+      !same_steps(recording_->steps, plan.steps))
     record_run(*recording_, plan, placed, *arena, batch);
   for (size_t k = 0; k < ins.size(); ++k)
     if (ins[k]->bytes) device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes);
@@ -351,7 +371,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     const uint64_t sb = m.sample_bytes(m.outputs()[k]);
     for (const exec::PlacedPiece& p : placed.outputs[k])
       if (sb && p.count)
-        device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb, uint64_t(p.count) * sb);
+        device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
+                          uint64_t(p.count) * sb);
   }
   const double seconds = now_seconds() - t0;
   const std::vector<double> gpu = read_timestamps(recording_->queries);
@@ -365,7 +386,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   double gpu_total = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& st = plan.steps[i];
-    nlohmann::json s = {{"layer", m.layers()[size_t(st.layer)].name}, {"first", st.first}, {"count", st.count}};
+    nlohmann::json s = {
+        {"layer", m.layers()[size_t(st.layer)].name}, {"first", st.first}, {"count", st.count}};
     if (i < gpu.size()) {
       s["seconds"] = gpu[i];
       gpu_total += gpu[i];
@@ -394,7 +416,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   const Model& m = model_;
   exec::check_time_layer(m, layer, batch, repeats);
-  if (gates_.count(layer)) throw Error("time_layer: layer '" + m.layers()[size_t(layer)].name + "' is gated; clear its gates first");
+  if (gates_.count(layer))
+    throw Error("time_layer: layer '" + m.layers()[size_t(layer)].name + "' is gated; clear its gates first");
   const Layer& L = m.layers()[size_t(layer)];
   const frugal_layer_bytes need = m.layer_bytes(layer, batch);
   const uint64_t total = need.in_bytes + need.out_bytes + need.ws_bytes;
@@ -404,8 +427,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     temporary = Buffer(*device_, std::max<uint64_t>(total, 4), kStorageUsage, false, "time_layer arena");
     arena = &temporary;
   } else if (total > budget_) {
-    throw sdk::Failure(FRUGAL_ERR_BUDGET, "time_layer: layer '" + L.name + "' at batch " + std::to_string(batch) + " needs " +
-                                              format_bytes(total) + ", budget is " + format_bytes(budget_));
+    throw sdk::Failure(FRUGAL_ERR_BUDGET, "time_layer: layer '" + L.name + "' at batch " +
+                                              std::to_string(batch) + " needs " + format_bytes(total) +
+                                              ", budget is " + format_bytes(budget_));
   }
   // Inputs, then output, then workspace, back to back; synthetic inputs in [-1, 1).
   std::vector<uint64_t> in_at(L.node_inputs.size(), 0);
@@ -486,16 +510,20 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
 
 void Executor::set_gates(int layer, int64_t n, const std::vector<float>& values, float threshold) {
   const Model& m = model_;
-  if (layer < 0 || size_t(layer) >= m.layers().size()) throw Error("set_gates: layer index " + std::to_string(layer) + " is out of range");
+  if (layer < 0 || size_t(layer) >= m.layers().size())
+    throw Error("set_gates: layer index " + std::to_string(layer) + " is out of range");
   Kernel& k = m.kernel(layer);
   const int64_t M = k.gate_channels();
   if (M == 0) throw Error("set_gates: layer '" + m.layers()[size_t(layer)].name + "' is not a convolution");
-  if (options_.dense_conv) throw Error("set_gates: this executor runs the dense conv variant (option conv = \"dense\")");
+  if (options_.dense_conv)
+    throw Error("set_gates: this executor runs the dense conv variant (option conv = \"dense\")");
   if (n < 1 || int64_t(values.size()) != n * M)
-    throw Error("set_gates: expected " + std::to_string(n) + " x " + std::to_string(M) + " gate values, got " + std::to_string(values.size()));
+    throw Error("set_gates: expected " + std::to_string(n) + " x " + std::to_string(M) +
+                " gate values, got " + std::to_string(values.size()));
   device_->fn().vkDeviceWaitIdle(device_->handle());
   auto st = std::make_unique<GateState>();
-  const uint64_t vbytes = uint64_t(n * M) * 4, ibytes = uint64_t(n * k.gate_list_length()) * 4, abytes = uint64_t(n) * 12;
+  const uint64_t vbytes = uint64_t(n * M) * 4, ibytes = uint64_t(n * k.gate_list_length()) * 4,
+                 abytes = uint64_t(n) * 12;
   st->buffer = Buffer(*device_, vbytes + ibytes + abytes, kStorageUsage, false, "gates");
   device_->upload(st->buffer, 0, values.data(), vbytes);
   st->gating.values = Region{st->buffer.handle(), 0, vbytes};

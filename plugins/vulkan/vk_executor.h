@@ -27,19 +27,20 @@
 
 namespace frugal::vk {
 
+using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 using exec::Placement;
 using exec::Plan;
 using exec::PlanStep;
-using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 
 struct ExecutorOptions {
-  int device = -1;                // {"device": N}; -1: FRUGAL_VULKAN_DEVICE, else the best by type
-  std::string shader_dir;         // {"shader_dir": ...}; else FRUGAL_SHADER_DIR, else an install's
-                                  // share/frugal/shaders next to the plugin, else the build's shaders/
-  bool dense_conv = false;        // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
-  std::string pipeline_cache;     // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
-  uint64_t max_binding_bytes = 0; // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
-  bool validation = false;        // env FRUGAL_VULKAN_VALIDATION
+  int device = -1;          // {"device": N}; -1: FRUGAL_VULKAN_DEVICE, else the best by type
+  std::string shader_dir;   // {"shader_dir": ...}; else FRUGAL_SHADER_DIR, else an install's
+                            // share/frugal/shaders next to the plugin, else the build's shaders/
+  bool dense_conv = false;  // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
+  std::string
+      pipeline_cache;  // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
+  uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
+  bool validation = false;         // env FRUGAL_VULKAN_VALIDATION
   // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
 };
@@ -75,11 +76,12 @@ class Executor {
   void check_validation(const std::string& what) const;
   VkQueryPool query_pool(uint32_t queries);
   std::vector<double> read_timestamps(uint32_t queries) const;
-  void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena, int64_t batch);
+  void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
+                  int64_t batch);
   // Layer l on n samples: per head-node input the byte offset of its first
   // sample (constants: ignored), the output's and the workspace's offsets.
-  LayerIO layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset, uint64_t ws_offset,
-                   const Buffer& arena) const;
+  LayerIO layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset,
+                   uint64_t ws_offset, const Buffer& arena) const;
 
   ExecutorOptions options_;
   Model model_;

@@ -16,22 +16,32 @@ const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
 std::string type_name(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
 // Lower is better: the default device order.
 int type_rank(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -92,9 +102,11 @@ nlohmann::json PhysicalDeviceInfo::to_json() const {
             {"min_storage_buffer_offset_alignment", limits.minStorageBufferOffsetAlignment},
             {"max_compute_work_group_invocations", limits.maxComputeWorkGroupInvocations},
             {"max_compute_work_group_size",
-             {limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupSize[1], limits.maxComputeWorkGroupSize[2]}},
+             {limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupSize[1],
+              limits.maxComputeWorkGroupSize[2]}},
             {"max_compute_work_group_count",
-             {limits.maxComputeWorkGroupCount[0], limits.maxComputeWorkGroupCount[1], limits.maxComputeWorkGroupCount[2]}},
+             {limits.maxComputeWorkGroupCount[0], limits.maxComputeWorkGroupCount[1],
+              limits.maxComputeWorkGroupCount[2]}},
             {"max_push_constants_size", limits.maxPushConstantsSize},
             {"max_memory_allocation_size", max_allocation_bytes},
             {"timestamp_period_ns", limits.timestampPeriod}}}};
@@ -112,7 +124,7 @@ Instance::Instance(bool validation) : validation_(validation) {
   const GlobalFunctions& g = loader();
   uint32_t loader_version = VK_API_VERSION_1_0;
   if (g.vkEnumerateInstanceVersion) g.vkEnumerateInstanceVersion(&loader_version);
-  api_version_ = loader_version >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2
+  api_version_ = loader_version >= VK_API_VERSION_1_2   ? VK_API_VERSION_1_2
                  : loader_version >= VK_API_VERSION_1_1 ? VK_API_VERSION_1_1
                                                         : VK_API_VERSION_1_0;
 
@@ -122,19 +134,24 @@ Instance::Instance(bool validation) : validation_(validation) {
     check(g.vkEnumerateInstanceLayerProperties(&n, nullptr), "vkEnumerateInstanceLayerProperties");
     std::vector<VkLayerProperties> props(n);
     check(g.vkEnumerateInstanceLayerProperties(&n, props.data()), "vkEnumerateInstanceLayerProperties");
-    const bool found = std::any_of(props.begin(), props.begin() + n,
-                                   [](const VkLayerProperties& p) { return std::strcmp(p.layerName, kValidationLayer) == 0; });
+    const bool found = std::any_of(props.begin(), props.begin() + n, [](const VkLayerProperties& p) {
+      return std::strcmp(p.layerName, kValidationLayer) == 0;
+    });
     if (!found)
-      throw sdk::Failure(FRUGAL_ERR_DEVICE, std::string("FRUGAL_VULKAN_VALIDATION is set but the layer ") + kValidationLayer +
+      throw sdk::Failure(FRUGAL_ERR_DEVICE, std::string("FRUGAL_VULKAN_VALIDATION is set but the layer ") +
+                                                kValidationLayer +
                                                 " is not installed (Debian: vulkan-validationlayers)");
     layers.push_back(kValidationLayer);
     uint32_t m = 0;
-    check(g.vkEnumerateInstanceExtensionProperties(kValidationLayer, &m, nullptr), "vkEnumerateInstanceExtensionProperties");
+    check(g.vkEnumerateInstanceExtensionProperties(kValidationLayer, &m, nullptr),
+          "vkEnumerateInstanceExtensionProperties");
     std::vector<VkExtensionProperties> ext(m);
-    check(g.vkEnumerateInstanceExtensionProperties(kValidationLayer, &m, ext.data()), "vkEnumerateInstanceExtensionProperties");
+    check(g.vkEnumerateInstanceExtensionProperties(kValidationLayer, &m, ext.data()),
+          "vkEnumerateInstanceExtensionProperties");
     ext.resize(m);
     if (!has_extension(ext, VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
-      throw sdk::Failure(FRUGAL_ERR_DEVICE, std::string("the validation layer does not offer ") + VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+      throw sdk::Failure(FRUGAL_ERR_DEVICE, std::string("the validation layer does not offer ") +
+                                                VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
 
@@ -154,10 +171,11 @@ Instance::Instance(bool validation) : validation_(validation) {
   ci.ppEnabledExtensionNames = extensions.data();
   const VkResult r = g.vkCreateInstance(&ci, nullptr, &instance_);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, "no Vulkan driver: the loader (" + g.library + ") found no usable driver" +
-                                              icd_hint() +
-                                              " (VK_ERROR_INCOMPATIBLE_DRIVER); install one (Debian: mesa-vulkan-drivers "
-                                              "has lavapipe, a CPU driver) or use the cpu executor");
+    throw sdk::Failure(FRUGAL_ERR_DEVICE,
+                       "no Vulkan driver: the loader (" + g.library + ") found no usable driver" +
+                           icd_hint() +
+                           " (VK_ERROR_INCOMPATIBLE_DRIVER); install one (Debian: mesa-vulkan-drivers "
+                           "has lavapipe, a CPU driver) or use the cpu executor");
   check(r, "vkCreateInstance");
   try {
     fn_.load(g, instance_);
@@ -166,12 +184,15 @@ Instance::Instance(bool validation) : validation_(validation) {
         throw sdk::Failure(FRUGAL_ERR_DEVICE, "VK_EXT_debug_utils is enabled but its functions are missing");
       VkDebugUtilsMessengerCreateInfoEXT mi{};
       mi.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
-      mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
-      mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+      mi.messageSeverity =
+          VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+      mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
       mi.pfnUserCallback = &Instance::on_message;
       mi.pUserData = this;
-      check(fn_.vkCreateDebugUtilsMessengerEXT(instance_, &mi, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
+      check(fn_.vkCreateDebugUtilsMessengerEXT(instance_, &mi, nullptr, &messenger_),
+            "vkCreateDebugUtilsMessengerEXT");
     }
   } catch (...) {
     if (fn_.vkDestroyInstance) fn_.vkDestroyInstance(instance_, nullptr);
@@ -186,7 +207,8 @@ Instance::~Instance() {
 
 VKAPI_ATTR VkBool32 VKAPI_CALL Instance::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                     VkDebugUtilsMessageTypeFlagsEXT,
-                                                    const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+                                                    const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                    void* self) {
   auto* inst = static_cast<Instance*>(self);
   const char* text = data && data->pMessage ? data->pMessage : "(no message)";
   if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
@@ -229,13 +251,17 @@ std::vector<PhysicalDeviceInfo> Instance::devices() const {
     d.limits = p.limits;
 
     uint32_t m = 0;
-    check(fn_.vkEnumerateDeviceExtensionProperties(handles[i], nullptr, &m, nullptr), "vkEnumerateDeviceExtensionProperties");
+    check(fn_.vkEnumerateDeviceExtensionProperties(handles[i], nullptr, &m, nullptr),
+          "vkEnumerateDeviceExtensionProperties");
     std::vector<VkExtensionProperties> ext(m);
-    if (m) check(fn_.vkEnumerateDeviceExtensionProperties(handles[i], nullptr, &m, ext.data()), "vkEnumerateDeviceExtensionProperties");
+    if (m)
+      check(fn_.vkEnumerateDeviceExtensionProperties(handles[i], nullptr, &m, ext.data()),
+            "vkEnumerateDeviceExtensionProperties");
     ext.resize(m);
     d.memory_budget_extension = has_extension(ext, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 
-    const bool v11 = api_version_ >= VK_API_VERSION_1_1 && p.apiVersion >= VK_API_VERSION_1_1 && fn_.vkGetPhysicalDeviceProperties2;
+    const bool v11 = api_version_ >= VK_API_VERSION_1_1 && p.apiVersion >= VK_API_VERSION_1_1 &&
+                     fn_.vkGetPhysicalDeviceProperties2;
     if (v11) {
       VkPhysicalDeviceProperties2 p2{};
       p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
@@ -309,10 +335,13 @@ PhysicalDeviceInfo Instance::choose(int requested) const {
   const std::vector<PhysicalDeviceInfo> devs = devices();
   const GlobalFunctions& g = loader();
   if (devs.empty())
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, "no Vulkan device: the loader (" + g.library + ") lists no physical device" +
-                                              icd_hint() + "; install a driver (Debian: mesa-vulkan-drivers) or use the cpu executor");
+    throw sdk::Failure(FRUGAL_ERR_DEVICE,
+                       "no Vulkan device: the loader (" + g.library + ") lists no physical device" +
+                           icd_hint() +
+                           "; install a driver (Debian: mesa-vulkan-drivers) or use the cpu executor");
   std::string list;
-  for (const PhysicalDeviceInfo& d : devs) list += (list.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name + " (" + d.type + ")";
+  for (const PhysicalDeviceInfo& d : devs)
+    list += (list.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name + " (" + d.type + ")";
   int index = requested;
   std::string source = "option \"device\"";
   if (index < 0) {
@@ -321,20 +350,24 @@ PhysicalDeviceInfo Instance::choose(int requested) const {
       char* end = nullptr;
       const long v = std::strtol(env, &end, 10);
       if (*end != '\0' || v < 0)
-        throw Error(std::string("FRUGAL_VULKAN_DEVICE='") + env + "' is not a device index (devices: " + list + ")");
+        throw Error(std::string("FRUGAL_VULKAN_DEVICE='") + env +
+                    "' is not a device index (devices: " + list + ")");
       index = int(v);
       source = "FRUGAL_VULKAN_DEVICE";
     }
   }
   if (index < 0) {
     index = best(devs);
-    if (index < 0) throw sdk::Failure(FRUGAL_ERR_DEVICE, "no Vulkan device with a compute queue (devices: " + list + ")");
+    if (index < 0)
+      throw sdk::Failure(FRUGAL_ERR_DEVICE, "no Vulkan device with a compute queue (devices: " + list + ")");
   }
   if (size_t(index) >= devs.size())
-    throw sdk::Failure(FRUGAL_ERR_INVALID_ARGUMENT, source + " = " + std::to_string(index) + ": no such Vulkan device (devices: " + list + ")");
+    throw sdk::Failure(FRUGAL_ERR_INVALID_ARGUMENT, source + " = " + std::to_string(index) +
+                                                        ": no such Vulkan device (devices: " + list + ")");
   const PhysicalDeviceInfo& d = devs[size_t(index)];
   if (d.compute_queue_family < 0)
-    throw sdk::Failure(FRUGAL_ERR_DEVICE, "Vulkan device " + std::to_string(index) + " (" + d.name + ") has no compute queue");
+    throw sdk::Failure(FRUGAL_ERR_DEVICE,
+                       "Vulkan device " + std::to_string(index) + " (" + d.name + ") has no compute queue");
   return d;
 }
 

@@ -13,10 +13,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "vk_api.h"
 
@@ -80,7 +79,8 @@ class Instance {
  private:
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* self);
 
   InstanceFunctions fn_;
   VkInstance instance_ = VK_NULL_HANDLE;

@@ -60,7 +60,8 @@ void Epilogue::specialize(SpecConstants& sc, uint32_t channels) const {
     }
     const Step& s = steps_[k];
     if (s.kind == Kind::Affine && s.scale.size() != channels)
-      throw Error("internal: epilogue of " + std::to_string(s.scale.size()) + " channels on an output of " + std::to_string(channels));
+      throw Error("internal: epilogue of " + std::to_string(s.scale.size()) + " channels on an output of " +
+                  std::to_string(channels));
     sc.set(41 + i, uint32_t(s.kind));
     sc.set(45 + i, k < offsets_.size() ? offsets_[k] : 0);
     sc.set_float(49 + i, s.lo);
@@ -73,7 +74,9 @@ void Epilogue::specialize(SpecConstants& sc, uint32_t channels) const {
 void require_activation(const KernelSpec& s, size_t i, const char* role) {
   exec::require_float_activation(s, i, role);
   const InputInfo& in = s.inputs[i];
-  if (in.constant) unsupported(s, std::string(role) + " '" + in.name + "' is a constant; the vulkan executor expects an activation");
+  if (in.constant)
+    unsupported(
+        s, std::string(role) + " '" + in.name + "' is a constant; the vulkan executor expects an activation");
 }
 
 Dims at_call(const Dims& d, const LayerIO& io) {
@@ -84,11 +87,13 @@ Dims at_call(const Dims& d, const LayerIO& io) {
 
 uint32_t u32(int64_t v, const KernelSpec& s, const char* what) {
   if (v < 0 || v > int64_t(std::numeric_limits<uint32_t>::max()))
-    unsupported(s, std::string(what) + " = " + std::to_string(v) + " does not fit the shaders' 32-bit indices");
+    unsupported(s,
+                std::string(what) + " = " + std::to_string(v) + " does not fit the shaders' 32-bit indices");
   return uint32_t(v);
 }
 
-int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io, const std::vector<uint64_t>& sample_bytes,
+int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io,
+                                     const std::vector<uint64_t>& sample_bytes,
                                      const std::string& label) const {
   const int64_t n = count(io);
   if (!io.batched) return std::max<int64_t>(1, n);
@@ -97,9 +102,10 @@ int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io, const
   for (uint64_t b : sample_bytes) {
     if (b == 0) continue;
     if (b + slack > limit)
-      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, label + ": one sample's operand of " + std::to_string(b) +
-                                                     " bytes does not fit one storage-buffer binding of this device (" +
-                                                     std::to_string(limit) + " bytes)");
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
+                         label + ": one sample's operand of " + std::to_string(b) +
+                             " bytes does not fit one storage-buffer binding of this device (" +
+                             std::to_string(limit) + " bytes)");
     g = std::min<int64_t>(g, int64_t((limit - slack) / b));
   }
   return std::max<int64_t>(1, g);

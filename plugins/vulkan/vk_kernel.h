@@ -33,7 +33,8 @@ class WeightPacker {
   // Device facts kernels decide their layout by: binding alignment, 1-D work
   // group size, largest binding.
   WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes)
-      : workgroup_1d(workgroup_1d), max_binding_bytes(max_binding_bytes),
+      : workgroup_1d(workgroup_1d),
+        max_binding_bytes(max_binding_bytes),
         align_words_(alignment_bytes < 4 ? 1 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
@@ -75,12 +76,12 @@ class Epilogue : public exec::EpilogueSteps {
 // One execution of a layer on n consecutive samples of a request (a plan step,
 // or the part of one in which every input lies in one piece of the arena).
 struct LayerIO {
-  int64_t n = 1;                // samples (batched models); 1 otherwise
+  int64_t n = 1;  // samples (batched models); 1 otherwise
   bool batched = true;
-  std::vector<Region> in;       // per head-node input: its region (empty for constants, omitted inputs)
+  std::vector<Region> in;  // per head-node input: its region (empty for constants, omitted inputs)
   Region out;
   Region ws;
-  Region weights;               // the kernel's parameter block
+  Region weights;  // the kernel's parameter block
 };
 
 // Where the SPIR-V files are, and which conv variant layers use.
@@ -132,8 +133,8 @@ class Kernel {
   // Samples per dispatch so that each per-sample operand (bytes per sample)
   // fits one binding; throws naming `label` when even one sample does not.
   // (all of count(io) for models that are not batched).
-  int64_t samples_per_dispatch(const Recorder& r, const LayerIO& io, const std::vector<uint64_t>& sample_bytes,
-                               const std::string& label) const;
+  int64_t samples_per_dispatch(const Recorder& r, const LayerIO& io,
+                               const std::vector<uint64_t>& sample_bytes, const std::string& label) const;
 };
 
 // Factories (vk_kernels_*.cpp). They throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED)
@@ -145,7 +146,7 @@ std::unique_ptr<Kernel> make_binary(const KernelSpec& s);     // Add, Sub, Mul, 
 std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);  // BN, Relu, Clip, Sigmoid
 std::unique_ptr<Kernel> make_copy(const KernelSpec& s);       // Flatten, Reshape, Identity, Dropout, Concat
 std::unique_ptr<Kernel> make_lrn(const KernelSpec& s);
-std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);     // Gemm, MatMul
+std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);  // Gemm, MatMul
 std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
 
 bool op_is_supported(const std::string& op_type);

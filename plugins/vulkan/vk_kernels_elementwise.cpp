@@ -21,8 +21,9 @@ class FlatKernel : public Kernel {
     pipeline_ = d.pipeline(shaders.path(shader), sc);
   }
   // Records over samples: in/out regions advance by in_sample/out_sample bytes.
-  void record_flat(Recorder& r, const LayerIO& io, uint64_t in_sample, uint64_t out_sample, uint64_t invocations_per_sample,
-                   const std::string& label, uint32_t rows_per_sample = 0) const {
+  void record_flat(Recorder& r, const LayerIO& io, uint64_t in_sample, uint64_t out_sample,
+                   uint64_t invocations_per_sample, const std::string& label,
+                   uint32_t rows_per_sample = 0) const {
     const int64_t n = count(io);
     const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label);
     for (int64_t s0 = 0; s0 < n; s0 += g) {
@@ -54,7 +55,8 @@ class PointwiseKernel : public FlatKernel {
     channels_ = d.size() >= 2 ? d[1] : 1;
     inner_ = d.size() >= 2 ? product(d, 2) : 1;
     if (epilogue_.channels() > 0 && epilogue_.channels() != channels_)
-      fail(s, "input " + dims_string(d) + " does not have " + std::to_string(epilogue_.channels()) + " channels on axis 1");
+      fail(s, "input " + dims_string(d) + " does not have " + std::to_string(epilogue_.channels()) +
+                  " channels on axis 1");
     u32(channels_ * inner_, s, "values per sample");
   }
   Epilogue* epilogue() override { return &epilogue_; }
@@ -98,7 +100,8 @@ class BinaryKernel : public Kernel {
       } else {
         require_activation(s, i, role);
       }
-      if (in.dims.size() > r) fail(s, std::string(role) + " " + dims_string(in.dims) + " has a higher rank than the output");
+      if (in.dims.size() > r)
+        fail(s, std::string(role) + " " + dims_string(in.dims) + " has a higher rank than the output");
     }
     declared_dim0_ = r == 0 ? 1 : out[0];
     // Strides of a and b over the output dims (0 where broadcast). For an
@@ -110,7 +113,9 @@ class BinaryKernel : public Kernel {
       int64_t acc = 1;
       for (size_t k = r; k-- > 0;) {
         const int64_t dim = k + d.size() >= r ? d[k + d.size() - r] : 1;
-        if (dim != 1 && dim != out[k]) fail(s, "inputs " + dims_string(s.inputs[0].dims) + " and " + dims_string(s.inputs[1].dims) + " do not broadcast");
+        if (dim != 1 && dim != out[k])
+          fail(s, "inputs " + dims_string(s.inputs[0].dims) + " and " + dims_string(s.inputs[1].dims) +
+                      " do not broadcast");
         const bool batch_dim = s.batched && k == 0 && !is_constant_[i] && d.size() == r;
         st[k] = dim == 1 && !batch_dim ? 0 : acc;
         acc *= dim;
@@ -134,7 +139,8 @@ class BinaryKernel : public Kernel {
       a_.push_back(sa[k]);
       b_.push_back(sb[k]);
     }
-    if (dims_.size() > 6) unsupported(s, "broadcasting over " + std::to_string(dims_.size()) + " distinct dims (at most 6)");
+    if (dims_.size() > 6)
+      unsupported(s, "broadcasting over " + std::to_string(dims_.size()) + " distinct dims (at most 6)");
     while (dims_.size() < 6) {
       dims_.push_back(1);
       a_.push_back(0);
@@ -169,8 +175,9 @@ class BinaryKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     const int64_t n = count(io);
-    const int64_t g = samples_per_dispatch(r, io, {uint64_t(sample_elems_[0]) * 4, uint64_t(sample_elems_[1]) * 4,
-                                                   uint64_t(out_sample_) * 4}, label_);
+    const int64_t g = samples_per_dispatch(
+        r, io, {uint64_t(sample_elems_[0]) * 4, uint64_t(sample_elems_[1]) * 4, uint64_t(out_sample_) * 4},
+        label_);
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
@@ -181,7 +188,8 @@ class BinaryKernel : public Kernel {
         else if (!io.batched || sample_elems_[i] == 0)
           b.slot[slot] = io.in[i];  // one dispatch covers it all
         else
-          b.slot[slot] = io.in[i].sub(uint64_t(s0 * sample_elems_[i]) * 4, uint64_t(k * sample_elems_[i]) * 4);
+          b.slot[slot] =
+              io.in[i].sub(uint64_t(s0 * sample_elems_[i]) * 4, uint64_t(k * sample_elems_[i]) * 4);
       }
       b.slot[kO] = io.out.sub(uint64_t(s0 * out_sample_) * 4, uint64_t(k * out_sample_) * 4);
       PushConstants pc;
@@ -219,7 +227,8 @@ class CopyKernel : public Kernel {
       constant_ints(s, 1, "shape");  // the shape must be known when compiling
     }
     const Dims& d = s.inputs[0].dims;
-    if (product(d) != product(s.output)) fail(s, "input " + dims_string(d) + " and output " + dims_string(s.output) + " differ in size");
+    if (product(d) != product(s.output))
+      fail(s, "input " + dims_string(d) + " and output " + dims_string(s.output) + " differ in size");
     declared_dim0_ = d.empty() ? 1 : d[0];
     sample_bytes_ = uint64_t(d.empty() ? 1 : product(d, 1)) * 4;
   }
@@ -259,7 +268,8 @@ class ConcatKernel : public Kernel {
       } else {
         require_activation(s, i, "input");
       }
-      if (int64_t(in.dims.size()) != r) fail(s, "input " + std::to_string(i) + " " + dims_string(in.dims) + " has the wrong rank");
+      if (int64_t(in.dims.size()) != r)
+        fail(s, "input " + std::to_string(i) + " " + dims_string(in.dims) + " has the wrong rank");
       part.block = product(in.dims, size_t(axis));
       part.offset = offset;
       part.sample_elems = product(in.dims, 1);
@@ -300,9 +310,13 @@ class ConcatKernel : public Kernel {
       for (int64_t s0 = 0; s0 < n; s0 += g) {
         const int64_t k = axis0_ ? 1 : std::min(g, n - s0);
         Bindings b;
-        if (part.constant) b.slot[kX] = io.weights.sub(uint64_t(part.const_off) * 4, uint64_t(part.elems) * 4);
-        else if (axis0_) b.slot[kX] = io.in[i];
-        else b.slot[kX] = io.in[i].sub(uint64_t(s0 * part.sample_elems) * 4, uint64_t(k * part.sample_elems) * 4);
+        if (part.constant)
+          b.slot[kX] = io.weights.sub(uint64_t(part.const_off) * 4, uint64_t(part.elems) * 4);
+        else if (axis0_)
+          b.slot[kX] = io.in[i];
+        else
+          b.slot[kX] =
+              io.in[i].sub(uint64_t(s0 * part.sample_elems) * 4, uint64_t(k * part.sample_elems) * 4);
         b.slot[kO] = axis0_ ? io.out : io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
         PushConstants pc;
         pc.n = uint32_t(axis0_ ? 1 : k * outer_per_sample_);
@@ -403,7 +417,8 @@ class SoftmaxKernel : public FlatKernel {
       return;
     }
     const uint32_t rows_per_sample = uint32_t(sample_elems_ / len_);
-    record_flat(r, io, uint64_t(sample_elems_) * 4, uint64_t(sample_elems_) * 4, rows_per_sample, label_, rows_per_sample);
+    record_flat(r, io, uint64_t(sample_elems_) * 4, uint64_t(sample_elems_) * 4, rows_per_sample, label_,
+                rows_per_sample);
   }
 
  private:

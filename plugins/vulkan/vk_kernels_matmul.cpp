@@ -26,8 +26,10 @@ struct Operand {
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const KernelSpec& s) : label_(s.label()) {
-    if (s.node->op_type == "Gemm") init_gemm(s);
-    else init_matmul(s);
+    if (s.node->op_type == "Gemm")
+      init_gemm(s);
+    else
+      init_matmul(s);
     for (int64_t v : {rows_, N_, K_, batch_}) u32(v, s, "a matrix size");
     const InputInfo& first = s.inputs[0];
     declared_dim0_ = first.dims.empty() ? 1 : first.dims[0];
@@ -84,8 +86,10 @@ class MatMulKernel : public Kernel {
     // Samples are rows (Gemm, folded MatMul) or batch items (batched MatMul).
     const int64_t rows_unit = folded_ ? rows_ / units_ : rows_, batch_unit = folded_ ? 1 : batch_ / units_;
     const uint64_t out_unit = uint64_t(rows_unit * batch_unit * N_) * 4;
-    const int64_t g = samples_per_dispatch(r, io, {uint64_t(a_.sample_elems) * 4, uint64_t(b_.sample_elems) * 4,
-                                                   uint64_t(c_.sample_elems) * 4, out_unit}, label_);
+    const int64_t g = samples_per_dispatch(r, io,
+                                           {uint64_t(a_.sample_elems) * 4, uint64_t(b_.sample_elems) * 4,
+                                            uint64_t(c_.sample_elems) * 4, out_unit},
+                                           label_);
     const int64_t slice = b_sliced_ ? cols_per_slice_ : N_;
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
@@ -142,11 +146,13 @@ class MatMulKernel : public Kernel {
     alpha_ = n.attr_float("alpha", 1.0f);
     beta_ = n.attr_float("beta", 1.0f);
     const Dims &ad = s.inputs[0].dims, &bd = s.inputs[1].dims;
-    if (ad.size() != 2 || bd.size() != 2) fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " must both have rank 2");
+    if (ad.size() != 2 || bd.size() != 2)
+      fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " must both have rank 2");
     const int64_t M = ta ? ad[1] : ad[0];
     K_ = ta ? ad[0] : ad[1];
     N_ = tb ? bd[0] : bd[1];
-    if ((tb ? bd[1] : bd[0]) != K_) fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " disagree on K");
+    if ((tb ? bd[1] : bd[0]) != K_)
+      fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " disagree on K");
     rows_ = M;
     A_SR_ = ta ? 1 : K_;
     A_SK_ = ta ? M : 1;
@@ -161,14 +167,16 @@ class MatMulKernel : public Kernel {
       B_SN_ = 1;
     }
     mixes_ = (!a_.constant && ta) || !b_.constant;  // the batch would sit on the K axis
-    if (s.output != Dims{M, N_}) fail(s, "output " + dims_string(s.output) + " differs from [M, N] = " + dims_string({M, N_}));
+    if (s.output != Dims{M, N_})
+      fail(s, "output " + dims_string(s.output) + " differs from [M, N] = " + dims_string({M, N_}));
     if (has_input(s, 2)) {
       c_ = operand(s, 2, "input C");
       const Dims& cd = s.inputs[2].dims;
       if (cd.size() > 2) fail(s, "C " + dims_string(cd) + " has rank > 2");
       for (size_t k = 0; k < cd.size(); ++k) {
         const int64_t od = k + 2 - cd.size() == 0 ? M : N_;
-        if (cd[k] != 1 && cd[k] != od) fail(s, "C " + dims_string(cd) + " does not broadcast to " + dims_string({M, N_}));
+        if (cd[k] != 1 && cd[k] != od)
+          fail(s, "C " + dims_string(cd) + " does not broadcast to " + dims_string({M, N_}));
       }
       const int64_t cr = cd.size() == 2 ? cd[0] : 1, cc = cd.empty() ? 1 : cd.back();
       if (c_.constant && product(cd) == N_ && !cd.empty() && cd.back() == N_) {
@@ -181,8 +189,10 @@ class MatMulKernel : public Kernel {
         C_SR_ = cr == 1 ? 0 : cc;
         C_SN_ = cc == 1 ? 0 : 1;
         if (!c_.constant) {
-          if (cd.size() < 2) mixes_ = true;      // an activation broadcast over the rows (samples)
-          else if (s.batched) C_SR_ = cc;       // its dim 0 is the batch, even when declared 1
+          if (cd.size() < 2)
+            mixes_ = true;  // an activation broadcast over the rows (samples)
+          else if (s.batched)
+            C_SR_ = cc;  // its dim 0 is the batch, even when declared 1
         }
       }
     }
@@ -199,7 +209,8 @@ class MatMulKernel : public Kernel {
     const int64_t M = a[a.size() - 2];
     K_ = a.back();
     N_ = b.back();
-    if (b[b.size() - 2] != K_) fail(s, "A " + dims_string(a_in) + " and B " + dims_string(b_in) + " disagree on K");
+    if (b[b.size() - 2] != K_)
+      fail(s, "A " + dims_string(a_in) + " and B " + dims_string(b_in) + " disagree on K");
     const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
     Dims batch(r, 1), ab(r, 1), bb(r, 1);
     for (size_t k = 0; k < r; ++k) {
@@ -246,13 +257,14 @@ class MatMulKernel : public Kernel {
     Dims out = batch;
     if (a_in.size() > 1) out.push_back(M);
     if (b_in.size() > 1) out.push_back(N_);
-    if (s.output != out) fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(out));
+    if (s.output != out)
+      fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(out));
   }
 
   std::string label_;
   bool gemm_ = false, mixes_ = false;
   bool b_sliced_ = false;  // a constant B stored [N, K] and dispatched in column slices
-  bool folded_ = true;  // batch dims folded into the rows (Gemm too); else a batch index per item
+  bool folded_ = true;     // batch dims folded into the rows (Gemm too); else a batch index per item
   Operand a_, b_, c_;
   int64_t rows_ = 1, N_ = 1, K_ = 1, batch_ = 1, units_ = 1;
   int64_t A_SR_ = 1, A_SK_ = 1, B_SK_ = 1, B_SN_ = 1, C_SR_ = 0, C_SN_ = 0, BD1_ = 1, BD2_ = 1;

@@ -33,9 +33,12 @@ class ConvKernel : public Kernel {
     M_ = c.M;
     Cg_ = c.Cg;
     if (!c.bias.empty()) epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
-    const Dims want = win_.spatial_rank == 2 ? Dims{x.dims[0], M_, win_.Ho, win_.Wo} : Dims{x.dims[0], M_, win_.Wo};
-    if (s.output != want) fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(want));
-    for (int64_t v : {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})
+    const Dims want =
+        win_.spatial_rank == 2 ? Dims{x.dims[0], M_, win_.Ho, win_.Wo} : Dims{x.dims[0], M_, win_.Wo};
+    if (s.output != want)
+      fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(want));
+    for (int64_t v :
+         {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})
       u32(v, s, "a conv size");
     declared_dim0_ = x.dims[0];
     kpt_ = group_ == 1 ? 4 : 1;  // kernels of one group share their input loads
@@ -50,7 +53,7 @@ class ConvKernel : public Kernel {
 
   void pack(WeightPacker& p) override {
     p.begin_block();
-    p.add_floats(weights_);  // [M, Cg, kh, kw] at word 0 of the block
+    p.add_floats(weights_);           // [M, Cg, kh, kw] at word 0 of the block
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
@@ -65,9 +68,18 @@ class ConvKernel : public Kernel {
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
-    sc.set(7, uint32_t(win_.Ho)).set(8, uint32_t(win_.Wo)).set(9, uint32_t(win_.kh)).set(10, uint32_t(win_.kw));
-    sc.set(11, uint32_t(win_.sh)).set(12, uint32_t(win_.sw)).set(13, uint32_t(win_.dh)).set(14, uint32_t(win_.dw));
-    sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl)).set(17, uint32_t(Cg_)).set(18, uint32_t(M_ / group_));
+    sc.set(7, uint32_t(win_.Ho))
+        .set(8, uint32_t(win_.Wo))
+        .set(9, uint32_t(win_.kh))
+        .set(10, uint32_t(win_.kw));
+    sc.set(11, uint32_t(win_.sh))
+        .set(12, uint32_t(win_.sw))
+        .set(13, uint32_t(win_.dh))
+        .set(14, uint32_t(win_.dw));
+    sc.set_int(15, int32_t(win_.pt))
+        .set_int(16, int32_t(win_.pl))
+        .set(17, uint32_t(Cg_))
+        .set(18, uint32_t(M_ / group_));
     sc.set(19, uint32_t(kpt_));
     epilogue_.specialize(sc, uint32_t(M_));
     dense_ = shaders.dense_conv;
@@ -78,13 +90,15 @@ class ConvKernel : public Kernel {
   }
 
   void record(Recorder& r, const LayerIO& io) const override {
-    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4, out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
     const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
     const bool gated = gating_ != nullptr && !dense_;
     if (gated) {
       if (gating_->n != n)
-        throw Error(label_ + ": gates were set for " + std::to_string(gating_->n) + " samples, the run has " + std::to_string(n));
+        throw Error(label_ + ": gates were set for " + std::to_string(gating_->n) + " samples, the run has " +
+                    std::to_string(n));
       // Active lists and dispatch arguments from the gate values, on the device.
       PushConstants pc;
       pc.n = uint32_t(n);
@@ -94,7 +108,8 @@ class ConvKernel : public Kernel {
       pc.p1 = uint32_t((gating_->args.offset - gating_->indices.offset) / 4);
       Bindings b;
       b.slot[kX] = gating_->values;
-      b.slot[kU] = Region{gating_->indices.buffer, gating_->indices.offset, gating_->args.offset + gating_->args.bytes - gating_->indices.offset};
+      b.slot[kU] = Region{gating_->indices.buffer, gating_->indices.offset,
+                          gating_->args.offset + gating_->args.bytes - gating_->indices.offset};
       r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
       r.dispatch_flat(uint64_t(n), 64);
       r.fill(io.out, 0);  // switched-off kernels read 0
@@ -123,8 +138,10 @@ class ConvKernel : public Kernel {
         pc.s = uint32_t(s);
         pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
         r.push(pc);
-        if (gated) r.dispatch_indirect(gating_->args.buffer, gating_->args.offset + uint64_t(s0 + s) * 12);
-        else r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
+        if (gated)
+          r.dispatch_indirect(gating_->args.buffer, gating_->args.offset + uint64_t(s0 + s) * 12);
+        else
+          r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
       }
     }
   }
@@ -160,7 +177,8 @@ class PoolKernel : public Kernel {
     } else {
       if (!n.has_attr("kernel_shape")) fail(s, "attribute kernel_shape is required");
       const Dims kernel = n.attr_ints("kernel_shape", {});
-      if (kernel.size() == 3 || x.size() == 5) unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
+      if (kernel.size() == 3 || x.size() == 5)
+        unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
       if (!max_ && n.has_attr("dilations"))
         for (int64_t d : n.attr_ints("dilations", {}))
           if (d != 1) unsupported(s, "AveragePool with dilations is not supported");
@@ -181,15 +199,26 @@ class PoolKernel : public Kernel {
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
-    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(win_.Ho)).set(7, uint32_t(win_.Wo));
-    sc.set(8, uint32_t(win_.kh)).set(9, uint32_t(win_.kw)).set(10, uint32_t(win_.sh)).set(11, uint32_t(win_.sw));
-    sc.set(12, uint32_t(win_.dh)).set(13, uint32_t(win_.dw)).set_int(14, int32_t(win_.pt)).set_int(15, int32_t(win_.pl));
+    sc.set(3, uint32_t(C_))
+        .set(4, uint32_t(win_.H))
+        .set(5, uint32_t(win_.W))
+        .set(6, uint32_t(win_.Ho))
+        .set(7, uint32_t(win_.Wo));
+    sc.set(8, uint32_t(win_.kh))
+        .set(9, uint32_t(win_.kw))
+        .set(10, uint32_t(win_.sh))
+        .set(11, uint32_t(win_.sw));
+    sc.set(12, uint32_t(win_.dh))
+        .set(13, uint32_t(win_.dw))
+        .set_int(14, int32_t(win_.pt))
+        .set_int(15, int32_t(win_.pl));
     sc.set_int(16, int32_t(win_.pb)).set_int(17, int32_t(win_.pr)).set(18, count_include_pad_ ? 1 : 0);
     pipeline_ = d.pipeline(shaders.path(max_ ? "pool_max" : "pool_avg"), sc);
   }
 
   void record(Recorder& r, const LayerIO& io) const override {
-    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4, out_sample = uint64_t(C_ * win_.Ho * win_.Wo) * 4;
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(C_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
     const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
     for (int64_t s0 = 0; s0 < n; s0 += g) {

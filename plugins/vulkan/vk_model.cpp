@@ -38,7 +38,8 @@ void Model::prepare(const Graph& g, const std::map<std::string, Dims>& at_declar
   for (const Node& n : g.nodes) {
     if (n.op_type == "Constant" && default_domain(n)) continue;
     if (!default_domain(n) || !op_supported(n.op_type))
-      problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" + n.name + "')");
+      problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" +
+                         n.name + "')");
   }
   if (!problems.empty()) {
     std::string msg = "the vulkan executor cannot run " + std::to_string(problems.size()) + " node" +
@@ -96,7 +97,9 @@ std::optional<Dims> Model::probe_dims(int, const KernelSpec& s, const std::vecto
   return it->second;
 }
 
-bool Model::mixes_samples(int l, const std::vector<Dims>&) const { return kernels_[size_t(l)]->mixes_samples(); }
+bool Model::mixes_samples(int l, const std::vector<Dims>&) const {
+  return kernels_[size_t(l)]->mixes_samples();
+}
 
 exec::EpilogueSteps* Model::bundle_target(int l, const std::string& op) {
   Epilogue* e = kernels_[size_t(l)]->epilogue();

@@ -8,8 +8,12 @@
 
 namespace frugal::vk {
 
-Recorder::Recorder(Device& d, VkCommandBuffer cb, std::vector<VkDescriptorSet>& sets, uint64_t max_binding_bytes)
-    : d_(d), cb_(cb), sets_(sets), max_binding_(std::min<uint64_t>(max_binding_bytes, d.max_binding_bytes())) {}
+Recorder::Recorder(Device& d, VkCommandBuffer cb, std::vector<VkDescriptorSet>& sets,
+                   uint64_t max_binding_bytes)
+    : d_(d),
+      cb_(cb),
+      sets_(sets),
+      max_binding_(std::min<uint64_t>(max_binding_bytes, d.max_binding_bytes())) {}
 
 uint64_t Recorder::window_bytes(const Region& r) const {
   const uint64_t align = d_.binding_alignment();
@@ -27,13 +31,16 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
       *offsets[i] = 0;
       continue;
     }
-    if (r.offset % 4 != 0) throw Error("internal: " + what + ": operand offset " + std::to_string(r.offset) + " is not 4-byte aligned");
+    if (r.offset % 4 != 0)
+      throw Error("internal: " + what + ": operand offset " + std::to_string(r.offset) +
+                  " is not 4-byte aligned");
     const uint64_t start = r.offset - r.offset % align;
     const uint64_t range = r.offset + r.bytes - start;
     if (range > max_binding_)
-      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, what + ": an operand of " + std::to_string(r.bytes) +
-                                                     " bytes does not fit one storage-buffer binding of this device (" +
-                                                     std::to_string(max_binding_) + " bytes, maxStorageBufferRange)");
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
+                         what + ": an operand of " + std::to_string(r.bytes) +
+                             " bytes does not fit one storage-buffer binding of this device (" +
+                             std::to_string(max_binding_) + " bytes, maxStorageBufferRange)");
     infos[i] = VkDescriptorBufferInfo{r.buffer, start, range};
     *offsets[i] = uint32_t((r.offset - start) / 4);
   }
@@ -52,7 +59,8 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
   const DeviceFunctions& fn = d_.fn();
   fn.vkUpdateDescriptorSets(d_.handle(), Device::kBindings, writes, 0, nullptr);
   fn.vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  fn.vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, d_.pipeline_layout(), 0, 1, &set, 0, nullptr);
+  fn.vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, d_.pipeline_layout(), 0, 1, &set, 0,
+                             nullptr);
   push(pc);
 }
 
@@ -65,8 +73,9 @@ void Recorder::dispatch(uint32_t x, uint32_t y, uint32_t z) {
   for (int a = 0; a < 3; ++a) {
     const uint32_t v = a == 0 ? x : a == 1 ? y : z;
     if (v > d_.max_group_count(a))
-      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(v) + " work groups along axis " +
-                                                     std::to_string(a) + " exceeds the device's limit of " +
+      throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(v) +
+                                                     " work groups along axis " + std::to_string(a) +
+                                                     " exceeds the device's limit of " +
                                                      std::to_string(d_.max_group_count(a)));
   }
   d_.fn().vkCmdDispatch(cb_, x, y, z);
@@ -78,20 +87,26 @@ void Recorder::dispatch_flat(uint64_t invocations, uint32_t group_size) {
   const uint64_t x = std::min<uint64_t>(groups, d_.max_group_count(0));
   const uint64_t y = (groups + x - 1) / x;
   if (y > d_.max_group_count(1))
-    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(invocations) + " invocations exceeds the device's grid");
+    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, "a dispatch of " + std::to_string(invocations) +
+                                                   " invocations exceeds the device's grid");
   dispatch(uint32_t(x), uint32_t(y), 1);
 }
 
-void Recorder::dispatch_indirect(VkBuffer buffer, uint64_t offset) { d_.fn().vkCmdDispatchIndirect(cb_, buffer, offset); }
+void Recorder::dispatch_indirect(VkBuffer buffer, uint64_t offset) {
+  d_.fn().vkCmdDispatchIndirect(cb_, buffer, offset);
+}
 
 void Recorder::barrier() {
   VkMemoryBarrier mb{};
   mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
-                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                     VK_ACCESS_TRANSFER_READ_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                     VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
   const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  d_.fn().vkCmdPipelineBarrier(cb_, stages, stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  d_.fn().vkCmdPipelineBarrier(cb_, stages, stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &mb, 0,
+                               nullptr, 0, nullptr);
 }
 
 void Recorder::fill(const Region& r, uint32_t value) {
@@ -106,7 +121,8 @@ void Recorder::copy(const Region& from, const Region& to) {
 }
 
 void Recorder::move_down(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes) {
-  for (const exec::OffsetAllocator::Move& p : exec::non_overlapping_pieces(exec::OffsetAllocator::Move{from, to, bytes})) {
+  for (const exec::OffsetAllocator::Move& p :
+       exec::non_overlapping_pieces(exec::OffsetAllocator::Move{from, to, bytes})) {
     copy(Region{buffer, p.from, p.bytes}, Region{buffer, p.to, p.bytes});
     barrier();  // the next piece overwrites what this one read
   }

@@ -1,7 +1,8 @@
 // parse_bytes / format_bytes against sizes worked out by hand.
+#include "cli/byte_size.h"
+
 #include <catch2/catch.hpp>
 
-#include "cli/byte_size.h"
 #include "util/error.h"
 
 using Catch::Matchers::Contains;
@@ -18,9 +19,9 @@ TEST_CASE("parse_bytes: decimal and binary units", "[bytes]") {
   CHECK(frugal::parse_bytes("4kB") == 4000);
   CHECK(frugal::parse_bytes("4KiB") == 4096);
   CHECK(frugal::parse_bytes("2TB") == 2000000000000);
-  CHECK(frugal::parse_bytes("1.1MB") == 1100000);        // no 1099999 from binary rounding
+  CHECK(frugal::parse_bytes("1.1MB") == 1100000);  // no 1099999 from binary rounding
   CHECK(frugal::parse_bytes("0.5KiB") == 512);
-  CHECK(frugal::parse_bytes("1.0000001KB") == 1000);     // fractions of a byte round down
+  CHECK(frugal::parse_bytes("1.0000001KB") == 1000);  // fractions of a byte round down
   CHECK(frugal::parse_bytes("0") == 0);
 }
 

@@ -1,10 +1,11 @@
 // Script headers (summary, usage) and command-name suggestions.
-#include <fstream>
+#include "cli/commands.h"
+
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 
-#include "cli/commands.h"
 #include "util/error.h"
 
 using Catch::Matchers::Contains;

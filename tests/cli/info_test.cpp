@@ -20,8 +20,10 @@ std::string layer_row(const std::string& output, const std::string& op) {
   std::string line;
   bool in_layers = false;
   while (std::getline(in, line)) {
-    if (line.rfind("layers", 0) == 0) in_layers = true;
-    else if (in_layers && line.find("  " + op + "  ") != std::string::npos) return line;
+    if (line.rfind("layers", 0) == 0)
+      in_layers = true;
+    else if (in_layers && line.find("  " + op + "  ") != std::string::npos)
+      return line;
   }
   return "";
 }
@@ -42,7 +44,9 @@ std::string with_commas(int64_t v) {
   return s;
 }
 
-int64_t conv_out(int64_t in, int64_t k, int64_t pad_sum, int64_t stride) { return (in + pad_sum - k) / stride + 1; }
+int64_t conv_out(int64_t in, int64_t k, int64_t pad_sum, int64_t stride) {
+  return (in + pad_sum - k) / stride + 1;
+}
 
 }  // namespace
 
@@ -91,7 +95,7 @@ TEST_CASE("info: zoo model MACs scale with the batch", "[cli][info]") {
   REQUIRE(three.code == 0);
   CHECK(total_macs(one.output) > 0);
   CHECK(total_macs(three.output) == 3 * total_macs(one.output));
-  CHECK_THAT(one.output, Contains("[N, 3,"));       // declared input keeps its symbol
+  CHECK_THAT(one.output, Contains("[N, 3,"));  // declared input keeps its symbol
   CHECK_THAT(three.output, Contains("at batch 3"));
   CHECK_THAT(one.output, Contains("total MACs  " + with_commas(total_macs(one.output))));
 }
@@ -118,7 +122,8 @@ TEST_CASE("info: missing, corrupted and truncated files name the file and exit 1
   CHECK(m.code == 1);
   CHECK_THAT(m.output, Contains(missing));
 
-  std::string garbage = scratch_file("garbage.onnx", std::string("\x08\x07\x12\xff\xff\xff\xff\x0fgarbage", 16));
+  std::string garbage =
+      scratch_file("garbage.onnx", std::string("\x08\x07\x12\xff\xff\xff\xff\x0fgarbage", 16));
   FrugalRun g = run_frugal("info " + sh_quote(garbage));
   CHECK(g.code == 1);
   CHECK_THAT(g.output, Contains(garbage));

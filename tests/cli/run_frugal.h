@@ -1,13 +1,13 @@
 // Runs the built frugal executable through the shell and captures what it prints.
 #pragma once
 
-#include <cstdio>
-#include <fstream>
-#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 struct FrugalRun {
   int code = -1;       // exit status; >= 128 when the shell saw a signal
@@ -43,7 +43,8 @@ inline FrugalRun run_frugal(const std::string& args, const std::string& env = ""
 
 // A file under the build tree, unique to this process.
 inline std::string scratch_file(const std::string& name, const std::string& content) {
-  std::string path = std::string(FRUGAL_TEST_BINARY_DIR) + "/cli_test_" + std::to_string(getpid()) + "_" + name;
+  std::string path =
+      std::string(FRUGAL_TEST_BINARY_DIR) + "/cli_test_" + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }

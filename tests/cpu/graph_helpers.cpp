@@ -18,7 +18,8 @@ void GraphMaker::input(const std::string& name, const std::vector<int64_t>& dims
   g_.inputs.push_back(name);
 }
 
-void GraphMaker::constant(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+void GraphMaker::constant(const std::string& name, const std::vector<int64_t>& dims,
+                          const std::vector<float>& values) {
   g_.add_initializer(name, frugal::DType::Float32, dims, values.data());
 }
 
@@ -27,7 +28,8 @@ void GraphMaker::constant_i64(const std::string& name, const std::vector<int64_t
   g_.add_initializer(name, frugal::DType::Int64, dims, values.data());
 }
 
-frugal::Node& GraphMaker::node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
+frugal::Node& GraphMaker::node(const std::string& op, const std::vector<std::string>& inputs,
+                               const std::string& output) {
   frugal::Node n;
   n.name = output;
   n.op_type = op;

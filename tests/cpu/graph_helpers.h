@@ -17,9 +17,11 @@ class GraphMaker {
   // A float32 graph input; dim 0 symbolic ("N") when symbolic_batch.
   void input(const std::string& name, const std::vector<int64_t>& dims, bool symbolic_batch = false);
   void constant(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
-  void constant_i64(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  void constant_i64(const std::string& name, const std::vector<int64_t>& dims,
+                    const std::vector<int64_t>& values);
   // Appends a node whose name is its first output; returns that node for attributes.
-  frugal::Node& node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);
+  frugal::Node& node(const std::string& op, const std::vector<std::string>& inputs,
+                     const std::string& output);
   void output(const std::string& name);
   frugal::Graph& graph() { return g_; }
 

@@ -5,7 +5,6 @@
 // outputs as the whole-batch run; the arena itself keeps chunk contents through
 // compaction and fits any set of chunks whose sizes sum to its capacity.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -45,7 +44,8 @@ bool all_nan(const std::vector<HostTensor>& outs) {
 
 }  // namespace
 
-TEST_CASE("describe() bundles BN and activations into the conv layer and names each layer's inputs", "[cpu][plan]") {
+TEST_CASE("describe() bundles BN and activations into the conv layer and names each layer's inputs",
+          "[cpu][plan]") {
   cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 3), "{\"threads\": 1}");
   REQUIRE(ex.ok());
   const nlohmann::json d = ex.describe();
@@ -84,13 +84,15 @@ TEST_CASE("zoo toys through the plugin match the float64 reference", "[cpu][plan
     std::vector<HostTensor> out;
     REQUIRE(ex.run(in, out).ok());
     frugal::RefValues ref_in;
-    ref_in[in[0].name] = frugal::RefTensor{in[0].dims, std::vector<double>(in[0].data.begin(), in[0].data.end())};
+    ref_in[in[0].name] =
+        frugal::RefTensor{in[0].dims, std::vector<double>(in[0].data.begin(), in[0].data.end())};
     const frugal::RefValues want = frugal::reference_run(g, ref_in);
     const frugal::RefTensor& r = want.at(out[0].name);
     REQUIRE(r.dims == out[0].dims);
     double worst = 0;
     for (size_t i = 0; i < r.data.size(); ++i)
-      worst = std::max(worst, std::fabs(double(out[0].data[i]) - r.data[i]) / (1e-4 + 1e-3 * std::fabs(r.data[i])));
+      worst = std::max(worst,
+                       std::fabs(double(out[0].data[i]) - r.data[i]) / (1e-4 + 1e-3 * std::fabs(r.data[i])));
     CHECK(worst <= 1.0);
   }
 }
@@ -160,7 +162,8 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
   }
 }
 
-TEST_CASE("plans that split batches give bit-identical outputs for batch-independent kernels", "[cpu][plan]") {
+TEST_CASE("plans that split batches give bit-identical outputs for batch-independent kernels",
+          "[cpu][plan]") {
   // One sample at a time vs the whole batch: conv (im2col + sgemm per sample),
   // pools, Add, Concat compute each sample the same way at any batch size.
   cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 1), "{\"threads\": 1}");

@@ -2,7 +2,6 @@
 // malformed models, unsupported ops (all listed at once), bad options, wrong
 // input/output tensors, malformed or impossible plans, budgets too small.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <thread>
 
@@ -91,7 +90,8 @@ TEST_CASE("wrong inputs and outputs are refused naming the tensor", "[cpu][error
   REQUIRE(ex.ok());
   std::vector<HostTensor> out;
 
-  std::vector<HostTensor> wrong_shape = {HostTensor{"input", {2, 4, 8, 8}, std::vector<float>(2 * 4 * 64, 0.f)}};
+  std::vector<HostTensor> wrong_shape = {
+      HostTensor{"input", {2, 4, 8, 8}, std::vector<float>(2 * 4 * 64, 0.f)}};
   cpu_test::Status st = ex.run(wrong_shape, out);
   CHECK(st.code == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK_THAT(st.message, Contains("input 'input'") && Contains("[2, 4, 8, 8]") && Contains("[B, 3, 8, 8]"));
@@ -110,12 +110,15 @@ TEST_CASE("wrong inputs and outputs are refused naming the tensor", "[cpu][error
   const int64_t ydims[] = {1, 5};
   frugal_tensor o{"output", FRUGAL_DTYPE_FLOAT32, 2, ydims, y.data(), y.size() * sizeof(float)};
   frugal_error err{};
-  CHECK(cpu_test::api().run(ex.handle(), nullptr, &in, 1, &o, 1, nullptr, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
-  CHECK_THAT(std::string(err.message), Contains("input 'input'") && Contains("float64") && Contains("float32"));
+  CHECK(cpu_test::api().run(ex.handle(), nullptr, &in, 1, &o, 1, nullptr, &err) ==
+        FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(err.message),
+             Contains("input 'input'") && Contains("float64") && Contains("float32"));
   // A byte count that disagrees with the dims.
   std::vector<float> x(3 * 64, 0.f);
   frugal_tensor short_in{"input", FRUGAL_DTYPE_FLOAT32, 4, dims, x.data(), 100};
-  CHECK(cpu_test::api().run(ex.handle(), nullptr, &short_in, 1, &o, 1, nullptr, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(cpu_test::api().run(ex.handle(), nullptr, &short_in, 1, &o, 1, nullptr, &err) ==
+        FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK_THAT(std::string(err.message), Contains("100 bytes") && Contains("768"));
 
   // Output of the wrong shape.
@@ -166,7 +169,8 @@ TEST_CASE("malformed and impossible plans are refused naming the step", "[cpu][e
   std::vector<nlohmann::json> early = all;
   std::swap(early[0], early[1]);
   st = try_plan(plan_of(early));
-  CHECK_THAT(st.message, Contains("step 0") && Contains("layer '" + second + "'") && Contains("does not hold sample 0"));
+  CHECK_THAT(st.message,
+             Contains("step 0") && Contains("layer '" + second + "'") && Contains("does not hold sample 0"));
 
   std::vector<nlohmann::json> partial = all;
   partial.back() = step(d["layers"].back()["name"], 0, 1);
@@ -196,8 +200,8 @@ TEST_CASE("a budget below what one sample needs names the smallest budget that w
     for (int64_t s = 0; s < batch; ++s)
       for (size_t l = 0; l < mm.description()["layers"].size(); ++l) one_at_a_time.push_back({int(l), s, 1});
     const uint64_t smallest = mm.peak(one_at_a_time, batch);
-    std::vector<HostTensor> in = {HostTensor{"input", {batch, 3, 16, 16},
-                                             cpu_test::random_floats(size_t(batch * 3 * 256), 7)}};
+    std::vector<HostTensor> in = {
+        HostTensor{"input", {batch, 3, 16, 16}, cpu_test::random_floats(size_t(batch * 3 * 256), 7)}};
     REQUIRE(ex.set_budget(smallest - 1).ok());
     std::vector<HostTensor> out;
     const cpu_test::Status st = ex.run(in, out);
@@ -209,7 +213,8 @@ TEST_CASE("a budget below what one sample needs names the smallest budget that w
     REQUIRE(ex.set_budget(smallest).ok());
     out.clear();
     nlohmann::json report;
-    const cpu_test::Status ok = ex.run(in, out, cpu_test::MemoryModel::to_json(one_at_a_time, mm.description()), &report);
+    const cpu_test::Status ok =
+        ex.run(in, out, cpu_test::MemoryModel::to_json(one_at_a_time, mm.description()), &report);
     INFO(ok.message);
     CHECK(ok.ok());
     CHECK(report["peak_bytes"].get<uint64_t>() == smallest);
@@ -234,7 +239,8 @@ TEST_CASE("layer_bytes and time_layer check their arguments and the budget", "[c
   REQUIRE(ex.set_budget(need.in_bytes + need.out_bytes + need.ws_bytes - 1).ok());
   const cpu_test::Status st = ex.time_layer(0, 2, 3, median, spread);
   CHECK(st.code == FRUGAL_ERR_BUDGET);
-  CHECK_THAT(st.message, Contains("time_layer") && Contains(std::to_string(need.in_bytes + need.out_bytes + need.ws_bytes)));
+  CHECK_THAT(st.message, Contains("time_layer") &&
+                             Contains(std::to_string(need.in_bytes + need.out_bytes + need.ws_bytes)));
   REQUIRE(ex.set_budget(need.in_bytes + need.out_bytes + need.ws_bytes).ok());
   CHECK(ex.time_layer(0, 2, 3, median, spread).ok());
 }
@@ -249,7 +255,8 @@ TEST_CASE("a model that is not batch-separable runs whole, and says why", "[cpu]
   REQUIRE(ex.ok());
   const nlohmann::json d = ex.describe();
   CHECK(d["batched"] == false);
-  CHECK_THAT(d["not_batched_reason"].get<std::string>(), Contains("Softmax node 'y'") && Contains("different samples"));
+  CHECK_THAT(d["not_batched_reason"].get<std::string>(),
+             Contains("Softmax node 'y'") && Contains("different samples"));
   frugal_layer_bytes b{};
   frugal_error err{};
   CHECK(cpu_test::api().layer_bytes(ex.handle(), 0, 2, &b, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
@@ -257,7 +264,8 @@ TEST_CASE("a model that is not batch-separable runs whole, and says why", "[cpu]
   std::vector<HostTensor> in = {HostTensor{"x", {2, 3}, {1, 2, 3, 4, 5, 6}}}, out;
   REQUIRE(ex.run(in, out).ok());
   CHECK(out[0].data[0] == Approx(1.0 / (1.0 + std::exp(3.0))));
-  std::vector<HostTensor> in3 = {HostTensor{"x", {3, 3}, std::vector<float>(9, 0.f)}}, out3 = {HostTensor{"y", {3, 3}, {}}};
+  std::vector<HostTensor> in3 = {HostTensor{"x", {3, 3}, std::vector<float>(9, 0.f)}},
+                          out3 = {HostTensor{"y", {3, 3}, {}}};
   const cpu_test::Status st = ex.run(in3, out3);
   CHECK_THAT(st.message, Contains("[3, 3]") && Contains("expected [2, 3]"));
 }

@@ -5,9 +5,8 @@
 // epilogue, at 1 and 2 threads and several batch sizes, against the float64
 // reference evaluator; and its workspace never exceeds one whole-plane im2col
 // matrix per thread that runs samples (what the unchunked kernel took).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -38,11 +37,15 @@ TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", 
     // chunks of rows) with a few dozen channels on 40..56 square planes.
     const bool pointwise = t < 4;
     const int64_t group = pick(0, 3) == 0 ? 2 : 1;
-    const int64_t C = group * (pointwise ? pick(48, 64) : pick(3, 48)), M = group * (pointwise ? pick(48, 64) : pick(2, 8));
-    const int64_t k = pointwise ? 1 : pick(0, 3) == 0 ? 1 : pick(2, 5), s = pointwise ? 1 : pick(1, 2),
-                  d = k > 1 ? pick(1, 2) : 1;
+    const int64_t C = group * (pointwise ? pick(48, 64) : pick(3, 48)),
+                  M = group * (pointwise ? pick(48, 64) : pick(2, 8));
+    const int64_t k = pointwise         ? 1
+                      : pick(0, 3) == 0 ? 1
+                                        : pick(2, 5),
+                  s = pointwise ? 1 : pick(1, 2), d = k > 1 ? pick(1, 2) : 1;
     const int64_t pt = pick(0, k - 1), pl = pick(0, k - 1), pb = pick(0, k - 1), pr = pick(0, k - 1);
-    const int64_t H = pointwise ? pick(46, 56) : pick(20, 56), W = pointwise ? pick(46, 56) : pick(20, 56), N = pick(1, 3);
+    const int64_t H = pointwise ? pick(46, 56) : pick(20, 56), W = pointwise ? pick(46, 56) : pick(20, 56),
+                  N = pick(1, 3);
     GraphMaker m;
     m.input("x", {N, C, H, W});
     const std::vector<int64_t> wd = {M, C / group, k, k};
@@ -69,8 +72,9 @@ TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", 
     ref_in["x"] = cpu_test::ref_of(xd, x.data);
     const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
     std::ostringstream what;
-    what << "Conv x=[" << N << "," << C << "," << H << "," << W << "] W=[" << M << "," << C / group << "," << k << ","
-         << k << "] s" << s << " d" << d << " pads " << pt << "," << pl << "," << pb << "," << pr << " group " << group;
+    what << "Conv x=[" << N << "," << C << "," << H << "," << W << "] W=[" << M << "," << C / group << ","
+         << k << "," << k << "] s" << s << " d" << d << " pads " << pt << "," << pl << "," << pb << "," << pr
+         << " group " << group;
     INFO(what.str());
     for (int threads : {1, 2}) {
       cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + "}");
@@ -82,7 +86,8 @@ TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", 
       REQUIRE(out[0].dims == want.dims);
       double worst = 0.0;
       for (size_t i = 0; i < want.data.size(); ++i)
-        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-4 + 1e-4 * std::fabs(want.data[i])));
+        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
+                                    (1e-4 + 1e-4 * std::fabs(want.data[i])));
       CHECK(worst <= 1.0);
 
       // Workspace of the conv layer: at most min(threads, batch) whole-plane im2col matrices.

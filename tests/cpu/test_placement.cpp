@@ -7,7 +7,6 @@
 // (and scribbles over its workspace). The peak must equal the byte-counting
 // simulation's, and nothing may lie outside the block.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <random>
 
@@ -33,11 +32,13 @@ uint32_t tag(int t, int64_t sample, uint64_t word) {
 // order as the engine's CompiledModel of the same graph).
 Plan random_plan(exec_test::MemoryModel& mm, int64_t batch, std::mt19937_64& rng) {
   Plan plan;
-  for (const exec_test::Step& s : mm.random_plan(batch, rng)) plan.steps.push_back(PlanStep{s.layer, s.first, s.count});
+  for (const exec_test::Step& s : mm.random_plan(batch, rng))
+    plan.steps.push_back(PlanStep{s.layer, s.first, s.count});
   return plan;
 }
 
-void write_tags(std::vector<uint8_t>& block, uint64_t offset, int t, int64_t first, int64_t count, uint64_t sample_bytes) {
+void write_tags(std::vector<uint8_t>& block, uint64_t offset, int t, int64_t first, int64_t count,
+                uint64_t sample_bytes) {
   for (int64_t j = 0; j < count; ++j)
     for (uint64_t w = 0; w < sample_bytes / 4; ++w) {
       const uint32_t v = tag(t, first + j, w);
@@ -83,7 +84,8 @@ size_t emulate(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t ca
     const frugal::exec::Layer& L = m.layers()[size_t(s.layer)];
     int64_t covered = 0;
     for (const frugal::exec::PlacedCall& c : ps.calls) {
-      INFO("step " << i << " (" << frugal::exec::describe_step(m, s) << "), call on samples " << c.first << "+" << c.count);
+      INFO("step " << i << " (" << frugal::exec::describe_step(m, s) << "), call on samples " << c.first
+                   << "+" << c.count);
       covered += c.count;
       for (size_t k = 0; k < L.node_inputs.size(); ++k) {
         const int t = L.node_inputs[k];
@@ -114,7 +116,8 @@ size_t emulate(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t ca
 
 }  // namespace
 
-TEST_CASE("a plan placed offline in exactly its peak keeps every operand where the calls read it", "[cpu][placement]") {
+TEST_CASE("a plan placed offline in exactly its peak keeps every operand where the calls read it",
+          "[cpu][placement]") {
   const std::vector<std::pair<const char*, frugal::Graph (*)(uint64_t)>> nets = {
       {"toy_linear", &frugal::zoo::build_toy_linear},
       {"toy_branched", &frugal::zoo::build_toy_branched},
@@ -134,8 +137,8 @@ TEST_CASE("a plan placed offline in exactly its peak keeps every operand where t
       const Plan plan = trial == 0 ? frugal::exec::whole_batch_plan(m, batch) : random_plan(mm, batch, rng);
       const frugal::exec::PlanMemory pm = frugal::exec::simulate_plan(m, plan, batch);
       const frugal::exec::Placement placed = frugal::exec::place_plan(m, plan, batch, pm.peak);
-      CHECK(placed.peak == pm.peak);       // the same live bytes as the byte counter
-      CHECK(placed.extent <= pm.peak);     // nothing beyond the block
+      CHECK(placed.peak == pm.peak);    // the same live bytes as the byte counter
+      CHECK(placed.extent <= pm.peak);  // nothing beyond the block
       total_moves += emulate(m, plan, batch, pm.peak);
       // A roomier block: the same peak, fewer or no moves.
       CHECK(frugal::exec::place_plan(m, plan, batch, 2 * pm.peak + 64).peak == pm.peak);
@@ -147,7 +150,8 @@ TEST_CASE("a plan placed offline in exactly its peak keeps every operand where t
 
 TEST_CASE("a move splits into non-overlapping pieces no longer than its shift", "[cpu][placement]") {
   using Move = OffsetAllocator::Move;
-  for (const Move& m : {Move{100, 96, 10}, Move{100, 0, 10}, Move{100, 90, 10}, Move{40, 0, 100}, Move{7, 7, 5}}) {
+  for (const Move& m :
+       {Move{100, 96, 10}, Move{100, 0, 10}, Move{100, 90, 10}, Move{40, 0, 100}, Move{7, 7, 5}}) {
     std::vector<uint8_t> a(256), b;
     for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 7 + 1);
     b = a;

@@ -5,7 +5,6 @@
 // evaluator (MaxPool must match exactly: its output is one of its inputs), and
 // MaxPool's NaN handling against a brute-force loop written here.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -80,8 +79,10 @@ TEST_CASE("Pool kernels: interior fast path and borders match the float64 refere
     n.set_attr_ints("kernel_shape", k);
     n.set_attr_ints("strides", s);
     if (is_max) n.set_attr_ints("dilations", d);
-    if (auto_pad) set_auto_pad(n, auto_pad);
-    else n.set_attr_ints("pads", pads);
+    if (auto_pad)
+      set_auto_pad(n, auto_pad);
+    else
+      n.set_attr_ints("pads", pads);
     if (ceil_mode) n.set_attr_int("ceil_mode", 1);
     const bool include_pad = !is_max && pick(0, 1) == 1;
     if (include_pad) n.set_attr_int("count_include_pad", 1);
@@ -92,9 +93,12 @@ TEST_CASE("Pool kernels: interior fast path and borders match the float64 refere
     ref_in["x"] = cpu_test::ref_of(xd, x.data);
     const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("y");
     std::ostringstream what;
-    what << (is_max ? "MaxPool" : "AveragePool") << " x=" << frugal::shape_to_string(m.graph().tensor("x").shape);
-    for (int i = 0; i < r; ++i) what << " k" << k[i] << " s" << s[i] << " d" << d[i] << " p" << pads[i] << "/" << pads[i + r];
-    what << " auto_pad=" << (auto_pad ? auto_pad : "NOTSET") << " ceil=" << ceil_mode << " include_pad=" << include_pad;
+    what << (is_max ? "MaxPool" : "AveragePool")
+         << " x=" << frugal::shape_to_string(m.graph().tensor("x").shape);
+    for (int i = 0; i < r; ++i)
+      what << " k" << k[i] << " s" << s[i] << " d" << d[i] << " p" << pads[i] << "/" << pads[i + r];
+    what << " auto_pad=" << (auto_pad ? auto_pad : "NOTSET") << " ceil=" << ceil_mode
+         << " include_pad=" << include_pad;
     INFO(what.str());
     for (int threads : {1, 2}) {
       const HostTensor y = run_plugin(m.graph(), x, threads)[0];
@@ -102,12 +106,16 @@ TEST_CASE("Pool kernels: interior fast path and borders match the float64 refere
       double worst = 0.0;
       size_t at = 0;
       for (size_t i = 0; i < want.data.size(); ++i) {
-        const double e = std::fabs(double(y.data[i]) - want.data[i]) / (is_max ? 1.0 : 1e-6 + 1e-5 * std::fabs(want.data[i]));
+        const double e = std::fabs(double(y.data[i]) - want.data[i]) /
+                         (is_max ? 1.0 : 1e-6 + 1e-5 * std::fabs(want.data[i]));
         if (e > worst) worst = e, at = i;
       }
-      INFO("threads " << threads << ", element " << at << ": got " << y.data[at] << ", want " << want.data[at]);
-      if (is_max) CHECK(worst == 0.0);
-      else CHECK(worst <= 1.0);
+      INFO("threads " << threads << ", element " << at << ": got " << y.data[at] << ", want "
+                      << want.data[at]);
+      if (is_max)
+        CHECK(worst == 0.0);
+      else
+        CHECK(worst <= 1.0);
     }
     ++built;
   }
@@ -122,7 +130,8 @@ TEST_CASE("MaxPool skips NaN inputs in the interior and at the borders alike", "
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (size_t i = 0; i < v.size(); i += 7) v[i] = nan;
   for (int64_t i = 5; i < 8; ++i)
-    for (int64_t j = 7; j < 10; ++j) v[size_t(H * W + i * W + j)] = nan;  // channel 1, window of output (3, 4)
+    for (int64_t j = 7; j < 10; ++j)
+      v[size_t(H * W + i * W + j)] = nan;  // channel 1, window of output (3, 4)
   GraphMaker m;
   m.input("x", {1, C, H, W});
   frugal::Node& n = m.node("MaxPool", {"x"}, "y");

@@ -3,7 +3,6 @@
 // transposes, bias shapes, broadcast batch dims; with BN/activations bundled
 // after conv and Gemm) against the float64 reference evaluator.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -77,9 +76,12 @@ std::string describe(const frugal::Graph& g) {
       s << a.name << "=";
       if (a.kind == frugal::Attribute::Kind::Ints)
         for (int64_t v : a.ints) s << v << ",";
-      else if (a.kind == frugal::Attribute::Kind::String) s << a.s;
-      else if (a.kind == frugal::Attribute::Kind::Float) s << a.f;
-      else s << a.i;
+      else if (a.kind == frugal::Attribute::Kind::String)
+        s << a.s;
+      else if (a.kind == frugal::Attribute::Kind::Float)
+        s << a.f;
+      else
+        s << a.i;
       s << " ";
     }
     s << "} ";
@@ -105,13 +107,16 @@ std::string add_bn_tail(GraphMaker& m, std::mt19937_64& rng, const std::string& 
   m.node("BatchNormalization", {x, x + ".g", x + ".b", x + ".m", x + ".v"}, x + ".bn");
   std::string y = x + ".bn";
   switch (rng() % 3) {
-    case 0: m.node("Relu", {y}, y + ".relu"); return y + ".relu";
+    case 0:
+      m.node("Relu", {y}, y + ".relu");
+      return y + ".relu";
     case 1:
       m.constant(y + ".lo", {}, {0.0f});
       m.constant(y + ".hi", {}, {0.5f});
       m.node("Clip", {y, y + ".lo", y + ".hi"}, y + ".clip");
       return y + ".clip";
-    default: return y;
+    default:
+      return y;
   }
 }
 
@@ -153,7 +158,9 @@ TEST_CASE("Conv on random shapes matches the float64 reference", "[cpu][referenc
     bool fits = true;
     for (int i = 0; i < r; ++i) {
       const int64_t span = (k[i] - 1) * d[i] + 1;
-      const int64_t padded = auto_pad && std::string(auto_pad) == "VALID" ? in[i] : auto_pad ? in[i] + span : in[i] + pads[i] + pads[i + r];
+      const int64_t padded = auto_pad && std::string(auto_pad) == "VALID" ? in[i]
+                             : auto_pad                                   ? in[i] + span
+                                                                          : in[i] + pads[i] + pads[i + r];
       if (padded < span) fits = false;
     }
     if (!fits) continue;
@@ -176,8 +183,10 @@ TEST_CASE("Conv on random shapes matches the float64 reference", "[cpu][referenc
     n.set_attr_ints("strides", s);
     n.set_attr_ints("dilations", d);
     n.set_attr_int("group", group);
-    if (auto_pad) set_string(n, "auto_pad", auto_pad);
-    else n.set_attr_ints("pads", pads);
+    if (auto_pad)
+      set_string(n, "auto_pad", auto_pad);
+    else
+      n.set_attr_ints("pads", pads);
     std::string out = "y";
     if (pick(0, 2) == 0) out = add_bn_tail(m, rng, "y", M);
     m.output(out);
@@ -197,7 +206,8 @@ TEST_CASE("Conv on random shapes matches the float64 reference", "[cpu][referenc
   CHECK(autopad > 5);
 }
 
-TEST_CASE("depthwise 3x3 convs (the fused path) on small and odd sizes match the float64 reference", "[cpu][reference]") {
+TEST_CASE("depthwise 3x3 convs (the fused path) on small and odd sizes match the float64 reference",
+          "[cpu][reference]") {
   std::mt19937_64 rng(31);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   int built = 0;
@@ -243,7 +253,9 @@ TEST_CASE("MaxPool and AveragePool on random shapes match the float64 reference"
     bool fits = true;
     for (int i = 0; i < r; ++i) {
       const int64_t span = (k[i] - 1) * d[i] + 1;
-      if ((auto_pad && std::string(auto_pad) == "VALID" ? in[i] : auto_pad ? in[i] + span : in[i] + pads[i] + pads[i + r]) < span)
+      if ((auto_pad && std::string(auto_pad) == "VALID" ? in[i]
+           : auto_pad                                   ? in[i] + span
+                                                        : in[i] + pads[i] + pads[i + r]) < span)
         fits = false;
     }
     if (!fits) continue;
@@ -256,8 +268,10 @@ TEST_CASE("MaxPool and AveragePool on random shapes match the float64 reference"
     n.set_attr_ints("kernel_shape", k);
     n.set_attr_ints("strides", s);
     if (is_max) n.set_attr_ints("dilations", d);
-    if (auto_pad) set_string(n, "auto_pad", auto_pad);
-    else n.set_attr_ints("pads", pads);
+    if (auto_pad)
+      set_string(n, "auto_pad", auto_pad);
+    else
+      n.set_attr_ints("pads", pads);
     if (ceil_mode) n.set_attr_int("ceil_mode", 1);
     if (!is_max) n.set_attr_int("count_include_pad", pick(0, 1));
     m.output("y");
@@ -278,8 +292,10 @@ TEST_CASE("Gemm on random shapes matches the float64 reference", "[cpu][referenc
     GraphMaker m;
     m.input("a", ta ? std::vector<int64_t>{K, M} : std::vector<int64_t>{M, K});
     const std::vector<int64_t> bd = tb ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
-    if (pick(0, 3) == 0) m.input("b", bd);
-    else m.constant("b", bd, cpu_test::random_floats(size_t(K * N), rng()));
+    if (pick(0, 3) == 0)
+      m.input("b", bd);
+    else
+      m.constant("b", bd, cpu_test::random_floats(size_t(K * N), rng()));
     std::vector<std::string> ins = {"a", "b"};
     const int64_t c_kind = pick(0, 5);
     const std::vector<std::vector<int64_t>> c_shapes = {{N}, {1, N}, {M, N}, {M, 1}, {}};
@@ -320,8 +336,10 @@ TEST_CASE("MatMul with broadcast batch dims matches the float64 reference", "[cp
     if (rb >= 2) bd.push_back(N);
     GraphMaker m;
     m.input("a", ad);
-    if (pick(0, 1)) m.input("b", bd);
-    else m.constant("b", bd, cpu_test::random_floats(size_t(numel(bd)), rng()));
+    if (pick(0, 1))
+      m.input("b", bd);
+    else
+      m.constant("b", bd, cpu_test::random_floats(size_t(numel(bd)), rng()));
     m.node("MatMul", {"a", "b"}, "y");
     m.output("y");
     std::string detail;

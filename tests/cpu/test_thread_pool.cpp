@@ -1,9 +1,8 @@
 // The executor's thread pool: every item runs exactly once, slots stay below
 // min(threads, items), errors come back to the caller, and thousands of small
 // jobs in a row neither hang nor lose items (late workers find nothing left).
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <stdexcept>
 #include <vector>
 

@@ -3,7 +3,6 @@
 // random plan on the same inputs gives the same outputs, with the measured peak
 // equal to the memory model's prediction.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 
@@ -14,7 +13,8 @@
 
 using cpu_test::HostTensor;
 
-TEST_CASE("zoo networks match the float64 reference and plan runs match whole-batch runs", "[cpu][zoo][slow]") {
+TEST_CASE("zoo networks match the float64 reference and plan runs match whole-batch runs",
+          "[cpu][zoo][slow]") {
   for (const std::string& name : frugal::zoo_names()) {
     if (name == "vgg16_bn") continue;
     const frugal::Graph g = frugal::build_zoo_model(name, 11);
@@ -28,7 +28,8 @@ TEST_CASE("zoo networks match the float64 reference and plan runs match whole-ba
     dims[0] = batch;
     int64_t n = 1;
     for (int64_t x : dims) n *= x;
-    const std::vector<HostTensor> in = {HostTensor{d["inputs"][0]["name"], dims, cpu_test::random_floats(size_t(n), 3)}};
+    const std::vector<HostTensor> in = {
+        HostTensor{d["inputs"][0]["name"], dims, cpu_test::random_floats(size_t(n), 3)}};
     std::vector<HostTensor> out;
     nlohmann::json report;
     REQUIRE(ex.run(in, out, nullptr, &report).ok());
@@ -41,7 +42,8 @@ TEST_CASE("zoo networks match the float64 reference and plan runs match whole-ba
     REQUIRE(r.dims == out[0].dims);
     double scale = 0, worst = 0;
     for (double v : r.data) scale = std::max(scale, std::fabs(v));
-    for (size_t i = 0; i < r.data.size(); ++i) worst = std::max(worst, std::fabs(double(out[0].data[i]) - r.data[i]));
+    for (size_t i = 0; i < r.data.size(); ++i)
+      worst = std::max(worst, std::fabs(double(out[0].data[i]) - r.data[i]));
     INFO("max |cpu - reference| = " << worst << ", max |reference| = " << scale);
     CHECK(worst <= 1e-3 * std::max(1.0, scale));
 

@@ -1,11 +1,10 @@
 #include "fold_check.h"
 
-#include <stdexcept>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "util/error.h"
 
@@ -38,23 +37,29 @@ double relative_mismatch(const Graph& original, const Graph& folded, int64_t bat
 }
 
 int count_op(const Graph& g, const std::string& op_type) {
-  return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op_type; }));
+  return static_cast<int>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op_type; }));
 }
 
 bool same_graph(const Graph& a, const Graph& b) {
   if (a.nodes.size() != b.nodes.size() || a.inputs != b.inputs || a.outputs != b.outputs) return false;
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     const Node &x = a.nodes[i], &y = b.nodes[i];
-    if (x.op_type != y.op_type || x.inputs != y.inputs || x.outputs != y.outputs || x.attributes.size() != y.attributes.size())
+    if (x.op_type != y.op_type || x.inputs != y.inputs || x.outputs != y.outputs ||
+        x.attributes.size() != y.attributes.size())
       return false;
   }
   for (const auto& kv : a.tensors) {
     if (!kv.second.is_initializer) continue;
     auto it = b.tensors.find(kv.first);
-    if (it == b.tensors.end() || !it->second.is_initializer || it->second.data != kv.second.data) return false;
+    if (it == b.tensors.end() || !it->second.is_initializer || it->second.data != kv.second.data)
+      return false;
   }
-  return std::count_if(a.tensors.begin(), a.tensors.end(), [](const auto& kv) { return kv.second.is_initializer; }) ==
-         std::count_if(b.tensors.begin(), b.tensors.end(), [](const auto& kv) { return kv.second.is_initializer; });
+  return std::count_if(a.tensors.begin(), a.tensors.end(), [](const auto& kv) {
+           return kv.second.is_initializer;
+         }) == std::count_if(b.tensors.begin(), b.tensors.end(), [](const auto& kv) {
+           return kv.second.is_initializer;
+         });
 }
 
 uint64_t graph_digest(const Graph& g) {
@@ -88,7 +93,8 @@ Graph truncate_at(const Graph& g, const std::string& value) {
   std::set<std::string> needed{value};
   std::vector<const Node*> kept;
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
-    const bool used = std::any_of(it->outputs.begin(), it->outputs.end(), [&](const std::string& o) { return needed.count(o) > 0; });
+    const bool used = std::any_of(it->outputs.begin(), it->outputs.end(),
+                                  [&](const std::string& o) { return needed.count(o) > 0; });
     if (!used) continue;
     needed.insert(it->inputs.begin(), it->inputs.end());
     kept.push_back(&*it);
@@ -109,9 +115,9 @@ enum class Kind { Expressive, Other, NonAffine };
 // The paper's three categories (BN itself is affine, so it counts as "other").
 Kind kind_of(const Node& n) {
   static const std::set<std::string> expressive{"Conv", "Gemm", "MatMul"};
-  static const std::set<std::string> other{"Add",     "Concat",  "MaxPool",           "AveragePool",
-                                           "Flatten", "Reshape", "GlobalAveragePool", "Identity",
-                                           "Dropout", "BatchNormalization"};
+  static const std::set<std::string> other{
+      "Add",      "Concat",  "MaxPool",           "AveragePool", "Flatten", "Reshape", "GlobalAveragePool",
+      "Identity", "Dropout", "BatchNormalization"};
   if (expressive.count(n.op_type)) return Kind::Expressive;
   if (other.count(n.op_type)) return Kind::Other;
   return Kind::NonAffine;

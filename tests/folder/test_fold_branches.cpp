@@ -20,8 +20,10 @@ TEST_CASE("conv feeding a BN and another conv: folded backward, the other conv c
     std::string c = b.conv(x, "conv1", 6, 3, conv_opts(1, true));
     std::string y = b.relu(b.bn(c, "bn"), "relu");
     std::string z = b.relu(b.conv(c, "conv2", 6, 3, conv_opts(pad, true)), "relu2");
-    if (pad == 1) y = b.add(y, z, "join");
-    else y = b.add(b.conv(y, "squeeze", 6, 3, conv_opts(0)), z, "join");
+    if (pad == 1)
+      y = b.add(y, z, "join");
+    else
+      y = b.add(b.conv(y, "squeeze", 6, 3, conv_opts(0)), z, "join");
     Graph g = b.finish(b.flatten(b.global_avgpool(y, "gap"), "flat"));
     REQUIRE(theorem_foldable_count(g) == 1);
 
@@ -89,7 +91,8 @@ TEST_CASE("Add(conv, identity from a ReLU) -> BN is not folded backward", "[fold
   CHECK(relative_mismatch(g2, r2.graph) < kTolerance);
 }
 
-TEST_CASE("Concat: a BN after a channel concat of ReLUs folds forward; BNs before it fold backward", "[folder]") {
+TEST_CASE("Concat: a BN after a channel concat of ReLUs folds forward; BNs before it fold backward",
+          "[folder]") {
   // toy_branched's pattern: join.bn reads Concat(ReLU, ReLU) and feeds a 1x1 conv.
   GraphBuilder b("concat", 24);
   std::string x = b.input(3, 6, 6);
@@ -132,10 +135,10 @@ TEST_CASE("paper Figure 2: BaN-OFF folds strictly more than naive on the DAG", "
   // b) general sequential: activation before BN, other layers in between.
   GraphBuilder bb("fig2b", 32);
   std::string s = bb.relu(bb.conv(bb.input(3, 12, 12), "conv1", 6, 3, conv_opts(1)), "relu1");
-  s = bb.conv(bb.bn(s, "bn1"), "conv2", 8, 3, conv_opts(0));                      // forward
-  s = bb.relu(bb.bn(bb.maxpool(s, "pool", 2, 2), "bn2"), "relu2");                // backward through MaxPool
+  s = bb.conv(bb.bn(s, "bn1"), "conv2", 8, 3, conv_opts(0));        // forward
+  s = bb.relu(bb.bn(bb.maxpool(s, "pool", 2, 2), "bn2"), "relu2");  // backward through MaxPool
   s = bb.bn(bb.flatten(bb.relu(bb.conv(s, "conv3", 4, 1, conv_opts(0)), "relu3"), "flat"), "bn3");
-  Graph bgraph = bb.finish(bb.gemm(bb.dropout(s, "drop"), "fc", 5));              // forward through Flatten/Dropout
+  Graph bgraph = bb.finish(bb.gemm(bb.dropout(s, "drop"), "fc", 5));  // forward through Flatten/Dropout
   make_gamma_positive(bgraph, "bn2");
 
   // c) DAG with a skip: two convs joined by Add, the sum read by a BN and a conv.

@@ -111,7 +111,7 @@ TEST_CASE("grouped (g = 2) and depthwise convs fold in both directions", "[folde
     GraphBuilder b("grouped", 45);
     std::string x = b.relu(b.conv(b.input(3, 8, 8), "stem", 6, 3, conv_opts(1)), "relu0");
     x = b.relu(b.bn(b.conv(x, "g_back", 6, 3, conv_opts(1, false, groups)), "bn_back"), "relu1");  // backward
-    x = b.conv(b.bn(x, "bn_fwd"), "g_fwd", 6, 3, conv_opts(0, true, groups));                       // forward
+    x = b.conv(b.bn(x, "bn_fwd"), "g_fwd", 6, 3, conv_opts(0, true, groups));                      // forward
     Graph g = b.finish(b.relu(x, "relu2"));
     FoldResult r = fold_banoff(g);
     CHECK(r.report["bn_folded"] == 2);

@@ -2,9 +2,8 @@
 // negative, zero and shift-free channels, ReLU, Add, Concat, pools, Identity,
 // Flatten -> BN -> Gemm -> BN -> Gemm): whatever BaN-OFF and naive fold, the folded graph must
 // compute what the original does. A brute-force check of "never fold wrongly".
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "fold_check.h"
@@ -38,8 +37,12 @@ Graph random_graph(uint64_t seed, std::vector<std::string>& bns) {
   GraphBuilder b("random_" + std::to_string(seed), seed);
   std::vector<std::string> values{b.input(2 + rng.below(3), 6, 6)};
   std::vector<std::string> unused = values;
-  auto pick = [&]() { return values[values.size() - 1 - rng.below(std::min<int>(3, static_cast<int>(values.size())))]; };
-  auto take = [&](const std::string& v) { unused.erase(std::remove(unused.begin(), unused.end(), v), unused.end()); };
+  auto pick = [&]() {
+    return values[values.size() - 1 - rng.below(std::min<int>(3, static_cast<int>(values.size())))];
+  };
+  auto take = [&](const std::string& v) {
+    unused.erase(std::remove(unused.begin(), unused.end(), v), unused.end());
+  };
   const int steps = 5 + rng.below(8);
   for (int i = 0; i < steps; ++i) {
     const std::string name = "n" + std::to_string(i);
@@ -47,7 +50,8 @@ Graph random_graph(uint64_t seed, std::vector<std::string>& bns) {
     const int64_t c = b.channels(x);
     std::string y;
     switch (rng.below(9)) {
-      case 0: case 1: {
+      case 0:
+      case 1: {
         ConvOptions o;
         const bool k3 = rng.chance(50);
         o.pad = k3 ? 1 : 0;
@@ -57,19 +61,34 @@ Graph random_graph(uint64_t seed, std::vector<std::string>& bns) {
         y = b.conv(x, name, out, k3 ? 3 : 1, o);
         break;
       }
-      case 2: case 3: y = b.bn(x, name); bns.push_back(name); break;
-      case 4: y = b.relu(x, name); break;
+      case 2:
+      case 3:
+        y = b.bn(x, name);
+        bns.push_back(name);
+        break;
+      case 4:
+        y = b.relu(x, name);
+        break;
       case 5: {
         const std::string z = pick();
-        if (z != x && b.channels(z) == c) y = b.add(x, z, name);
-        else if (z != x) y = b.concat({x, z}, name);
-        else y = b.identity(x, name);
+        if (z != x && b.channels(z) == c)
+          y = b.add(x, z, name);
+        else if (z != x)
+          y = b.concat({x, z}, name);
+        else
+          y = b.identity(x, name);
         take(z);
         break;
       }
-      case 6: y = b.maxpool(x, name, 3, 1, 1); break;
-      case 7: y = b.avgpool(x, name, 3, 1, 1, rng.chance(50)); break;
-      default: y = b.identity(x, name); break;
+      case 6:
+        y = b.maxpool(x, name, 3, 1, 1);
+        break;
+      case 7:
+        y = b.avgpool(x, name, 3, 1, 1, rng.chance(50));
+        break;
+      default:
+        y = b.identity(x, name);
+        break;
     }
     take(x);
     values.push_back(y);
@@ -122,7 +141,8 @@ TEST_CASE("random DAGs: every fold BaN-OFF or naive makes is exact", "[folder]")
     const FoldResult ours = fold_banoff(g), naive = fold_naive(g);
     CHECK(relative_mismatch(g, ours.graph, 2, seed) < 1e-5);
     CHECK(relative_mismatch(g, naive.graph, 2, seed) < 1e-5);
-    CHECK(count_op(ours.graph, "BatchNormalization") == count_op(g, "BatchNormalization") - ours.report["bn_folded"].get<int>());
+    CHECK(count_op(ours.graph, "BatchNormalization") ==
+          count_op(g, "BatchNormalization") - ours.report["bn_folded"].get<int>());
     total += static_cast<int>(bns.size());
     folded_banoff += ours.report["bn_folded"].get<int>();
     folded_naive += naive.report["bn_folded"].get<int>();

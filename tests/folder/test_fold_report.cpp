@@ -2,12 +2,11 @@
 // computed parameters), graphs with no BN or with ops the folder does not know,
 // options, and the two plugins called through the C ABI with ONNX bytes.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 
 #include "fold_check.h"
-#include "frugal/plugin.h"
 #include "folder/fold.h"
+#include "frugal/plugin.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "plugins/folder_client.h"
@@ -73,7 +72,8 @@ TEST_CASE("BN in training mode or with computed parameters is refused with the r
     FoldResult r = fold_banoff(g);
     CHECK(r.report["bn_folded"] == 1);
     CHECK(node_report(r.report, "bn1")["folded"] == false);
-    CHECK(node_report(r.report, "bn1")["reason"].get<std::string>().find("training_mode=1") != std::string::npos);
+    CHECK(node_report(r.report, "bn1")["reason"].get<std::string>().find("training_mode=1") !=
+          std::string::npos);
   }
   SECTION("running statistics as extra outputs") {
     Graph g = two_bn_chain();
@@ -96,8 +96,8 @@ TEST_CASE("BN in training mode or with computed parameters is refused with the r
     g.nodes[g.node_index("bn1")].inputs[1] = "gamma_computed";
     FoldResult r = fold_banoff(g);
     CHECK(node_report(r.report, "bn1")["folded"] == false);
-    CHECK(node_report(r.report, "bn1")["reason"].get<std::string>().find("'gamma_computed' is not a constant") !=
-          std::string::npos);
+    CHECK(node_report(r.report, "bn1")["reason"].get<std::string>().find(
+              "'gamma_computed' is not a constant") != std::string::npos);
     CHECK(r.report["bn_folded"] == 1);
     CHECK(relative_mismatch(g, r.graph) < kTolerance);
   }
@@ -118,7 +118,8 @@ TEST_CASE("ops the folder does not know are boundaries; the rest still folds", "
   FoldResult r = fold_banoff(unknown);
   CHECK(r.report["bn_total"] == 3);
   CHECK(r.report["bn_folded"] == 2);  // bn1 backward, bn3 forward; bn2 sits between two boundaries
-  CHECK(node_report(r.report, "bn2")["reason"].get<std::string>().find("'mystery' (MysteryOp)") != std::string::npos);
+  CHECK(node_report(r.report, "bn2")["reason"].get<std::string>().find("'mystery' (MysteryOp)") !=
+        std::string::npos);
   Graph back = r.graph;
   Node& m = back.nodes[back.node_index("mystery")];
   REQUIRE(m.op_type == "MysteryOp");
@@ -162,7 +163,8 @@ TEST_CASE("the banoff and naive plugins fold through the C ABI", "[folder]") {
   CHECK(api->fold(junk, sizeof junk, nullptr, &out, &rep, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(std::strlen(err.message) > 0);
   const std::string bytes = save_onnx_bytes(g);
-  CHECK(api->fold(bytes.data(), bytes.size(), "{\"nope\":1}", &out, &rep, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(api->fold(bytes.data(), bytes.size(), "{\"nope\":1}", &out, &rep, &err) ==
+        FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(std::string(err.message).find("unknown folder option 'nope'") != std::string::npos);
   CHECK(api->fold(bytes.data(), bytes.size(), "{", &out, &rep, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(out.data == nullptr);
@@ -175,7 +177,8 @@ TEST_CASE("a BN whose output nothing reads is removed", "[folder]") {
   Graph g = b.finish(b.conv(x, "head", 2, 1, conv_opts(0)));
   FoldResult r = fold_banoff(g);
   CHECK(r.report["bn_folded"] == 1);
-  CHECK(node_report(r.report, "dead")["reason"].get<std::string>().find("nothing reads its output") != std::string::npos);
+  CHECK(node_report(r.report, "dead")["reason"].get<std::string>().find("nothing reads its output") !=
+        std::string::npos);
   CHECK_FALSE(r.graph.has_tensor("dead.weight"));
   CHECK(relative_mismatch(g, r.graph) < kTolerance);
 }

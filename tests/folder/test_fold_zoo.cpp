@@ -7,9 +7,8 @@
 // of every layer is still there; see prepare() for fixed-size classifiers); a
 // naive result identical to BaN-OFF's is not evaluated twice; a network with
 // nothing to fold must come back byte-identical.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 
@@ -53,7 +52,8 @@ bool same_head(const Graph& g, const Graph& gt, const Graph& f, const Graph& ft)
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     const Node &x = a[i].first, &y = b[i].first;
-    if (x.op_type != y.op_type || x.inputs != y.inputs || x.outputs != y.outputs || a[i].second.size() != b[i].second.size())
+    if (x.op_type != y.op_type || x.inputs != y.inputs || x.outputs != y.outputs ||
+        a[i].second.size() != b[i].second.size())
       return false;
     for (size_t k = 0; k < a[i].second.size(); ++k)
       if (a[i].second[k]->data != b[i].second[k]->data) return false;
@@ -67,11 +67,13 @@ bool same_head(const Graph& g, const Graph& gt, const Graph& f, const Graph& ft)
 // networks at 64x64 when they accept that size, else at their declared size.
 double folded_mismatch(const Graph& g, const Graph& folded) {
   RefValues in{{g.inputs.at(0), random_ref_tensor({1, 3, 64, 64}, 3)}};
-  auto flatten = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "Flatten"; });
+  auto flatten =
+      std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "Flatten"; });
   if (flatten != g.nodes.end()) {
     const Graph trunk = truncate_at(g, flatten->inputs[0]);
     const Graph folded_trunk = truncate_at(folded, flatten->inputs[0]);
-    if (same_head(g, trunk, folded, folded_trunk)) return mismatch(reference_run(trunk, in), reference_run(folded_trunk, in));
+    if (same_head(g, trunk, folded, folded_trunk))
+      return mismatch(reference_run(trunk, in), reference_run(folded_trunk, in));
   }
   bool fits = true;
   RefValues expected;
@@ -132,8 +134,8 @@ TEST_CASE("fold counts of the zoo networks", "[.counts]") {
     int compensated = 0;
     for (const auto& n : ours["nodes"]) compensated += n["compensated"].empty() ? 0 : 1;
     std::printf("| %s | %d | %d | %d | %d | %d | %lld |\n", name.c_str(), ours["bn_total"].get<int>(),
-                theorem_foldable_count(g), naive["bn_folded"].get<int>(), ours["bn_folded"].get<int>(), compensated,
-                static_cast<long long>(ours["parameters_removed"].get<int64_t>()));
+                theorem_foldable_count(g), naive["bn_folded"].get<int>(), ours["bn_folded"].get<int>(),
+                compensated, static_cast<long long>(ours["parameters_removed"].get<int64_t>()));
   }
   SUCCEED();
 }

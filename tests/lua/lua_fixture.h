@@ -2,10 +2,9 @@
 // can drive the frugal module the way scripts do.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 #include "lua/lua_runner.h"
 

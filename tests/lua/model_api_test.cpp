@@ -1,9 +1,10 @@
 // The Lua model API, on ONNX backend test models (shapes and attributes known
 // from the ONNX test generator) and zoo toys; MACs against the convolution
 // formula N*M*Ho*Wo*(C/group)*kh*kw evaluated here.
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 
 #include "graph/graph.h"
 #include "lua_fixture.h"
@@ -21,7 +22,9 @@ std::string temp_path(const std::string& name) {
 }
 
 // Output size of a convolution along one axis.
-int64_t conv_out(int64_t in, int64_t k, int64_t pad_sum, int64_t stride) { return (in + pad_sum - k) / stride + 1; }
+int64_t conv_out(int64_t in, int64_t k, int64_t pad_sum, int64_t stride) {
+  return (in + pad_sum - k) / stride + 1;
+}
 
 }  // namespace
 
@@ -49,7 +52,8 @@ TEST_CASE("model: inputs, outputs, nodes and attributes of an ONNX test model", 
 
   f.run("m:infer_shapes{}");
   int64_t ho = conv_out(7, 3, 2, 2), wo = conv_out(5, 3, 2, 2);
-  CHECK(f.string("table.concat(m:tensor('y').shape, ',')") == "1,1," + std::to_string(ho) + "," + std::to_string(wo));
+  CHECK(f.string("table.concat(m:tensor('y').shape, ',')") ==
+        "1,1," + std::to_string(ho) + "," + std::to_string(wo));
   f.run("per, total, missing = m:macs()");
   CHECK(f.number("total") == 1 * 1 * ho * wo * 1 * 3 * 3);
   CHECK(f.number("per[1].macs") == 1 * 1 * ho * wo * 1 * 3 * 3);
@@ -94,7 +98,8 @@ TEST_CASE("model: zoo toy with symbolic batch, initializers, MACs per conv", "[l
     auto dim = [&](const std::string& t, int k) {
       return static_cast<int64_t>(f.number("m:tensor('" + t + "').shape[" + std::to_string(k) + "]"));
     };
-    int64_t N = dim(n.outputs[0], 1), M = dim(n.outputs[0], 2), Ho = dim(n.outputs[0], 3), Wo = dim(n.outputs[0], 4);
+    int64_t N = dim(n.outputs[0], 1), M = dim(n.outputs[0], 2), Ho = dim(n.outputs[0], 3),
+            Wo = dim(n.outputs[0], 4);
     int64_t Cg = dim(n.inputs[1], 2), kh = dim(n.inputs[1], 3), kw = dim(n.inputs[1], 4);
     CHECK(N == 2);
     CHECK(f.number("per[" + std::to_string(i + 1) + "].macs") == N * M * Ho * Wo * Cg * kh * kw);
@@ -115,7 +120,8 @@ TEST_CASE("model: random_input shapes, determinism, several inputs", "[lua][mode
   CHECK(f.number("a:max_abs_diff(c)") > 0);
   CHECK(f.number("a:min()") >= -1);
   CHECK(f.number("a:max()") < 1);
-  f.run("two = frugal.random_input(frugal.load('" + kNodes + "/test_basic_conv_with_padding/model.onnx'), 4, 1)");
+  f.run("two = frugal.random_input(frugal.load('" + kNodes +
+        "/test_basic_conv_with_padding/model.onnx'), 4, 1)");
   CHECK(f.string("table.concat(two.x:size(), ',')") == "4,1,5,5");
   CHECK(f.string("table.concat(two.W:size(), ',')") == "4,1,3,3");
   CHECK_THAT(f.error_of("frugal.random_input(m, 0)"), Contains("batch must be >= 1"));

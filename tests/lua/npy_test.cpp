@@ -1,17 +1,18 @@
 // .npy reading and writing. The reference files are built byte by byte here
 // from the format NumPy documents (magic, version, little-endian header length,
 // a Python dict literal padded with spaces to a 64-byte boundary, then data).
+#include "tensor/npy.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "lua_fixture.h"
-#include "tensor/npy.h"
 #include "util/error.h"
 
 using Catch::Matchers::Contains;
@@ -70,14 +71,16 @@ TEST_CASE("npy: reads NumPy's version 1, 2 and 3 files", "[npy]") {
   }
   // 1-D "(4,)", scalar "()", empty "(0, 5)", and keys in another order.
   auto one = frugal::parse_npy(
-      npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", float_bytes({1, 2, 3, 4})), "m");
+      npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", float_bytes({1, 2, 3, 4})),
+      "m");
   CHECK(one.dims == std::vector<int64_t>{4});
   CHECK(one.data[3] == 4);
   auto scalar = frugal::parse_npy(
       npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", float_bytes({7})), "m");
   CHECK(scalar.dims.empty());
   CHECK(scalar.data == std::vector<float>{7});
-  auto empty = frugal::parse_npy(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5), }", ""), "m");
+  auto empty =
+      frugal::parse_npy(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5), }", ""), "m");
   CHECK(empty.dims == std::vector<int64_t>{0, 5});
   auto reordered = frugal::parse_npy(
       npy_file(1, "{'shape': (2,), 'fortran_order': False, 'descr': '<f4'}", float_bytes({8, 9})), "m");
@@ -116,30 +119,39 @@ TEST_CASE("npy: file round trip, also from Lua", "[npy]") {
 
 TEST_CASE("npy: refuses what frugal cannot use, naming the file", "[npy]") {
   std::string data6 = float_bytes({1, 2, 3, 4, 5, 6});
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
-                                 data6 + data6), "f64.npy"),
-             Contains("holds float64; frugal needs float32"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", data6), "i64.npy"),
-             Contains("holds int64"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (6,), }", data6), "be.npy"),
-             Contains("holds big-endian float32"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", data6), "f.npy"),
-             Contains("Fortran order"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", data6 + data6),
+                 "f64.npy"),
+      Contains("holds float64; frugal needs float32"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", data6), "i64.npy"),
+      Contains("holds int64"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (6,), }", data6), "be.npy"),
+      Contains("holds big-endian float32"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", data6), "f.npy"),
+      Contains("Fortran order"));
   CHECK_THAT(load_error(npy_file(1, k2x3, data6.substr(0, 20)), "short.npy"),
              Contains("truncated: shape [2, 3] float32 needs 24 bytes of data, the file has 20"));
   CHECK_THAT(load_error(npy_file(1, k2x3, data6 + "xx"), "long.npy"), Contains("2 bytes after the data"));
   CHECK_THAT(load_error(npy_file(1, k2x3, data6).substr(0, 30), "cut.npy"), Contains("truncated"));
   CHECK_THAT(load_error("PK\x03\x04 not numpy", "zip.npy"), Contains("is not a .npy file"));
   CHECK_THAT(load_error("", "empty.npy"), Contains("is not a .npy file"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", data6), "h1.npy"),
-             Contains("malformed .npy header"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (6,), }", data6), "h2.npy"),
-             Contains("malformed .npy header"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", data6), "h1.npy"),
+      Contains("malformed .npy header"));
+  CHECK_THAT(
+      load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (6,), }", data6), "h2.npy"),
+      Contains("malformed .npy header"));
   CHECK_THAT(load_error(npy_file(1, "{'descr': '<f4', 'shape': (6,), }", data6), "h3.npy"),
              Contains("header lacks"));
-  CHECK_THAT(load_error(npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
-                                 data6), "huge.npy"),
-             Contains("too many elements"));
+  CHECK_THAT(
+      load_error(
+          npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
+                   data6),
+          "huge.npy"),
+      Contains("too many elements"));
   std::string v9 = npy_file(1, k2x3, data6);
   v9[6] = 9;
   CHECK_THAT(load_error(v9, "v9.npy"), Contains("format version 9"));

@@ -1,9 +1,10 @@
 // LuaRunner: `arg`, error reports with file:line and traceback, the module
 // wiring (require, scripts/lib on package.path), the heap cap, parse_bytes.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <unistd.h>
 
 #include "lua_fixture.h"
 
@@ -11,7 +12,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 std::string write_script(const std::string& name, const std::string& code) {
-  std::string path = std::string(FRUGAL_TEST_BINARY_DIR) + "/runner_test_" + std::to_string(getpid()) + "_" + name;
+  std::string path =
+      std::string(FRUGAL_TEST_BINARY_DIR) + "/runner_test_" + std::to_string(getpid()) + "_" + name;
   std::ofstream(path) << code;
   return path;
 }
@@ -19,7 +21,8 @@ std::string write_script(const std::string& name, const std::string& code) {
 
 TEST_CASE("runner: arg and ... as the lua interpreter sets them", "[lua][runner]") {
   LuaFixture f;
-  std::string path = write_script("args.lua", "n = select('#', ...); first = ...; a0, a1, a2, am1 = arg[0], arg[1], arg[2], arg[-1]\n");
+  std::string path = write_script(
+      "args.lua", "n = select('#', ...); first = ...; a0, a1, a2, am1 = arg[0], arg[1], arg[2], arg[-1]\n");
   REQUIRE(f.lua.run_file(path, {"one", "two words"}) == 0);
   CHECK(f.number("n") == 2);
   CHECK(f.string("first") == "one");
@@ -32,7 +35,8 @@ TEST_CASE("runner: arg and ... as the lua interpreter sets them", "[lua][runner]
 
 TEST_CASE("runner: a failing script reports file:line, message and traceback", "[lua][runner]") {
   LuaFixture f;
-  std::string path = write_script("fail.lua", "local function inner()\n  local x = nil\n  return x.field\nend\ninner()\n");
+  std::string path =
+      write_script("fail.lua", "local function inner()\n  local x = nil\n  return x.field\nend\ninner()\n");
   CHECK(f.lua.run_file(path, {}) == 1);
   std::string e = f.lua.last_error();
   CHECK_THAT(e, Contains(path + ":3: attempt to index a nil value"));

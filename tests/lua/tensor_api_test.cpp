@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "lua_fixture.h"
 #include "lua/lua_tensor.h"
+#include "lua_fixture.h"
 #include "tensor/tensor.h"
 
 using Catch::Matchers::Contains;
@@ -107,10 +107,13 @@ TEST_CASE("tensor_from_table refuses ragged or odd tables, naming the element", 
              Contains("element [2] has 1 entries, expected 2"));
   CHECK_THAT(f.error_of("frugal.tensor_from_table({{1, 2}, {3, 'x'}})"),
              Contains("element [2][2] is a string, expected a number"));
-  CHECK_THAT(f.error_of("frugal.tensor_from_table({{1, 2}, 3})"), Contains("element [2] is a number, expected a table"));
-  CHECK_THAT(f.error_of("frugal.tensor_from_table({1, {2}})"), Contains("element [2] is a table, expected a number"));
+  CHECK_THAT(f.error_of("frugal.tensor_from_table({{1, 2}, 3})"),
+             Contains("element [2] is a number, expected a table"));
+  CHECK_THAT(f.error_of("frugal.tensor_from_table({1, {2}})"),
+             Contains("element [2] is a table, expected a number"));
   CHECK_THAT(f.error_of("frugal.tensor_from_table({1, 2, x = 3})"), Contains("keys other than 1..2"));
-  CHECK_THAT(f.error_of("local t = {}; t[1] = t; frugal.tensor_from_table(t)"), Contains("nested deeper than"));
+  CHECK_THAT(f.error_of("local t = {}; t[1] = t; frugal.tensor_from_table(t)"),
+             Contains("nested deeper than"));
   CHECK_THAT(f.error_of("frugal.tensor_from_table(5)"), Contains("table expected, got number"));
 }
 

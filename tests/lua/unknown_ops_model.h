@@ -8,7 +8,8 @@
 #include <fstream>
 #include <string>
 
-inline void unknown_ops_value_info(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
+inline void unknown_ops_value_info(onnx::ValueInfoProto* v, const std::string& name,
+                                   std::vector<int64_t> dims) {
   v->set_name(name);
   auto* t = v->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto::FLOAT);

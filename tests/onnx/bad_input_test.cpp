@@ -1,6 +1,5 @@
 // Bad files and models: each error names the file and the tensor or node at fault.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -34,7 +33,8 @@ TEST_CASE("file-level failures name the path", "[onnx][errors]") {
   const std::string empty = write_file(dir, "empty.onnx", "");
   CHECK_THAT(error_of([&] { load_onnx_file(empty); }), Catch::Contains(empty) && Catch::Contains("empty"));
   const std::string text = write_file(dir, "text.onnx", "this is not a protobuf, just text\n");
-  CHECK_THAT(error_of([&] { load_onnx_file(text); }), Catch::Contains(text) && Catch::Contains("not an ONNX model"));
+  CHECK_THAT(error_of([&] { load_onnx_file(text); }),
+             Catch::Contains(text) && Catch::Contains("not an ONNX model"));
   const std::string full = serialize(tiny_cnn_model(1));
   const std::string cut = write_file(dir, "cut.onnx", full.substr(0, full.size() - 100));
   CHECK_THAT(error_of([&] { load_onnx_file(cut); }), Catch::Contains(cut));
@@ -53,7 +53,8 @@ TEST_CASE("external data is refused naming tensor and file", "[onnx][errors]") {
   for (auto& n : *m.mutable_graph()->mutable_node())
     for (auto& i : *n.mutable_input())
       if (i == "w1") i = "w";
-  CHECK(load_error(m, "ext.onnx") == "ext.onnx: external data is not supported: tensor 'w' refers to file 'x.bin'");
+  CHECK(load_error(m, "ext.onnx") ==
+        "ext.onnx: external data is not supported: tensor 'w' refers to file 'x.bin'");
 }
 
 TEST_CASE("unsupported dtypes are refused naming tensor and dtype", "[onnx][errors]") {
@@ -63,12 +64,14 @@ TEST_CASE("unsupported dtypes are refused naming tensor and dtype", "[onnx][erro
   s->set_data_type(onnx::TensorProto::STRING);
   s->add_dims(1);
   s->add_string_data("cat");
-  CHECK_THAT(load_error(m), Catch::Contains("bad.onnx") && Catch::Contains("tensor 'labels' has unsupported dtype string"));
+  CHECK_THAT(load_error(m),
+             Catch::Contains("bad.onnx") && Catch::Contains("tensor 'labels' has unsupported dtype string"));
   s->set_data_type(onnx::TensorProto::COMPLEX64);
   CHECK_THAT(load_error(m), Catch::Contains("tensor 'labels' has unsupported dtype complex64"));
 
   onnx::ModelProto v = tiny_cnn_model(1);
-  v.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::STRING);
+  v.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::STRING);
   CHECK_THAT(load_error(v), Catch::Contains("value 'x' has unsupported dtype string"));
 }
 
@@ -93,7 +96,13 @@ TEST_CASE("semantic errors name the value or node", "[onnx][errors]") {
     m.mutable_graph()->mutable_initializer(0)->set_dims(0, -8);
     CHECK_THAT(load_error(m), Catch::Contains("tensor 'w1'") && Catch::Contains("negative dimension -8"));
     onnx::ModelProto v = tiny_cnn_model(1);
-    v.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(-3);
+    v.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(1)
+        ->set_dim_value(-3);
     CHECK_THAT(load_error(v), Catch::Contains("value 'x' has negative dimension -3"));
   }
   SECTION("dims whose element count overflows") {
@@ -104,10 +113,12 @@ TEST_CASE("semantic errors name the value or node", "[onnx][errors]") {
   SECTION("duplicate outputs") {
     onnx::ModelProto m = tiny_cnn_model(1);
     m.mutable_graph()->mutable_node(3)->set_output(0, "c1");
-    CHECK_THAT(load_error(m), Catch::Contains("value 'c1' is produced twice: by node 'conv1' and by node 'conv2'"));
+    CHECK_THAT(load_error(m),
+               Catch::Contains("value 'c1' is produced twice: by node 'conv1' and by node 'conv2'"));
     onnx::ModelProto w = tiny_cnn_model(1);
     w.mutable_graph()->mutable_node(0)->set_output(0, "w2");
-    CHECK_THAT(load_error(w), Catch::Contains("node 'conv1' writes 'w2', which is already a graph input or initializer"));
+    CHECK_THAT(load_error(w),
+               Catch::Contains("node 'conv1' writes 'w2', which is already a graph input or initializer"));
   }
   SECTION("no nodes, no outputs, undefined output") {
     onnx::ModelProto m = tiny_cnn_model(1);
@@ -123,7 +134,8 @@ TEST_CASE("semantic errors name the value or node", "[onnx][errors]") {
   SECTION("cycles") {
     onnx::ModelProto m = tiny_cnn_model(1);
     m.mutable_graph()->mutable_node(0)->set_input(0, "r");  // conv1 reads relu's output
-    CHECK_THAT(load_error(m), Catch::Contains("bad.onnx") && Catch::Contains("cycle") && Catch::Contains("conv1"));
+    CHECK_THAT(load_error(m),
+               Catch::Contains("bad.onnx") && Catch::Contains("cycle") && Catch::Contains("conv1"));
   }
   SECTION("subgraph attributes") {
     onnx::ModelProto m = tiny_cnn_model(1);

@@ -8,15 +8,18 @@ namespace frugal::test {
 namespace {
 
 bool floats_bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 bool tensors_equal(const TensorDesc& a, const TensorDesc& b, std::string& why) {
   const std::string where = "tensor '" + a.name + "': ";
   if (a.name != b.name) return why = "tensor names '" + a.name + "' vs '" + b.name + "'", false;
-  if (a.dtype != b.dtype) return why = where + "dtype " + dtype_name(a.dtype) + " vs " + dtype_name(b.dtype), false;
+  if (a.dtype != b.dtype)
+    return why = where + "dtype " + dtype_name(a.dtype) + " vs " + dtype_name(b.dtype), false;
   if (a.has_shape != b.has_shape) return why = where + "has_shape differs", false;
-  if (!(a.shape == b.shape)) return why = where + "shape " + shape_to_string(a.shape) + " vs " + shape_to_string(b.shape), false;
+  if (!(a.shape == b.shape))
+    return why = where + "shape " + shape_to_string(a.shape) + " vs " + shape_to_string(b.shape), false;
   if (a.is_initializer != b.is_initializer) return why = where + "is_initializer differs", false;
   if (a.data != b.data) return why = where + "data bytes differ", false;
   if (a.doc != b.doc) return why = where + "doc differs", false;
@@ -81,9 +84,11 @@ bool graphs_equal(const Graph& a, const Graph& b, std::string* why_out) {
   for (size_t i = 0; i < a.opsets.size(); ++i)
     if (a.opsets[i].domain != b.opsets[i].domain || a.opsets[i].version != b.opsets[i].version)
       return fail("opset " + std::to_string(i) + " differs");
-  if (a.producer_name != b.producer_name || a.producer_version != b.producer_version) return fail("producer differs");
+  if (a.producer_name != b.producer_name || a.producer_version != b.producer_version)
+    return fail("producer differs");
   if (a.model_doc != b.model_doc || a.graph_doc != b.graph_doc) return fail("doc strings differ");
-  if (a.model_domain != b.model_domain || a.model_version != b.model_version) return fail("model domain/version differ");
+  if (a.model_domain != b.model_domain || a.model_version != b.model_version)
+    return fail("model domain/version differ");
   if (a.metadata_props != b.metadata_props) return fail("metadata_props differ");
   if (a.inputs != b.inputs) return fail("inputs differ");
   if (a.outputs != b.outputs) return fail("outputs differ");
@@ -93,7 +98,8 @@ bool graphs_equal(const Graph& a, const Graph& b, std::string* why_out) {
     if (!nodes_equal(a.nodes[i], b.nodes[i], why)) return fail(why);
   if (a.tensors.size() != b.tensors.size()) return fail("tensor count differs");
   for (auto ia = a.tensors.begin(), ib = b.tensors.begin(); ia != a.tensors.end(); ++ia, ++ib) {
-    if (ia->first != ib->first) return fail("tensor sets differ at '" + ia->first + "' vs '" + ib->first + "'");
+    if (ia->first != ib->first)
+      return fail("tensor sets differ at '" + ia->first + "' vs '" + ib->first + "'");
     if (!tensors_equal(ia->second, ib->second, why)) return fail(why);
   }
   return true;

@@ -1,8 +1,9 @@
 // MAC counts: hand-computed values and a brute-force count over a conv's
 // output positions and kernel taps.
+#include "graph/macs.h"
+
 #include <catch2/catch.hpp>
 
-#include "graph/macs.h"
 #include "graph/shape_inference.h"
 #include "graph_fixtures.h"
 #include "onnx/onnx_import.h"
@@ -14,8 +15,8 @@ using namespace frugal::test;
 namespace {
 
 // One MAC per (output element, input channel of its group, kernel tap), padded taps included.
-int64_t brute_force_conv_macs(int64_t n, int64_t c, int64_t m, int64_t group, int64_t oh, int64_t ow, int64_t kh,
-                              int64_t kw) {
+int64_t brute_force_conv_macs(int64_t n, int64_t c, int64_t m, int64_t group, int64_t oh, int64_t ow,
+                              int64_t kh, int64_t kw) {
   int64_t macs = 0;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t o = 0; o < m; ++o)
@@ -89,7 +90,8 @@ TEST_CASE("MACs need inferred input shapes and a known op", "[onnx][macs]") {
   infer_shapes(f.g, {});
   CHECK(node_macs(f.g, f.g.nodes[1]) == 5 * 36 * 4);
   f.g.tensor("y").shape = make_shape({1, 7, 6, 6});
-  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[1]); }), Catch::Contains("Conv node 'c2': input 'y' has 7 channels"));
+  CHECK_THAT(error_of([&] { node_macs(f.g, f.g.nodes[1]); }),
+             Catch::Contains("Conv node 'c2': input 'y' has 7 channels"));
 }
 
 TEST_CASE("tiny CNN total MACs scale linearly with the batch", "[onnx][macs]") {

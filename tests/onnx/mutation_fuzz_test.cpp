@@ -2,7 +2,6 @@
 // each either loads into a consistent graph or throws frugal::Error naming the
 // file. Never a crash (CI runs this under ASan + UBSan).
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <random>
 #include <set>
@@ -36,9 +35,15 @@ void find_length_fields(const std::string& b, size_t begin, size_t end, int dept
     uint64_t key, v;
     if (!varint(p, key)) return;
     switch (key & 7) {
-      case 0: if (!varint(p, v)) return; break;
-      case 1: p += 8; break;
-      case 5: p += 4; break;
+      case 0:
+        if (!varint(p, v)) return;
+        break;
+      case 1:
+        p += 8;
+        break;
+      case 5:
+        p += 4;
+        break;
       case 2: {
         size_t at = p;
         if (!varint(p, v) || v > end - p) return;
@@ -47,7 +52,8 @@ void find_length_fields(const std::string& b, size_t begin, size_t end, int dept
         p += v;
         break;
       }
-      default: return;
+      default:
+        return;
     }
   }
 }
@@ -135,7 +141,7 @@ TEST_CASE("mutated models load consistently or fail with an Error naming the fil
       try_mutant(m, "flip_" + std::to_string(i) + ".onnx", t);
       ++made;
     }
-    CHECK(t.loaded > 0);   // flips inside weight bytes load fine
+    CHECK(t.loaded > 0);  // flips inside weight bytes load fine
     CHECK(t.refused > 0);
   }
   SECTION("corrupted length varints") {

@@ -14,7 +14,9 @@
 using namespace frugal;
 using Clock = std::chrono::steady_clock;
 
-static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+static double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 int main(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "resnet50";
@@ -43,9 +45,10 @@ int main(int argc, char** argv) {
       std::string out = save_onnx_bytes(g);
       best_export = std::min(best_export, ms_since(t0));
     }
-    std::printf("best of %d: load_onnx_bytes %.1f ms, load_onnx_file %.1f ms, infer_shapes_for_batch(1) %.2f ms, "
-                "save_onnx_bytes %.1f ms; %.3f GMACs per image\n",
-                repeats, best_bytes, best_file, best_infer, best_export, macs / 1e9);
+    std::printf(
+        "best of %d: load_onnx_bytes %.1f ms, load_onnx_file %.1f ms, infer_shapes_for_batch(1) %.2f ms, "
+        "save_onnx_bytes %.1f ms; %.3f GMACs per image\n",
+        repeats, best_bytes, best_file, best_infer, best_export, macs / 1e9);
     std::remove(path.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "onnx_import_bench: %s\n", e.what());

@@ -1,14 +1,13 @@
 // import -> export -> import gives an equal Graph with bit-identical weights, and
 // a second export gives identical bytes.
+#include <algorithm>
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <algorithm>
 
 #include "graph/shape_inference.h"
 #include "graphs_equal.h"
@@ -166,7 +165,8 @@ TEST_CASE("initializers listed as graph inputs (IR 3) are initializers, and stay
 }
 
 TEST_CASE("inferred shapes are exported as value_info and read back", "[onnx][roundtrip]") {
-  Graph g = load_onnx_bytes(serialize(tiny_cnn_model(1)).c_str(), serialize(tiny_cnn_model(1)).size(), "m.onnx");
+  Graph g =
+      load_onnx_bytes(serialize(tiny_cnn_model(1)).c_str(), serialize(tiny_cnn_model(1)).size(), "m.onnx");
   infer_shapes_for_batch(g, 2);
   const std::string b = save_onnx_bytes(g);
   Graph g2 = load_onnx_bytes(b.data(), b.size(), "m2.onnx");
@@ -179,7 +179,8 @@ TEST_CASE("inferred shapes are exported as value_info and read back", "[onnx][ro
 TEST_CASE("save_onnx_file / load_onnx_file round trip", "[onnx][roundtrip]") {
   const std::string dir = scratch_dir("file_roundtrip");
   const std::string path = dir + "/tiny.onnx";
-  Graph g = load_onnx_bytes(serialize(tiny_cnn_model(5)).c_str(), serialize(tiny_cnn_model(5)).size(), "m.onnx");
+  Graph g =
+      load_onnx_bytes(serialize(tiny_cnn_model(5)).c_str(), serialize(tiny_cnn_model(5)).size(), "m.onnx");
   save_onnx_file(g, path);
   Graph g2 = load_onnx_file(path);
   std::string why;

@@ -1,10 +1,10 @@
 // Shape inference per op, on hand-computed cases, and its error messages.
-#include <catch2/catch.hpp>
+#include "graph/shape_inference.h"
 
+#include <catch2/catch.hpp>
 #include <climits>
 
 #include "graph/ops.h"
-#include "graph/shape_inference.h"
 #include "graph_fixtures.h"
 #include "onnx/onnx_import.h"
 #include "test_models.h"
@@ -37,11 +37,11 @@ TEST_CASE("Conv output sizes: pads, strides, dilations, auto_pad, 1-D", "[onnx][
   infer_shapes(f.g, kDeclared);
   CHECK(f.dims("y0") == V{2, 6, 5, 8});
   CHECK(f.dims("y1") == V{2, 6, 7, 10});
-  CHECK(f.dims("y2") == V{2, 6, 3, 4});   // H: (7-3)/2+1; W: (10+3-3)/3+1
-  CHECK(f.dims("y3") == V{2, 6, 3, 4});   // effective kernel 5x7
-  CHECK(f.dims("y4") == V{2, 6, 4, 4});   // ceil(7/2), ceil(10/3)
-  CHECK(f.dims("y5") == V{2, 6, 3, 4});   // (7-3)/2+1, (10-3)/2+1
-  CHECK(f.dims("y6") == V{1, 4, 4});      // (11-5)/2+1
+  CHECK(f.dims("y2") == V{2, 6, 3, 4});  // H: (7-3)/2+1; W: (10+3-3)/3+1
+  CHECK(f.dims("y3") == V{2, 6, 3, 4});  // effective kernel 5x7
+  CHECK(f.dims("y4") == V{2, 6, 4, 4});  // ceil(7/2), ceil(10/3)
+  CHECK(f.dims("y5") == V{2, 6, 3, 4});  // (7-3)/2+1, (10-3)/2+1
+  CHECK(f.dims("y6") == V{1, 4, 4});     // (11-5)/2+1
   CHECK(f.g.tensor("y0").dtype == DType::Float32);
 }
 
@@ -62,14 +62,22 @@ TEST_CASE("wrong input shape names the node, the input and both channel counts",
   f.input("x", {-1, 3, 8, 8}).weight("w", {16, 3, 3, 3});
   f.node("Conv", "conv1", {"x", "w"}, {"y"});
   Graph before = f.g;
-  CHECK(error_of([&] { infer_shapes(f.g, {{"x", {1, 4, 8, 8}}}); }) ==
-        "Conv node 'conv1': input 'x' has 4 channels, weight expects 3");
+  CHECK(error_of([&] {
+          infer_shapes(f.g, {{"x", {1, 4, 8, 8}}});
+        }) == "Conv node 'conv1': input 'x' has 4 channels, weight expects 3");
   CHECK_FALSE(f.g.tensor("y").has_shape);  // unchanged on error
-  CHECK(error_of([&] { infer_shapes(f.g, {{"x", {1, 3, 8}}}); }) ==
-        "input 'x' is declared with rank 4 [N, 3, 8, 8], but dims [1, 3, 8] were given");
-  CHECK_THAT(error_of([&] { infer_shapes(f.g, {{"nope", {1}}}); }), Catch::Contains("'nope' is not a graph input"));
-  CHECK_THAT(error_of([&] { infer_shapes(f.g, kDeclared); }), Catch::Contains("input 'x' has symbolic dims [N, 3, 8, 8]"));
-  CHECK_THAT(error_of([&] { infer_shapes(f.g, {{"x", {1, 3, 2, 2}}}); }),
+  CHECK(error_of([&] {
+          infer_shapes(f.g, {{"x", {1, 3, 8}}});
+        }) == "input 'x' is declared with rank 4 [N, 3, 8, 8], but dims [1, 3, 8] were given");
+  CHECK_THAT(error_of([&] {
+               infer_shapes(f.g, {{"nope", {1}}});
+             }),
+             Catch::Contains("'nope' is not a graph input"));
+  CHECK_THAT(error_of([&] { infer_shapes(f.g, kDeclared); }),
+             Catch::Contains("input 'x' has symbolic dims [N, 3, 8, 8]"));
+  CHECK_THAT(error_of([&] {
+               infer_shapes(f.g, {{"x", {1, 3, 2, 2}}});
+             }),
              Catch::Contains("Conv node 'conv1'") && Catch::Contains("smaller than the kernel"));
   infer_shapes_for_batch(f.g, 5);
   CHECK(f.dims("y") == V{5, 16, 6, 6});
@@ -164,7 +172,11 @@ TEST_CASE("shape errors name node and values", "[onnx][shapes]") {
 TEST_CASE("Reshape from initializers, Constant nodes and Shape arithmetic", "[onnx][shapes]") {
   GraphFixture f;
   f.input("x", {-1, 8, 4, 4});
-  f.ints("flat", {0, -1}).ints("zeros", {0, 2, 64}).ints("minus1", {-1}).scalar_int("idx0", 0).ints("axes0", {0});
+  f.ints("flat", {0, -1})
+      .ints("zeros", {0, 2, 64})
+      .ints("minus1", {-1})
+      .scalar_int("idx0", 0)
+      .ints("axes0", {0});
   f.node("Reshape", "r0", {"x", "flat"}, {"y0"});
   Node& z = f.node("Reshape", "r1", {"x", "zeros"}, {"y1"});
   z.set_attr_int("allowzero", 0);
@@ -191,14 +203,20 @@ TEST_CASE("Reshape from initializers, Constant nodes and Shape arithmetic", "[on
   CHECK_THAT(error_of([&] { infer_shapes(bad.g, kDeclared); }),
              Catch::Contains("Reshape node 'r': cannot reshape input 'x' [2, 6] to [5, -1]"));
   bad.g.nodes[0].inputs[1] = "dyn";
-  CHECK_THAT(error_of([&] { infer_shapes(bad.g, kDeclared); }), Catch::Contains("target shape 'dyn' is not a constant"));
+  CHECK_THAT(error_of([&] { infer_shapes(bad.g, kDeclared); }),
+             Catch::Contains("target shape 'dyn' is not a constant"));
   bad.g.nodes[0].inputs[1] = "two";
   CHECK_THAT(error_of([&] { infer_shapes(bad.g, kDeclared); }), Catch::Contains("more than one -1"));
 }
 
 TEST_CASE("BN, Clip (attribute and input forms), Dropout mask, LRN, Softmax keep shapes", "[onnx][shapes]") {
   GraphFixture f;
-  f.input("x", {2, 4, 3, 3}).weight("g", {4}).weight("b", {4}).weight("m", {4}).weight("v", {4}).weight("lo", {});
+  f.input("x", {2, 4, 3, 3})
+      .weight("g", {4})
+      .weight("b", {4})
+      .weight("m", {4})
+      .weight("v", {4})
+      .weight("lo", {});
   f.node("BatchNormalization", "bn", {"x", "g", "b", "m", "v"}, {"y"});
   f.node("Clip", "clip_inputs", {"y", "lo", ""}, {"c"});
   f.node("Clip", "clip_attrs", {"c"}, {"c2"}).set_attr_float("max", 6.0f);
@@ -209,7 +227,8 @@ TEST_CASE("BN, Clip (attribute and input forms), Dropout mask, LRN, Softmax keep
   f.node("Relu", "relu", {"sg"}, {"r"});
   f.node("Identity", "id", {"r"}, {"i"});
   infer_shapes(f.g, kDeclared);
-  for (const char* n : {"y", "c", "c2", "d", "mask", "l", "s", "sg", "r", "i"}) CHECK(f.dims(n) == V{2, 4, 3, 3});
+  for (const char* n : {"y", "c", "c2", "d", "mask", "l", "s", "sg", "r", "i"})
+    CHECK(f.dims(n) == V{2, 4, 3, 3});
   CHECK(f.g.tensor("mask").dtype == DType::Bool);
 
   GraphFixture bad;
@@ -233,9 +252,26 @@ TEST_CASE("tiny CNN shapes at several batches", "[onnx][shapes]") {
 }
 
 TEST_CASE("the op table lists what the host understands", "[onnx][ops]") {
-  for (const char* op : {"Conv", "BatchNormalization", "Relu", "Clip", "Sigmoid", "Mul", "Add", "Concat", "MaxPool",
-                         "AveragePool", "GlobalAveragePool", "LRN", "Gemm", "MatMul", "Flatten", "Reshape", "Softmax",
-                         "Dropout", "Identity", "Constant"})
+  for (const char* op : {"Conv",
+                         "BatchNormalization",
+                         "Relu",
+                         "Clip",
+                         "Sigmoid",
+                         "Mul",
+                         "Add",
+                         "Concat",
+                         "MaxPool",
+                         "AveragePool",
+                         "GlobalAveragePool",
+                         "LRN",
+                         "Gemm",
+                         "MatMul",
+                         "Flatten",
+                         "Reshape",
+                         "Softmax",
+                         "Dropout",
+                         "Identity",
+                         "Constant"})
     CHECK(op_is_known(op));
   CHECK_FALSE(op_is_known("Loop"));
   std::vector<std::string> ops = known_ops();
@@ -249,7 +285,8 @@ TEST_CASE("absurd attribute values give errors, not overflow", "[onnx][shapes]")
   f.input("x", {1, 2, 8, 8}).weight("w", {2, 2, 3, 3});
   Node& c = f.node("Conv", "conv", {"x", "w"}, {"y"});
   c.set_attr_ints("pads", {big, big, big, big});
-  CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }), Catch::Contains("Conv node 'conv'") && Catch::Contains("overflow"));
+  CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }),
+             Catch::Contains("Conv node 'conv'") && Catch::Contains("overflow"));
   c.set_attr_ints("pads", {0, 0, 0, 0});
   c.set_attr_ints("dilations", {big, 1});
   CHECK_THAT(error_of([&] { infer_shapes(f.g, {}); }), Catch::Contains("overflow"));

@@ -1,8 +1,8 @@
 #include "test_models.h"
 
 #include <cstring>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 namespace frugal::test {
@@ -55,8 +55,8 @@ void attr_float(onnx::NodeProto* n, const std::string& name, float v) {
 
 }  // namespace
 
-onnx::TensorProto* add_raw_initializer(onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims,
-                                       uint32_t seed) {
+onnx::TensorProto* add_raw_initializer(onnx::GraphProto& g, const std::string& name,
+                                       std::vector<int64_t> dims, uint32_t seed) {
   onnx::TensorProto* t = g.add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
@@ -66,15 +66,18 @@ onnx::TensorProto* add_raw_initializer(onnx::GraphProto& g, const std::string& n
   return t;
 }
 
-void set_value_info(onnx::ValueInfoProto& v, const std::string& name, std::vector<int64_t> dims, int32_t elem_type) {
+void set_value_info(onnx::ValueInfoProto& v, const std::string& name, std::vector<int64_t> dims,
+                    int32_t elem_type) {
   v.set_name(name);
   auto* tt = v.mutable_type()->mutable_tensor_type();
   tt->set_elem_type(elem_type);
   auto* shape = tt->mutable_shape();
   for (int64_t d : dims) {
     auto* dim = shape->add_dim();
-    if (d < 0) dim->set_dim_param("N");
-    else dim->set_dim_value(d);
+    if (d < 0)
+      dim->set_dim_param("N");
+    else
+      dim->set_dim_value(d);
   }
 }
 
@@ -150,7 +153,8 @@ onnx::ModelProto tiny_cnn_model(uint32_t seed) {
   attr_ints(conv1, "pads", {1, 1, 1, 1});
   attr_ints(conv1, "strides", {2, 2});
   conv1->set_doc_string("stride-2 conv");
-  auto* bn = add_node(g, "BatchNormalization", "bn1", {"c1", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"b"});
+  auto* bn =
+      add_node(g, "BatchNormalization", "bn1", {"c1", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"b"});
   attr_float(bn, "epsilon", 1e-5f);
   add_node(g, "Relu", "", {"b"}, {"r"});  // unnamed: import names it
   auto* conv2 = add_node(g, "Conv", "conv2", {"r", "w2"}, {"c2"});
@@ -232,7 +236,7 @@ onnx::ModelProto attribute_kinds_model() {
   }
   set_value_info(*g.add_output(), "b", {2, 3});
   onnx::ValueInfoProto* c = g.add_output();
-  c->set_name("c");  // an output without a type
+  c->set_name("c");                              // an output without a type
   onnx::ValueInfoProto* d = g.add_value_info();  // value infos without a type
   d->set_name("dangling_doc");
   d->set_doc_string("documented, never produced");

@@ -24,8 +24,8 @@ onnx::ModelProto tiny_cnn_model(uint32_t seed);
 onnx::ModelProto attribute_kinds_model();
 
 // Adds a float32 initializer with raw_data.
-onnx::TensorProto* add_raw_initializer(onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims,
-                                       uint32_t seed);
+onnx::TensorProto* add_raw_initializer(onnx::GraphProto& g, const std::string& name,
+                                       std::vector<int64_t> dims, uint32_t seed);
 // Declares a tensor value info (float32) with fixed dims, -1 meaning symbolic "N".
 void set_value_info(onnx::ValueInfoProto& v, const std::string& name, std::vector<int64_t> dims,
                     int32_t elem_type = onnx::TensorProto::FLOAT);

@@ -1,9 +1,8 @@
 // The ONNX backend node tests (libonnx-testdata): every model whose ops are all
 // in frugal's table must import, and shape inference from the test inputs must
 // give exactly the shapes (and dtypes) of the reference outputs.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -26,8 +25,9 @@ bool all_ops_known(const onnx::GraphProto& g) {
 }
 
 bool all_tensor_typed(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& vs) {
-  return std::all_of(vs.begin(), vs.end(),
-                     [](const onnx::ValueInfoProto& v) { return v.type().value_case() == onnx::TypeProto::kTensorType; });
+  return std::all_of(vs.begin(), vs.end(), [](const onnx::ValueInfoProto& v) {
+    return v.type().value_case() == onnx::TypeProto::kTensorType;
+  });
 }
 
 // Loads a test data tensor and checks its byte size against its shape.
@@ -100,13 +100,15 @@ int check_suite(const std::string& suite, int& pb_files) {
 }  // namespace
 
 // Counted when written (libonnx-testdata 1.12): 160 node, 56 pytorch-converted, 15 pytorch-operator.
-TEST_CASE("ONNX backend tests with known ops import and infer the reference output shapes", "[onnx][testdata]") {
+TEST_CASE("ONNX backend tests with known ops import and infer the reference output shapes",
+          "[onnx][testdata]") {
   int pb_files = 0;
   const int node = check_suite("node", pb_files);
   const int converted = check_suite("pytorch-converted", pb_files);
   const int operators = check_suite("pytorch-operator", pb_files);
-  WARN("backend tests with known ops imported and checked: " << node << " node, " << converted
-       << " pytorch-converted, " << operators << " pytorch-operator; " << pb_files << " .pb files read");
+  WARN("backend tests with known ops imported and checked: "
+       << node << " node, " << converted << " pytorch-converted, " << operators << " pytorch-operator; "
+       << pb_files << " .pb files read");
   CHECK(node >= 150);
   CHECK(converted >= 50);
   CHECK(operators >= 12);

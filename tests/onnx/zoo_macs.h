@@ -5,7 +5,6 @@
 #pragma once
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "graph/macs.h"
@@ -28,4 +27,3 @@ inline void check_published(const std::string& name, double published_gmacs) {
 }
 
 }  // namespace frugal::test
-

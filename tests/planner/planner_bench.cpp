@@ -3,8 +3,8 @@
 // synthetic chains; and the time per sample VBS reaches against FBS and Greedy.
 // Times are CPU seconds of the planning process (best of three).
 //   build-X/tests/planner/planner_bench
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "chain_dp.h"
@@ -51,8 +51,8 @@ int main() {
   const CostTable rn = parse_cost_table(test::resnet50_like_table(16));
   const uint64_t lo = min_budget(rn, 16);
   std::printf("%d layers; smallest budget for 16 samples: %.1f MB; -1 = no plan\n", rn.size(), lo / 1e6);
-  std::printf("%10s %9s %9s %11s %11s %11s %11s %8s %6s %10s\n", "budget_MB", "cpu_s", "ext_cpu_s", "vbs_ms/img",
-              "paper_ms/img", "fbs_ms/img", "greedy_ms/img", "gain", "fbs_b", "method");
+  std::printf("%10s %9s %9s %11s %11s %11s %11s %8s %6s %10s\n", "budget_MB", "cpu_s", "ext_cpu_s",
+              "vbs_ms/img", "paper_ms/img", "fbs_ms/img", "greedy_ms/img", "gain", "fbs_b", "method");
   for (double f : {1.0, 1.25, 1.5, 2.0, 3.0, 5.0}) {
     PlanOptions o;
     o.budget_bytes = static_cast<uint64_t>(lo * f);
@@ -63,14 +63,15 @@ int main() {
     e.methods = {"extended", "minpeak"};
     const double t_ext = time_plan(rn, e);
     auto ms = [](const json& j) {
-      return j.is_object() && j.contains("time_per_sample_s") ? 1e3 * j["time_per_sample_s"].get<double>() : -1.0;
+      return j.is_object() && j.contains("time_per_sample_s") ? 1e3 * j["time_per_sample_s"].get<double>()
+                                                              : -1.0;
     };
     json paper;
     for (const json& c : p["candidates"])
       if (c["method"] == "paper") paper = c;
-    std::printf("%10.1f %9.3f %9.3f %11.2f %11.2f %11.2f %11.2f %7.1f%% %6d %10s\n", o.budget_bytes / 1e6, t_all,
-                t_ext, 1e3 * p["time_per_sample_s"].get<double>(), ms(paper), ms(p["baselines"]["fbs"]),
-                ms(p["baselines"]["greedy"]),
+    std::printf("%10.1f %9.3f %9.3f %11.2f %11.2f %11.2f %11.2f %7.1f%% %6d %10s\n", o.budget_bytes / 1e6,
+                t_all, t_ext, 1e3 * p["time_per_sample_s"].get<double>(), ms(paper),
+                ms(p["baselines"]["fbs"]), ms(p["baselines"]["greedy"]),
                 p.contains("gain_vs_fbs") ? 100.0 * p["gain_vs_fbs"].get<double>() : 0.0,
                 p["baselines"]["fbs"].value("batch", 0), p["method"].get<std::string>().c_str());
   }

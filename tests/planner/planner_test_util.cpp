@@ -56,8 +56,8 @@ std::vector<uint64_t> random_ws(std::mt19937_64& rng, int batch_max) {
   std::vector<uint64_t> ws;
   for (int b = 1; b <= batch_max; ++b) {
     uint64_t v = w0 + w1 * b;
-    if (k == 0) v = w0;                          // batch-independent (e.g. per-sample im2col reuse)
-    if (k == 1) v = w0 + w1 * b + 5 * b * b;     // superlinear
+    if (k == 0) v = w0;                       // batch-independent (e.g. per-sample im2col reuse)
+    if (k == 1) v = w0 + w1 * b + 5 * b * b;  // superlinear
     ws.push_back(v);
   }
   return ws;
@@ -236,7 +236,8 @@ namespace {
 // grows with the batch, plus a fixed per-call overhead shared by the batch.
 std::vector<double> model_times(double macs, int batch_max) {
   std::vector<double> t;
-  for (int b = 1; b <= batch_max; ++b) t.push_back(macs / 2.0e10 * (1.0 + 2.0 / std::pow(b, 0.8)) + 2.0e-5 / b);
+  for (int b = 1; b <= batch_max; ++b)
+    t.push_back(macs / 2.0e10 * (1.0 + 2.0 / std::pow(b, 0.8)) + 2.0e-5 / b);
   return t;
 }
 
@@ -255,7 +256,8 @@ json resnet50_like_table(int batch_max) {
     return name;
   };
   auto simple = [&](const std::string& name, std::vector<std::string> ins, uint64_t out, double ops) {
-    L.push_back({name, std::move(ins), out, std::vector<uint64_t>(batch_max, 0), model_times(ops, batch_max)});
+    L.push_back(
+        {name, std::move(ins), out, std::vector<uint64_t>(batch_max, 0), model_times(ops, batch_max)});
     return name;
   };
   std::string x = conv("conv1", "", 3, 64, 7, 112);
@@ -289,7 +291,10 @@ json synthetic_chain_table(int n, int batch_max, uint64_t seed) {
     const uint64_t out = 4ull * c * s * s;
     std::vector<uint64_t> ws;
     for (int b = 1; b <= batch_max; ++b) ws.push_back(out * 9 / 4 * b);
-    L.push_back({"l" + std::to_string(i), {i == 0 ? "" : L.back().name}, out, ws,
+    L.push_back({"l" + std::to_string(i),
+                 {i == 0 ? "" : L.back().name},
+                 out,
+                 ws,
                  model_times(9.0 * c * c * s * s, batch_max)});
   }
   return make_table_json(L, 4ull * 3 * 112 * 112, batch_max);

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cost_table.h"
 #include "plan_check.h"
@@ -20,12 +19,13 @@ struct LayerSpec {
   std::string name;
   std::vector<std::string> inputs;  // "" = network input
   uint64_t out_per_sample = 0;
-  std::vector<uint64_t> ws;         // batch 1..B
-  std::vector<double> time;         // per-sample seconds, batch 1..B
+  std::vector<uint64_t> ws;  // batch 1..B
+  std::vector<double> time;  // per-sample seconds, batch 1..B
 };
 
 // Builds the JSON cost table (in_bytes derived from the inputs).
-nlohmann::json make_table_json(const std::vector<LayerSpec>& layers, uint64_t input_per_sample, int batch_max);
+nlohmann::json make_table_json(const std::vector<LayerSpec>& layers, uint64_t input_per_sample,
+                               int batch_max);
 
 // Random instances: small linear chains, and small branched graphs
 // (ResNet-like blocks with empty or conv shortcuts, inception/fire-like

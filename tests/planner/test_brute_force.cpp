@@ -2,9 +2,8 @@
 // small random instances (fixed seed): never worse than FBS or Greedy, never
 // over budget (by the plan checker and by an independent count-based model), a
 // plan whenever one exists, and the optimum on the vast majority.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,16 +18,18 @@ namespace {
 
 struct Stats {
   int instances = 0, feasible = 0, optimal = 0, paper_optimal = 0, paper_missed = 0, paper_behind_greedy = 0;
-  int extended_optimal = 0, branches_optimal = 0, reordered_optimal = 0, min_budget_exact = 0, refused_feasible = 0;
+  int extended_optimal = 0, branches_optimal = 0, reordered_optimal = 0, min_budget_exact = 0,
+      refused_feasible = 0;
   double worst_gap = 0;  // (vbs - optimum) / optimum
   void print(const char* what) const {
     std::printf(
         "%s: %d instances, %d with a plan; vbs optimal on %d (%.1f%%), worst gap %.2f%%; extended DP alone "
-        "optimal on %d, reordered on %d, branches on %d; paper DP alone optimal on %d, finds no plan on %d, behind greedy on %d; min budget "
+        "optimal on %d, reordered on %d, branches on %d; paper DP alone optimal on %d, finds no plan on %d, "
+        "behind greedy on %d; min budget "
         "exact on %d/%d; refused although a schedule exists: %d\n",
         what, instances, feasible, optimal, 100.0 * optimal / std::max(1, feasible), 100.0 * worst_gap,
-        extended_optimal, reordered_optimal, branches_optimal, paper_optimal, paper_missed, paper_behind_greedy, min_budget_exact, instances,
-        refused_feasible);
+        extended_optimal, reordered_optimal, branches_optimal, paper_optimal, paper_missed,
+        paper_behind_greedy, min_budget_exact, instances, refused_feasible);
   }
 };
 
@@ -54,7 +55,8 @@ void run_instance(const json& table, int r, uint64_t budget, Stats& st) {
     CHECK_FALSE(bf.feasible);  // refused only when no schedule at all fits
     if (bf.feasible) st.refused_feasible++;
     // The message names the smallest budget that works.
-    if (std::string(e.what()).find("needs at least " + std::to_string(bf.min_peak) + " bytes") != std::string::npos)
+    if (std::string(e.what()).find("needs at least " + std::to_string(bf.min_peak) + " bytes") !=
+        std::string::npos)
       st.min_budget_exact++;
     return;
   }
@@ -77,8 +79,8 @@ void run_instance(const json& table, int r, uint64_t budget, Stats& st) {
   CHECK(vbs <= method_time(plan, "greedy") * (1 + 1e-9));
   if (same_time(vbs, opt)) st.optimal++;
   if ((vbs - opt) / opt > 1e-5 && std::getenv("PLANNER_DUMP_WORST"))
-    std::printf("gap %.4f: batch %d budget %llu %s\nplan %s\n", (vbs - opt) / opt, r, (unsigned long long)budget,
-                table.dump().c_str(), plan["steps"].dump().c_str());
+    std::printf("gap %.4f: batch %d budget %llu %s\nplan %s\n", (vbs - opt) / opt, r,
+                (unsigned long long)budget, table.dump().c_str(), plan["steps"].dump().c_str());
   st.worst_gap = std::max(st.worst_gap, (vbs - opt) / opt);
   if (same_time(method_time(plan, "extended"), opt)) st.extended_optimal++;
   if (same_time(method_time(plan, "branches"), opt)) st.branches_optimal++;
@@ -176,7 +178,8 @@ TEST_CASE("vbs with the default unit (budget/256) never exceeds the budget", "[p
     const PlanCheck chk = check_plan_within(costs, r, steps_from_json(costs, plan), budget);
     if (same_time(chk.time_per_sample_s, bf.best_total_s / r)) ++optimal;
   }
-  std::printf("default unit: %d plans, %d optimal (%.1f%%)\n", planned, optimal, 100.0 * optimal / std::max(1, planned));
+  std::printf("default unit: %d plans, %d optimal (%.1f%%)\n", planned, optimal,
+              100.0 * optimal / std::max(1, planned));
   // Measured 96.2%: coarse units cost a little optimality, never feasibility.
   CHECK(optimal >= 0.94 * planned);
 }

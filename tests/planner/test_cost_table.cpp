@@ -58,7 +58,8 @@ TEST_CASE("cost table: bad tables name what is wrong", "[planner]") {
   }
   SECTION("array shorter than batch_max") {
     t["layers"][2]["time_s"] = {1.0, 0.8};
-    CHECK_THAT(error_of(t), Catch::Contains("'fc'") && Catch::Contains("time_s") && Catch::Contains("2 entries"));
+    CHECK_THAT(error_of(t),
+               Catch::Contains("'fc'") && Catch::Contains("time_s") && Catch::Contains("2 entries"));
   }
   SECTION("negative time") {
     t["layers"][1]["time_s"][2] = -1.0;
@@ -92,7 +93,8 @@ TEST_CASE("cost table: bad tables name what is wrong", "[planner]") {
   }
   SECTION("boundary mismatch") {
     t["layers"][2]["in_bytes"] = {5, 10, 15};
-    CHECK_THAT(error_of(t), Catch::Contains("'fc' in_bytes[0] = 5 is not the sum of its inputs' out_bytes[0] = 4"));
+    CHECK_THAT(error_of(t),
+               Catch::Contains("'fc' in_bytes[0] = 5 is not the sum of its inputs' out_bytes[0] = 4"));
   }
   SECTION("activations not proportional to the batch") {
     t["layers"][1]["out_bytes"] = {4, 8, 13};
@@ -103,7 +105,8 @@ TEST_CASE("cost table: bad tables name what is wrong", "[planner]") {
     CHECK_THAT(error_of(t), Catch::Contains("'conv1' source[1]"));
   }
   SECTION("not json") {
-    CHECK_THROWS_WITH(parse_cost_table_text("{ nope", "costs.json"), Catch::Contains("costs.json: not valid JSON"));
+    CHECK_THROWS_WITH(parse_cost_table_text("{ nope", "costs.json"),
+                      Catch::Contains("costs.json: not valid JSON"));
   }
 }
 
@@ -111,17 +114,22 @@ TEST_CASE("planner options: bad options are refused by name", "[planner]") {
   const std::string t = good_table().dump();
   CHECK_THROWS_WITH(run_planner("vbs", t, R"({"batch": 2})"), Catch::Contains("budget_bytes"));
   CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000})"), Catch::Contains("batch"));
-  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 0})"), Catch::Contains("positive"));
-  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": -3, "batch": 2})"), Catch::Contains("budget_bytes"));
-  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget": 1000, "batch": 2})"), Catch::Contains("unknown option \"budget\""));
+  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 0})"),
+                    Catch::Contains("positive"));
+  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": -3, "batch": 2})"),
+                    Catch::Contains("budget_bytes"));
+  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget": 1000, "batch": 2})"),
+                    Catch::Contains("unknown option \"budget\""));
   CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 2, "methods": ["magic"]})"),
                     Catch::Contains("unknown method"));
   CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 2, "latency_bound_s": -1})"),
                     Catch::Contains("latency_bound_s"));
-  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 2, "unit_bytes": 1, "max_table_bytes": 100})"),
-                    Catch::Contains("max_table_bytes"));
-  CHECK_THROWS_WITH(run_planner("vbs", t, R"({"budget_bytes": 100000000, "batch": 1000, "unit_bytes": 10000})"),
-                    Catch::Contains("choose a smaller batch"));
+  CHECK_THROWS_WITH(
+      run_planner("vbs", t, R"({"budget_bytes": 1000, "batch": 2, "unit_bytes": 1, "max_table_bytes": 100})"),
+      Catch::Contains("max_table_bytes"));
+  CHECK_THROWS_WITH(
+      run_planner("vbs", t, R"({"budget_bytes": 100000000, "batch": 1000, "unit_bytes": 10000})"),
+      Catch::Contains("choose a smaller batch"));
 }
 
 TEST_CASE("planner: a request larger than batch_max runs in several steps per layer", "[planner]") {

@@ -27,7 +27,8 @@ TEST_CASE("resnet50-shaped table: valid plans, never behind FBS or greedy, a bud
   auto options = [&](uint64_t budget) {
     return json{{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", budget / 64 + 1}};
   };
-  const uint64_t lo = run_planner("vbs", table.dump(), options(uint64_t{1} << 40).dump())["min_budget_bytes"].get<uint64_t>();
+  const uint64_t lo =
+      run_planner("vbs", table.dump(), options(uint64_t{1} << 40).dump())["min_budget_bytes"].get<uint64_t>();
   for (double f : {1.0, 1.4, 3.0}) {
     const uint64_t budget = static_cast<uint64_t>(lo * f);
     INFO("budget " << budget);
@@ -74,7 +75,8 @@ TEST_CASE("a network with two outputs: planned flat, the paper's reduction repor
   };
   const json table = test::make_table_json(l, 10, 2);
   const CostTable costs = parse_cost_table(table);
-  json p = run_planner("vbs", table.dump(), json{{"budget_bytes", 120}, {"batch", 3}, {"unit_bytes", 1}}.dump());
+  json p =
+      run_planner("vbs", table.dump(), json{{"budget_bytes", 120}, {"batch", 3}, {"unit_bytes", 1}}.dump());
   check_plan_within(costs, 3, steps_from_json(costs, p), 120);
   CHECK_THAT(candidate(p, "paper")->value("error", ""), Catch::Contains("2 outputs"));
   const test::BruteForce bf = test::brute_force(costs, 3, 120);

@@ -76,10 +76,13 @@ TEST_CASE("paper example: a budget below 7 is refused and the message gives the 
   }
   CHECK_THROWS_WITH(plan("vbs", {{"budget_bytes", 6}, {"batch", 2}, {"unit_bytes", 1}}),
                     Catch::Contains("needs at least 7 bytes"));
-  CHECK_THROWS_WITH(plan("fbs", {{"budget_bytes", 6}, {"batch", 2}}), Catch::Contains("batch 1 needs 7 bytes"));
+  CHECK_THROWS_WITH(plan("fbs", {{"budget_bytes", 6}, {"batch", 2}}),
+                    Catch::Contains("batch 1 needs 7 bytes"));
 }
 
-TEST_CASE("paper example: with 12 bytes every layer runs at 2 (9 per sample); the budget table has both plans", "[planner]") {
+TEST_CASE(
+    "paper example: with 12 bytes every layer runs at 2 (9 per sample); the budget table has both plans",
+    "[planner]") {
   json p = plan("vbs", {{"budget_bytes", 12}, {"batch", 2}, {"unit_bytes", 1}});
   CHECK(p["time_per_sample_s"].get<double>() == Approx(9.0));
   json t = plan("vbs", {{"budget_bytes", 12}, {"batch", 2}, {"unit_bytes", 1}, {"table", true}});

@@ -51,8 +51,9 @@ TEST_CASE("plan check: sample by sample, inputs freed once every consumer has re
 
 TEST_CASE("plan check: refuses plans that cannot run", "[planner]") {
   CostTable t = small_net();
-  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {2, 0, 2}, {1, 0, 2}}),
-                    Catch::Contains("step 1 (layer 'c' on samples 0..1)") && Catch::Contains("does not exist yet"));
+  CHECK_THROWS_WITH(
+      check_plan(t, 2, {{0, 0, 2}, {2, 0, 2}, {1, 0, 2}}),
+      Catch::Contains("step 1 (layer 'c' on samples 0..1)") && Catch::Contains("does not exist yet"));
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 1}}),
                     Catch::Contains("layer 'c' never runs on sample 1"));
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {0, 1, 1}}), Catch::Contains("already processed"));
@@ -94,11 +95,13 @@ TEST_CASE("plan check: a network output that a later layer reads is kept to the 
   const std::vector<Step> s = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1}, {0, 1, 1}, {1, 1, 1}, {2, 1, 1}};
   CHECK(check_plan(t, 2, s).step_bytes == std::vector<uint64_t>{25, 30, 40, 29, 34, 44});
   // The planners plan with it: vbs's predicted peak is the checker's and fits.
-  const json plan = run_planner("vbs", costs.dump(), json{{"budget_bytes", 44}, {"batch", 2}, {"unit_bytes", 1}}.dump());
+  const json plan =
+      run_planner("vbs", costs.dump(), json{{"budget_bytes", 44}, {"batch", 2}, {"unit_bytes", 1}}.dump());
   CHECK(plan["peak_bytes"].get<uint64_t>() <= 44);
   CHECK(plan["min_budget_bytes"].get<uint64_t>() == 44);
   // Round trip keeps the flag; a non-boolean is refused by name.
   CHECK(cost_table_to_json(t)["layers"][0]["network_output"] == true);
   costs["layers"][0]["network_output"] = "yes";
-  CHECK_THROWS_WITH(parse_cost_table(costs), Catch::Contains("layer 0 'a'") && Catch::Contains("network_output"));
+  CHECK_THROWS_WITH(parse_cost_table(costs),
+                    Catch::Contains("layer 0 'a'") && Catch::Contains("network_output"));
 }

@@ -64,12 +64,13 @@ TEST_CASE("planner plugins: handshake and plans through the C ABI", "[planner]")
     CHECK(plan["planner"] == name);
     json check = validate_plan(table(), plan);
     CHECK(check["peak_bytes"] == plan["peak_bytes"]);
-    CHECK(check["time_per_sample_s"].get<double>() ==
-          Approx(std::string(name) == "fbs" ? 12.0 : 10.0));
+    CHECK(check["time_per_sample_s"].get<double>() == Approx(std::string(name) == "fbs" ? 12.0 : 10.0));
 
-    CHECK(p.api()->plan(costs.c_str(), R"({"budget_bytes": 6, "batch": 2})", &out, &err) == FRUGAL_ERR_BUDGET);
+    CHECK(p.api()->plan(costs.c_str(), R"({"budget_bytes": 6, "batch": 2})", &out, &err) ==
+          FRUGAL_ERR_BUDGET);
     CHECK_THAT(err.message, Catch::StartsWith(name) && Catch::Contains("7 bytes"));
-    CHECK(p.api()->plan("{]", R"({"budget_bytes": 6, "batch": 2})", &out, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
+    CHECK(p.api()->plan("{]", R"({"budget_bytes": 6, "batch": 2})", &out, &err) ==
+          FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK_THAT(err.message, Catch::Contains("cost table: not valid JSON"));
     CHECK(p.api()->plan(costs.c_str(), "{]", &out, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
     CHECK(p.api()->plan(nullptr, nullptr, &out, &err) == FRUGAL_ERR_INVALID_ARGUMENT);

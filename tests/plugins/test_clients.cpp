@@ -2,7 +2,6 @@
 // become Errors naming the plugin, unusable answers are refused, and every blob and
 // executor handle is released.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "fixture_paths.h"
@@ -27,7 +26,9 @@ const LoadedPlugin& plugin(int kind, const std::string& name) {
 }
 
 // A small real model from the ONNX backend test data.
-Graph relu_model() { return load_onnx_file(std::string(FRUGAL_ONNX_TESTDATA) + "/node/test_relu/model.onnx"); }
+Graph relu_model() {
+  return load_onnx_file(std::string(FRUGAL_ONNX_TESTDATA) + "/node/test_relu/model.onnx");
+}
 
 const nlohmann::json kCosts = {{"layers", {{{"name", "a"}, {"time_s", {1.0}}}}}};
 
@@ -42,7 +43,8 @@ TEST_CASE("a failing plugin call becomes an Error naming the plugin, with its st
     FAIL("make_plan did not throw");
   } catch (const PluginCallError& e) {
     CHECK(e.status == FRUGAL_ERR_BUDGET);
-    CHECK(std::string(e.what()) == "failing (" + in_scan("failing_planner.so") + "): plan: needs 4096 bytes, budget is 1024");
+    CHECK(std::string(e.what()) ==
+          "failing (" + in_scan("failing_planner.so") + "): plan: needs 4096 bytes, budget is 1024");
   }
   CHECK(live_blobs(failing) == 0);  // the blob it filled before failing was released
 }
@@ -75,7 +77,8 @@ TEST_CASE("a client refuses a plugin of the wrong kind", "[plugins][unit]") {
   const LoadedPlugin& fixed = plugin(FRUGAL_KIND_PLANNER, "fixed");
   CHECK_THROWS_WITH(fold_model(fixed, relu_model()),
                     "fixed (" + in_scan("fixed_planner.so") + "): is a planner plugin, not a folder");
-  CHECK_THROWS_WITH(ExecutorClient(fixed, relu_model()), Catch::Contains("is a planner plugin, not a executor"));
+  CHECK_THROWS_WITH(ExecutorClient(fixed, relu_model()),
+                    Catch::Contains("is a planner plugin, not a executor"));
 }
 
 TEST_CASE("fold_model sends the model as ONNX and reads the folded one back", "[plugins][unit]") {
@@ -124,8 +127,9 @@ TEST_CASE("ExecutorClient drives an executor through every call", "[plugins][uni
     CHECK(lb.in_bytes == 48);
     CHECK(lb.out_bytes == 48);
     CHECK(lb.ws_bytes == 12);
-    CHECK_THROWS_WITH(ex.layer_bytes(1, 1), "doubler (" + in_scan("doubler_executor.so") +
-                                                "): layer_bytes(layer 1, batch 1): layer 1 does not exist (1 layer)");
+    CHECK_THROWS_WITH(ex.layer_bytes(1, 1),
+                      "doubler (" + in_scan("doubler_executor.so") +
+                          "): layer_bytes(layer 1, batch 1): layer 1 does not exist (1 layer)");
     CHECK(ex.time_layer(0, 8, 3).median_seconds == Approx(8e-3));
 
     // Whole-batch run; outputs allocated from describe()'s shapes.
@@ -142,8 +146,9 @@ TEST_CASE("ExecutorClient drives an executor through every call", "[plugins][uni
     CHECK(report["steps"] == 1);
 
     // A plan goes across as JSON.
-    const nlohmann::json plan = {{"steps", {{{"layer", "double"}, {"first", 0}, {"count", 2}},
-                                            {{"layer", "double"}, {"first", 2}, {"count", 1}}}}};
+    const nlohmann::json plan = {{"steps",
+                                  {{{"layer", "double"}, {"first", 0}, {"count", 2}},
+                                   {{"layer", "double"}, {"first", 2}, {"count", 1}}}}};
     CHECK(ex.run(plan, {"x"}, {x}, {"y"}, out)["steps"] == 2);
 
     // One byte short of the need: the plugin's budget refusal, with its status.
@@ -161,11 +166,14 @@ TEST_CASE("ExecutorClient drives an executor through every call", "[plugins][uni
     // Host-side checks before the call, then the plugin's own.
     Tensor short_x({3, 4});
     short_x.data.resize(5);
-    CHECK_THROWS_WITH(ex.run(nullptr, {short_x}, out), Catch::Contains("input 'x' has shape [3, 4] but 5 values"));
-    CHECK_THROWS_WITH(ex.run(nullptr, {"x"}, {x}, {"y", "z"}, out), Catch::Contains("1 output tensors but 2 names"));
+    CHECK_THROWS_WITH(ex.run(nullptr, {short_x}, out),
+                      Catch::Contains("input 'x' has shape [3, 4] but 5 values"));
+    CHECK_THROWS_WITH(ex.run(nullptr, {"x"}, {x}, {"y", "z"}, out),
+                      Catch::Contains("1 output tensors but 2 names"));
     Tensor wide({3, 5});
     std::vector<Tensor> wide_out{Tensor({3, 5})};
-    CHECK_THROWS_WITH(ex.run(nullptr, {wide}, wide_out), Catch::EndsWith("run: shapes must be [B,4] -> [B,4]"));
+    CHECK_THROWS_WITH(ex.run(nullptr, {wide}, wide_out),
+                      Catch::EndsWith("run: shapes must be [B,4] -> [B,4]"));
 
     // Moving hands the one handle over; only one destroy follows.
     ExecutorClient moved(std::move(ex));

@@ -1,6 +1,5 @@
 // FRUGAL_PLUGIN_PATH: several entries, scanned in order, the first one found wins.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <optional>
 
@@ -22,8 +21,10 @@ struct ScopedPluginPath {
     setenv("FRUGAL_PLUGIN_PATH", value.c_str(), 1);
   }
   ~ScopedPluginPath() {
-    if (old) setenv("FRUGAL_PLUGIN_PATH", old->c_str(), 1);
-    else unsetenv("FRUGAL_PLUGIN_PATH");
+    if (old)
+      setenv("FRUGAL_PLUGIN_PATH", old->c_str(), 1);
+    else
+      unsetenv("FRUGAL_PLUGIN_PATH");
   }
 };
 
@@ -48,7 +49,8 @@ TEST_CASE("FRUGAL_PLUGIN_PATH entries are scanned in order after the build folde
   REQUIRE(ordered != nullptr);
   CHECK(ordered->version == "a");
   CHECK(ordered->file == a + "/ordered.so");
-  CHECK(refused_with(r, b + "/ordered.so", "duplicate planner plugin 'ordered': already loaded from " + a + "/ordered.so"));
+  CHECK(refused_with(r, b + "/ordered.so",
+                     "duplicate planner plugin 'ordered': already loaded from " + a + "/ordered.so"));
   CHECK(r.find(FRUGAL_KIND_PLANNER, "only_b") != nullptr);  // the later folder was scanned all the same
   CHECK(refused_with(r, missing, "plugin folder does not exist"));
 }

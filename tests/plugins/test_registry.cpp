@@ -2,7 +2,6 @@
 // naming its file and its specific fault, the good ones load, and the registry
 // keeps working afterwards.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <set>
 
@@ -51,14 +50,14 @@ TEST_CASE("every broken plugin is refused with its file and its specific cause",
       {"text.so", "not a loadable shared object: "},
       {"no_entry.so", "no symbol frugal_plugin_entry"},
       {"null_descriptor.so", "frugal_plugin_entry returned NULL: the plugin does not serve ABI 1"},
-      {"small_descriptor.so", "descriptor is 8 bytes, host expects at least " +
-                                  std::to_string(sizeof(frugal_plugin_descriptor))},
+      {"small_descriptor.so",
+       "descriptor is 8 bytes, host expects at least " + std::to_string(sizeof(frugal_plugin_descriptor))},
       {"wrong_abi.so", "built for ABI 7, host speaks 1"},
       {"unknown_kind.so", "unknown kind 9"},
       {"no_name.so", "descriptor has no name"},
       {"null_api.so", "planner api table is NULL"},
-      {"small_api.so", "planner api table is " + std::to_string(sizeof(size_t)) + " bytes, host needs at least " +
-                           std::to_string(sizeof(frugal_planner_api))},
+      {"small_api.so", "planner api table is " + std::to_string(sizeof(size_t)) +
+                           " bytes, host needs at least " + std::to_string(sizeof(frugal_planner_api))},
       {"null_function.so", "executor api: function 'describe' is NULL"},
       {"zz_duplicate_planner.so", "duplicate planner plugin 'fixed': already loaded from " + fixed},
   };
@@ -77,11 +76,11 @@ TEST_CASE("the good plugins in the same folder load with their descriptors", "[p
   PluginRegistry& r = fixture_paths::scanned_registry();
   std::set<std::pair<std::string, std::string>> loaded;
   for (const auto& p : r.plugins()) loaded.insert({kind_name(p.kind), p.name});
-  const std::set<std::pair<std::string, std::string>> expected = {
-      {"planner", "fixed"},    {"planner", "failing"},  {"planner", "empty"},
-      {"planner", "garbage"},  {"planner", "no_data"},  {"executor", "doubler"},
-      {"executor", "failing"},  // same name, other kind: not a duplicate
-      {"folder", "identity"},  {"predictor", "constant"}};
+  const std::set<std::pair<std::string, std::string>>
+      expected = {{"planner", "fixed"},    {"planner", "failing"},   {"planner", "empty"},
+                  {"planner", "garbage"},  {"planner", "no_data"},   {"executor", "doubler"},
+                  {"executor", "failing"},  // same name, other kind: not a duplicate
+                  {"folder", "identity"},  {"predictor", "constant"}};
   CHECK(loaded == expected);
 
   const LoadedPlugin* fixed = r.find(FRUGAL_KIND_PLANNER, "fixed");

@@ -1,7 +1,6 @@
 // plugin_sdk.hpp: exceptions map to the documented status codes, messages are
 // truncated safely, and blobs own a copy of their bytes.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <new>
 
@@ -26,13 +25,20 @@ TEST_CASE("guard maps each exception type to its status", "[plugins][unit]") {
   using R = std::pair<frugal_status, std::string>;
   CHECK(run_guard([] {}) == R{FRUGAL_OK, ""});
   CHECK(run_guard([] { return FRUGAL_ERR_DEVICE; }) == R{FRUGAL_ERR_DEVICE, ""});
-  CHECK(run_guard([] { frugal::sdk::fail_budget("needs 10 bytes"); }) == R{FRUGAL_ERR_BUDGET, "needs 10 bytes"});
+  CHECK(run_guard([] { frugal::sdk::fail_budget("needs 10 bytes"); }) ==
+        R{FRUGAL_ERR_BUDGET, "needs 10 bytes"});
   CHECK(run_guard([] { frugal::sdk::fail_unsupported("op X"); }) == R{FRUGAL_ERR_UNSUPPORTED, "op X"});
   CHECK(run_guard([] { throw std::bad_alloc(); }) == R{FRUGAL_ERR_OUT_OF_MEMORY, "out of memory"});
   CHECK(run_guard([] { throw frugal::Error("model.onnx: node 'c1': bad pads"); }) ==
         R{FRUGAL_ERR_INVALID_ARGUMENT, "model.onnx: node 'c1': bad pads"});
-  CHECK(run_guard([] { const auto j = nlohmann::json::parse("{oops"); (void)j; }).first == FRUGAL_ERR_INVALID_ARGUMENT);
-  CHECK(run_guard([] { const auto j = nlohmann::json::object().at("batch"); (void)j; }).first == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(run_guard([] {
+          const auto j = nlohmann::json::parse("{oops");
+          (void)j;
+        }).first == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(run_guard([] {
+          const auto j = nlohmann::json::object().at("batch");
+          (void)j;
+        }).first == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK(run_guard([] { throw std::invalid_argument("bad"); }) == R{FRUGAL_ERR_INVALID_ARGUMENT, "bad"});
   CHECK(run_guard([] { throw std::runtime_error("boom"); }) == R{FRUGAL_ERR_INTERNAL, "boom"});
   CHECK(run_guard([] { throw 42; }) == R{FRUGAL_ERR_INTERNAL, "unknown exception"});
@@ -66,5 +72,6 @@ TEST_CASE("blobs hold a copy of their bytes and release it once", "[plugins][uni
   CHECK(empty.size == 0);
   CHECK(empty.release == nullptr);
 
-  CHECK(guard(nullptr, [] { frugal::sdk::put_blob(nullptr, std::string("x")); }) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK(guard(nullptr, [] { frugal::sdk::put_blob(nullptr, std::string("x")); }) ==
+        FRUGAL_ERR_INVALID_ARGUMENT);
 }

@@ -3,7 +3,6 @@
 // separate CMake project, load the result and plan with it. Also checks that the
 // installed plugin.h is plain C and that the pkg-config file points at it.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 
@@ -37,11 +36,12 @@ TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[
   {
     std::FILE* f = std::fopen((kWork + "/abi.c").c_str(), "w");
     REQUIRE(f != nullptr);
-    std::fputs("#include <frugal/plugin.h>\nint main(void) { return FRUGAL_ABI_VERSION == 1u ? 0 : 1; }\n", f);
+    std::fputs("#include <frugal/plugin.h>\nint main(void) { return FRUGAL_ABI_VERSION == 1u ? 0 : 1; }\n",
+               f);
     std::fclose(f);
     CHECK(sh("cc -std=c99 -Wall -Wextra -Werror -pedantic $(PKG_CONFIG_PATH=" + prefix +
-             "/share/pkgconfig pkg-config --cflags frugal-sdk) " + kWork + "/abi.c -o " + kWork + "/abi && " + kWork +
-             "/abi") == 0);
+             "/share/pkgconfig pkg-config --cflags frugal-sdk) " + kWork + "/abi.c -o " + kWork + "/abi && " +
+             kWork + "/abi") == 0);
   }
 
   REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/plugin -B " + build +

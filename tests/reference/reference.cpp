@@ -72,12 +72,15 @@ class NodeContext {
   std::vector<int64_t> attr_ints(const std::string& n, const std::vector<int64_t>& d) const {
     return node_.attr_ints(n, d);
   }
-  std::string attr_string(const std::string& n, const std::string& d) const { return node_.attr_string(n, d); }
+  std::string attr_string(const std::string& n, const std::string& d) const {
+    return node_.attr_string(n, d);
+  }
   // Normalises an axis attribute against `rank` (negative counts from the end).
   size_t axis(int64_t a, size_t rank, bool allow_rank = false) const {
     const int64_t r = static_cast<int64_t>(rank);
     const int64_t v = a < 0 ? a + r : a;
-    if (v < 0 || v > r || (v == r && !allow_rank)) fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(r));
+    if (v < 0 || v > r || (v == r && !allow_rank))
+      fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(r));
     return static_cast<size_t>(v);
   }
 
@@ -100,8 +103,8 @@ struct Window {
 // the ONNX operator spec defines them. In ceil mode a last window that would
 // start in the end padding is dropped (the rule PyTorch, onnxruntime and the
 // ONNX reference implementation follow).
-std::vector<Window> windows(NodeContext& c, const std::vector<int64_t>& in_spatial, const std::vector<int64_t>& kernel,
-                            bool ceil_mode) {
+std::vector<Window> windows(NodeContext& c, const std::vector<int64_t>& in_spatial,
+                            const std::vector<int64_t>& kernel, bool ceil_mode) {
   const size_t r = in_spatial.size();
   const std::vector<int64_t> strides = c.attr_ints("strides", std::vector<int64_t>(r, 1));
   const std::vector<int64_t> dilations = c.attr_ints("dilations", std::vector<int64_t>(r, 1));
@@ -156,18 +159,21 @@ RefTensor conv(NodeContext& c) {
   const int64_t N = x.dims[0], C = x.dims[1], M = w.dims[0];
   const int64_t group = c.attr_int("group", 1);
   if (group < 1 || C % group || M % group || w.dims[1] != C / group)
-    c.fail("input " + dims_str(x.dims) + ", weight " + dims_str(w.dims) + " and group " + std::to_string(group) +
-           " do not match");
+    c.fail("input " + dims_str(x.dims) + ", weight " + dims_str(w.dims) + " and group " +
+           std::to_string(group) + " do not match");
   const std::vector<int64_t> spatial(x.dims.begin() + 2, x.dims.end());
-  const std::vector<int64_t> kernel = c.attr_ints("kernel_shape", std::vector<int64_t>(w.dims.begin() + 2, w.dims.end()));
-  if (kernel != std::vector<int64_t>(w.dims.begin() + 2, w.dims.end())) c.fail("kernel_shape disagrees with the weight");
+  const std::vector<int64_t> kernel =
+      c.attr_ints("kernel_shape", std::vector<int64_t>(w.dims.begin() + 2, w.dims.end()));
+  if (kernel != std::vector<int64_t>(w.dims.begin() + 2, w.dims.end()))
+    c.fail("kernel_shape disagrees with the weight");
   const std::vector<Window> win = as_2d(windows(c, spatial, kernel, false));
   const Window& wh = win[0];
   const Window& ww = win[1];
   const RefTensor* b = nullptr;
   if (c.has(2)) {
     b = &c.in(2);
-    if (b->dims != std::vector<int64_t>{M}) c.fail("bias shape " + dims_str(b->dims) + " is not [" + std::to_string(M) + "]");
+    if (b->dims != std::vector<int64_t>{M})
+      c.fail("bias shape " + dims_str(b->dims) + " is not [" + std::to_string(M) + "]");
   }
   std::vector<int64_t> out_dims{N, M};
   for (size_t i = 2; i < x.dims.size(); ++i) out_dims.push_back(win[win.size() - (x.dims.size() - i)].out);
@@ -211,7 +217,8 @@ RefTensor conv(NodeContext& c) {
 
 RefTensor pool(NodeContext& c, bool is_max) {
   const RefTensor& x = c.in_rank(0, 3, 4);
-  if (c.node().outputs.size() > 1 && !c.node().outputs[1].empty()) c.fail("MaxPool Indices output is not supported");
+  if (c.node().outputs.size() > 1 && !c.node().outputs[1].empty())
+    c.fail("MaxPool Indices output is not supported");
   if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order is not supported");
   const std::vector<int64_t> spatial(x.dims.begin() + 2, x.dims.end());
   const std::vector<int64_t> kernel = c.attr_ints("kernel_shape", {});
@@ -248,8 +255,10 @@ RefTensor pool(NodeContext& c, bool is_max) {
             ++inside;
           }
         }
-        if (is_max) out[oh * OW + ow] = best;
-        else out[oh * OW + ow] = inside ? sum / static_cast<double>(include_pad ? padded : inside) : 0.0;
+        if (is_max)
+          out[oh * OW + ow] = best;
+        else
+          out[oh * OW + ow] = inside ? sum / static_cast<double>(include_pad ? padded : inside) : 0.0;
       }
   }
   return y;
@@ -277,7 +286,8 @@ RefTensor batchnorm(NodeContext& c) {
   const RefTensor* p[4];
   for (size_t i = 0; i < 4; ++i) {
     p[i] = &c.in(i + 1);
-    if (p[i]->dims != std::vector<int64_t>{C}) c.fail("parameter " + c.node().inputs[i + 1] + " is not [" + std::to_string(C) + "]");
+    if (p[i]->dims != std::vector<int64_t>{C})
+      c.fail("parameter " + c.node().inputs[i + 1] + " is not [" + std::to_string(C) + "]");
   }
   const double eps = c.attr_float("epsilon", 1e-5);
   const int64_t inner = count_of(std::vector<int64_t>(x.dims.begin() + 2, x.dims.end()));
@@ -313,7 +323,8 @@ RefTensor clip(NodeContext& c) {
 }
 
 // Numpy broadcasting of two shapes; Error naming the node when impossible.
-std::vector<int64_t> broadcast_dims(NodeContext& c, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+std::vector<int64_t> broadcast_dims(NodeContext& c, const std::vector<int64_t>& a,
+                                    const std::vector<int64_t>& b) {
   const size_t r = std::max(a.size(), b.size());
   std::vector<int64_t> out(r);
   for (size_t i = 0; i < r; ++i) {
@@ -378,13 +389,16 @@ RefTensor concat(NodeContext& c) {
     parts.push_back(&t);
   }
   RefTensor y = make(out_dims);
-  const int64_t outer = count_of(std::vector<int64_t>(out_dims.begin(), out_dims.begin() + static_cast<long>(axis)));
-  const int64_t inner = count_of(std::vector<int64_t>(out_dims.begin() + static_cast<long>(axis) + 1, out_dims.end()));
+  const int64_t outer =
+      count_of(std::vector<int64_t>(out_dims.begin(), out_dims.begin() + static_cast<long>(axis)));
+  const int64_t inner =
+      count_of(std::vector<int64_t>(out_dims.begin() + static_cast<long>(axis) + 1, out_dims.end()));
   size_t at = 0;
   for (int64_t o = 0; o < outer; ++o)
     for (const RefTensor* t : parts) {
       const size_t block = static_cast<size_t>(t->dims[axis] * inner);
-      std::copy_n(t->data.begin() + static_cast<long>(static_cast<size_t>(o) * block), block, y.data.begin() + static_cast<long>(at));
+      std::copy_n(t->data.begin() + static_cast<long>(static_cast<size_t>(o) * block), block,
+                  y.data.begin() + static_cast<long>(at));
       at += block;
     }
   return y;
@@ -394,7 +408,8 @@ RefTensor lrn(NodeContext& c) {
   const RefTensor& x = c.in_rank(0, 3, 8);
   if (!c.node().has_attr("size")) c.fail("attribute 'size' is required");
   const int64_t size = c.attr_int("size", 1);
-  const double alpha = c.attr_float("alpha", 1e-4), beta = c.attr_float("beta", 0.75), bias = c.attr_float("bias", 1.0);
+  const double alpha = c.attr_float("alpha", 1e-4), beta = c.attr_float("beta", 0.75),
+               bias = c.attr_float("bias", 1.0);
   const int64_t N = x.dims[0], C = x.dims[1];
   const int64_t inner = count_of(std::vector<int64_t>(x.dims.begin() + 2, x.dims.end()));
   // square_sum[c] sums x^2 over channels c - floor((size-1)/2) .. c + ceil((size-1)/2).
@@ -421,12 +436,14 @@ RefTensor gemm(NodeContext& c) {
   const double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
   const int64_t M = ta ? a.dims[1] : a.dims[0], K = ta ? a.dims[0] : a.dims[1];
   const int64_t Kb = tb ? b.dims[1] : b.dims[0], Nn = tb ? b.dims[0] : b.dims[1];
-  if (K != Kb) c.fail("A " + dims_str(a.dims) + " and B " + dims_str(b.dims) + " do not multiply with these transposes");
+  if (K != Kb)
+    c.fail("A " + dims_str(a.dims) + " and B " + dims_str(b.dims) + " do not multiply with these transposes");
   RefTensor y = make({M, Nn});
   if (c.has(2)) {
     const RefTensor& cc = c.in(2);
     // C broadcasts one way only: to [M, N].
-    if (broadcast_dims(c, cc.dims, y.dims) != y.dims) c.fail("C " + dims_str(cc.dims) + " does not broadcast to [M, N]");
+    if (broadcast_dims(c, cc.dims, y.dims) != y.dims)
+      c.fail("C " + dims_str(cc.dims) + " does not broadcast to [M, N]");
     const std::vector<size_t> ic = broadcast_index(cc.dims, y.dims);
     for (size_t k = 0; k < y.data.size(); ++k) y.data[k] = beta * cc.data[ic[k]];
   }
@@ -434,8 +451,10 @@ RefTensor gemm(NodeContext& c) {
     for (int64_t j = 0; j < Nn; ++j) {
       double s = 0.0;
       for (int64_t k = 0; k < K; ++k) {
-        const double av = ta ? a.data[static_cast<size_t>(k * M + i)] : a.data[static_cast<size_t>(i * K + k)];
-        const double bv = tb ? b.data[static_cast<size_t>(j * K + k)] : b.data[static_cast<size_t>(k * Nn + j)];
+        const double av =
+            ta ? a.data[static_cast<size_t>(k * M + i)] : a.data[static_cast<size_t>(i * K + k)];
+        const double bv =
+            tb ? b.data[static_cast<size_t>(j * K + k)] : b.data[static_cast<size_t>(k * Nn + j)];
         s += av * bv;
       }
       y.data[static_cast<size_t>(i * Nn + j)] += alpha * s;
@@ -448,7 +467,8 @@ RefTensor matmul(NodeContext& c) {
   const bool a_vec = a.dims.size() == 1, b_vec = b.dims.size() == 1;
   if (a_vec) a.dims.insert(a.dims.begin(), 1);
   if (b_vec) b.dims.push_back(1);
-  const int64_t M = a.dims[a.dims.size() - 2], K = a.dims.back(), Kb = b.dims[b.dims.size() - 2], Nn = b.dims.back();
+  const int64_t M = a.dims[a.dims.size() - 2], K = a.dims.back(), Kb = b.dims[b.dims.size() - 2],
+                Nn = b.dims.back();
   if (K != Kb) c.fail("inner dimensions differ: " + dims_str(a.dims) + " x " + dims_str(b.dims));
   const std::vector<int64_t> ba(a.dims.begin(), a.dims.end() - 2), bb(b.dims.begin(), b.dims.end() - 2);
   std::vector<int64_t> batch = broadcast_dims(c, ba, bb);
@@ -476,9 +496,12 @@ RefTensor matmul(NodeContext& c) {
 RefTensor flatten(NodeContext& c) {
   RefTensor y = c.in(0);
   const size_t axis = c.axis(c.attr_int("axis", 1), y.dims.size(), true);
-  const int64_t outer = count_of(std::vector<int64_t>(y.dims.begin(), y.dims.begin() + static_cast<long>(axis)));
+  const int64_t outer =
+      count_of(std::vector<int64_t>(y.dims.begin(), y.dims.begin() + static_cast<long>(axis)));
   y.dims = {outer, count_of(y.dims) / std::max<int64_t>(outer, 1)};
-  if (outer == 0) y.dims[1] = count_of(std::vector<int64_t>(c.in(0).dims.begin() + static_cast<long>(axis), c.in(0).dims.end()));
+  if (outer == 0)
+    y.dims[1] =
+        count_of(std::vector<int64_t>(c.in(0).dims.begin() + static_cast<long>(axis), c.in(0).dims.end()));
   return y;
 }
 
@@ -561,7 +584,8 @@ std::vector<RefTensor> dropout(NodeContext& c) {
 
 std::vector<RefTensor> evaluate(NodeContext& c) {
   const std::string& op = c.node().op_type;
-  if (!c.node().domain.empty() && c.node().domain != "ai.onnx") c.fail("domain '" + c.node().domain + "' is not supported");
+  if (!c.node().domain.empty() && c.node().domain != "ai.onnx")
+    c.fail("domain '" + c.node().domain + "' is not supported");
   if (op == "Conv") return {conv(c)};
   if (op == "MaxPool") return {pool(c, true)};
   if (op == "AveragePool") return {pool(c, false)};
@@ -647,13 +671,14 @@ RefTensor to_ref(const Tensor& t) {
 
 RefTensor to_ref(const TensorDesc& d) {
   RefTensor r;
-  if (!d.has_shape || !shape_is_known(d.shape)) throw Error("reference: tensor '" + d.name + "' has no known shape");
+  if (!d.has_shape || !shape_is_known(d.shape))
+    throw Error("reference: tensor '" + d.name + "' has no known shape");
   r.dims = known_dims(d.shape);
   const size_t n = static_cast<size_t>(count_of(r.dims));
   const size_t width = dtype_size(d.dtype);
   if (width == 0 || d.data.size() != n * width)
-    throw Error("reference: tensor '" + d.name + "' (" + dtype_name(d.dtype) + ") holds " + std::to_string(d.data.size()) +
-                " bytes for dims " + dims_str(r.dims));
+    throw Error("reference: tensor '" + d.name + "' (" + dtype_name(d.dtype) + ") holds " +
+                std::to_string(d.data.size()) + " bytes for dims " + dims_str(r.dims));
   r.data.resize(n);
   auto convert = [&](auto sample) {
     using T = decltype(sample);
@@ -664,13 +689,27 @@ RefTensor to_ref(const TensorDesc& d) {
     }
   };
   switch (d.dtype) {
-    case DType::Float32: convert(float{}); break;
-    case DType::Float64: convert(double{}); break;
-    case DType::Int64: convert(int64_t{}); break;
-    case DType::Int32: convert(int32_t{}); break;
-    case DType::Int8: convert(int8_t{}); break;
-    case DType::UInt8: case DType::Bool: convert(uint8_t{}); break;
-    default: throw Error("reference: tensor '" + d.name + "' has unsupported dtype " + dtype_name(d.dtype));
+    case DType::Float32:
+      convert(float{});
+      break;
+    case DType::Float64:
+      convert(double{});
+      break;
+    case DType::Int64:
+      convert(int64_t{});
+      break;
+    case DType::Int32:
+      convert(int32_t{});
+      break;
+    case DType::Int8:
+      convert(int8_t{});
+      break;
+    case DType::UInt8:
+    case DType::Bool:
+      convert(uint8_t{});
+      break;
+    default:
+      throw Error("reference: tensor '" + d.name + "' has unsupported dtype " + dtype_name(d.dtype));
   }
   return r;
 }

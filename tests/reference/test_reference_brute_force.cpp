@@ -28,7 +28,8 @@ Attribute one_int(const std::string& n, int64_t v) {
 }
 
 // A graph with one node whose inputs are all graph inputs.
-Graph single_node(const std::string& op, const std::vector<std::string>& inputs, std::vector<Attribute> attrs) {
+Graph single_node(const std::string& op, const std::vector<std::string>& inputs,
+                  std::vector<Attribute> attrs) {
   Graph g;
   Node n;
   n.name = "node0";
@@ -60,7 +61,8 @@ RefTensor pad_nchw(const RefTensor& x, int64_t t, int64_t l, int64_t b, int64_t 
 
 }  // namespace
 
-TEST_CASE("reference Conv matches brute force with groups, dilation, stride and asymmetric pads", "[reference]") {
+TEST_CASE("reference Conv matches brute force with groups, dilation, stride and asymmetric pads",
+          "[reference]") {
   const int64_t N = 2, C = 6, H = 9, W = 11, M = 4, G = 2, KH = 3, KW = 2, SH = 2, SW = 1, DH = 2, DW = 3;
   const int64_t pt = 1, pl = 2, pb = 3, pr = 0;
   const RefTensor x = random_ref_tensor({N, C, H, W}, 1);
@@ -86,8 +88,10 @@ TEST_CASE("reference Conv matches brute force with groups, dilation, stride and 
             for (int64_t kh = 0; kh < KH; ++kh)
               for (int64_t kw = 0; kw < KW; ++kw)
                 s += w.data[static_cast<size_t>(((m * (C / G) + c) * KH + kh) * KW + kw)] *
-                     xp.data[static_cast<size_t>(((n * C + g0 + c) * HP + oh * SH + kh * DH) * WP + ow * SW + kw * DW)];
-          worst = std::max(worst, std::fabs(s - y.data[static_cast<size_t>(((n * M + m) * OH + oh) * OW + ow)]));
+                     xp.data[static_cast<size_t>(((n * C + g0 + c) * HP + oh * SH + kh * DH) * WP + ow * SW +
+                                                 kw * DW)];
+          worst =
+              std::max(worst, std::fabs(s - y.data[static_cast<size_t>(((n * M + m) * OH + oh) * OW + ow)]));
         }
   CHECK(worst < 1e-12);
 }
@@ -136,7 +140,8 @@ TEST_CASE("reference Add and Mul broadcast like numpy", "[reference]") {
             const double av = a.data[static_cast<size_t>(((i * 3 + j) * 4 + k) * 5 + l)];
             const double bv = b.data[static_cast<size_t>(j * 5 + l)];
             const double e = std::string(op) == "Add" ? av + bv : av * bv;
-            worst = std::max(worst, std::fabs(e - y.data[static_cast<size_t>(((i * 3 + j) * 4 + k) * 5 + l)]));
+            worst =
+                std::max(worst, std::fabs(e - y.data[static_cast<size_t>(((i * 3 + j) * 4 + k) * 5 + l)]));
           }
     CHECK(worst == 0.0);
   }
@@ -154,8 +159,9 @@ TEST_CASE("reference evaluator errors name the node and the problem", "[referenc
   }
   SECTION("shapes that cannot broadcast") {
     Graph g = single_node("Add", {"a", "b"}, {});
-    CHECK_THROWS_WITH(reference_run(g, {{"a", random_ref_tensor({2, 3}, 1)}, {"b", random_ref_tensor({4}, 2)}}),
-                      Catch::Contains("node0") && Catch::Contains("broadcast"));
+    CHECK_THROWS_WITH(
+        reference_run(g, {{"a", random_ref_tensor({2, 3}, 1)}, {"b", random_ref_tensor({4}, 2)}}),
+        Catch::Contains("node0") && Catch::Contains("broadcast"));
   }
   SECTION("conv weight that does not match the groups") {
     Graph g = single_node("Conv", {"x", "w"}, {one_int("group", 2)});

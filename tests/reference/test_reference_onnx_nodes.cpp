@@ -1,13 +1,13 @@
 // Validates the float64 reference evaluator against the ONNX backend node tests
 // (and PyTorch-converted layer tests) shipped by libonnx-testdata: every test
 // directory for an op the evaluator supports must reproduce the stored outputs.
-#include <catch2/catch.hpp>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
-#include <dirent.h>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "onnx/onnx_import.h"
@@ -45,16 +45,18 @@ bool contains(const std::string& s, const std::string& p) { return s.find(p) != 
 // (training mode, 3-D windows, pooling indices, optional/sequence types, and the
 // "_expanded" forms that are written with other ops).
 bool wanted_node_test(const std::string& n) {
-  static const char* prefixes[] = {"test_conv_",     "test_batchnorm_", "test_relu",       "test_clip",
-                                   "test_sigmoid",   "test_mul",        "test_add",        "test_concat_",
-                                   "test_maxpool_",  "test_averagepool_", "test_globalaveragepool",
-                                   "test_lrn",       "test_gemm_",      "test_matmul_",    "test_flatten_",
-                                   "test_reshape_",  "test_softmax_",   "test_dropout_default", "test_identity"};
+  static const char* prefixes[] = {"test_conv_",        "test_batchnorm_",        "test_relu",
+                                   "test_clip",         "test_sigmoid",           "test_mul",
+                                   "test_add",          "test_concat_",           "test_maxpool_",
+                                   "test_averagepool_", "test_globalaveragepool", "test_lrn",
+                                   "test_gemm_",        "test_matmul_",           "test_flatten_",
+                                   "test_reshape_",     "test_softmax_",          "test_dropout_default",
+                                   "test_identity"};
   bool ok = false;
   for (const char* p : prefixes) ok = ok || starts_with(n, p);
   if (!ok) return false;
-  for (const char* skip : {"training_mode", "_3d_", "with_argmax", "_expanded", "identity_opt", "identity_sequence",
-                           "_old", "dropout_random"})
+  for (const char* skip : {"training_mode", "_3d_", "with_argmax", "_expanded", "identity_opt",
+                           "identity_sequence", "_old", "dropout_random"})
     if (contains(n, skip)) return false;
   return true;
 }
@@ -96,10 +98,12 @@ std::string run_case(const std::string& dir) {
     // (|got - expected| <= 1e-6 + 1e-5 |expected|, numpy.isclose style).
     double worst = 0.0;
     for (size_t k = 0; k < got.data.size(); ++k)
-      worst = std::max(worst, std::fabs(got.data[k] - expected.data[k]) / (1e-6 + 1e-5 * std::fabs(expected.data[k])));
+      worst = std::max(
+          worst, std::fabs(got.data[k] - expected.data[k]) / (1e-6 + 1e-5 * std::fabs(expected.data[k])));
     if (worst > 1.0)
-      problems += " output " + std::to_string(i) + " differs (max abs " + std::to_string(max_abs_diff(got, expected)) +
-                  ", " + std::to_string(worst) + "x the tolerance);";
+      problems += " output " + std::to_string(i) + " differs (max abs " +
+                  std::to_string(max_abs_diff(got, expected)) + ", " + std::to_string(worst) +
+                  "x the tolerance);";
   }
   return problems;
 }

@@ -1,8 +1,7 @@
 #include "conformance.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -22,17 +21,38 @@ namespace fs = std::filesystem;
 namespace {
 
 // The ops both executors run (kept here independently of the plugins' own tables).
-const std::set<std::string> kSupportedOps = {
-    "Conv",  "BatchNormalization", "Relu",    "Clip",    "Sigmoid",     "Mul",     "Add",
-    "Sub",   "Div",                "Concat",  "MaxPool", "AveragePool", "GlobalAveragePool",
-    "GlobalMaxPool", "LRN",        "Gemm",    "MatMul",  "Flatten",     "Reshape", "Softmax",
-    "Dropout", "Identity",         "Constant"};
+const std::set<std::string> kSupportedOps = {"Conv",
+                                             "BatchNormalization",
+                                             "Relu",
+                                             "Clip",
+                                             "Sigmoid",
+                                             "Mul",
+                                             "Add",
+                                             "Sub",
+                                             "Div",
+                                             "Concat",
+                                             "MaxPool",
+                                             "AveragePool",
+                                             "GlobalAveragePool",
+                                             "GlobalMaxPool",
+                                             "LRN",
+                                             "Gemm",
+                                             "MatMul",
+                                             "Flatten",
+                                             "Reshape",
+                                             "Softmax",
+                                             "Dropout",
+                                             "Identity",
+                                             "Constant"};
 
 // Node inputs this executor needs as constants (weights, shapes, bounds). In the
 // node tests they are graph inputs with data in input_N.pb; such inputs are
 // turned into initializers before the model reaches the plugin.
-const std::map<std::string, std::set<size_t>> kParameterSlots = {
-    {"Conv", {1, 2}}, {"BatchNormalization", {1, 2, 3, 4}}, {"Clip", {1, 2}}, {"Reshape", {1}}, {"Dropout", {1, 2}}};
+const std::map<std::string, std::set<size_t>> kParameterSlots = {{"Conv", {1, 2}},
+                                                                 {"BatchNormalization", {1, 2, 3, 4}},
+                                                                 {"Clip", {1, 2}},
+                                                                 {"Reshape", {1}},
+                                                                 {"Dropout", {1, 2}}};
 
 // Node tests of supported ops that the plugin refuses (FRUGAL_ERR_UNSUPPORTED),
 // and why. Anything refused and not listed here fails the test.
@@ -80,7 +100,8 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
       return {Outcome::Skipped, "unsupported op " + n.op_type};
   const fs::path data = dir / "test_data_set_0";
   const std::vector<fs::path> in_files = numbered(data, "input_"), out_files = numbered(data, "output_");
-  if (in_files.size() != g.inputs.size()) return {Outcome::Failed, "input files do not match the graph inputs"};
+  if (in_files.size() != g.inputs.size())
+    return {Outcome::Failed, "input files do not match the graph inputs"};
 
   // Inline parameter inputs as initializers; the rest are run-time inputs.
   std::vector<HostTensor> inputs;
@@ -101,7 +122,8 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
       inlined.push_back(name);
       continue;
     }
-    if (t.dtype != frugal::DType::Float32) return {Outcome::Skipped, std::string("non-float input dtype ") + frugal::dtype_name(t.dtype)};
+    if (t.dtype != frugal::DType::Float32)
+      return {Outcome::Skipped, std::string("non-float input dtype ") + frugal::dtype_name(t.dtype)};
     HostTensor h;
     h.name = name;
     h.dims = frugal::known_dims(t.shape);
@@ -112,7 +134,8 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
   std::vector<HostTensor> expected;
   for (size_t i = 0; i < out_files.size(); ++i) {
     frugal::TensorDesc t = frugal::load_tensor_pb(out_files[i].string());
-    if (t.dtype != frugal::DType::Float32) return {Outcome::Skipped, std::string("non-float output dtype ") + frugal::dtype_name(t.dtype)};
+    if (t.dtype != frugal::DType::Float32)
+      return {Outcome::Skipped, std::string("non-float output dtype ") + frugal::dtype_name(t.dtype)};
     HostTensor h;
     h.name = g.outputs.at(i);
     h.dims = frugal::known_dims(t.shape);
@@ -124,7 +147,8 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
   const std::unique_ptr<PluginExecutor> made = make(frugal::save_onnx_bytes(g));
   PluginExecutor& ex = *made;
   if (!ex.ok()) {
-    if (ex.created.code == FRUGAL_ERR_UNSUPPORTED) return {Outcome::Skipped, "refused: " + ex.created.message};
+    if (ex.created.code == FRUGAL_ERR_UNSUPPORTED)
+      return {Outcome::Skipped, "refused: " + ex.created.message};
     return {Outcome::Failed, "create failed: " + ex.created.message};
   }
   std::vector<HostTensor> outputs;
@@ -150,10 +174,10 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
   return {Outcome::Passed, note};
 }
 
-
 }  // namespace
 
-void check_onnx_node_conformance(const std::string& executor, const MakeExecutor& make, const AfterRun& after_run) {
+void check_onnx_node_conformance(const std::string& executor, const MakeExecutor& make,
+                                 const AfterRun& after_run) {
   const fs::path root = fs::path(FRUGAL_ONNX_TESTDATA) / "node";
   REQUIRE(fs::is_directory(root));
   std::vector<fs::path> dirs;

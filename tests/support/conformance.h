@@ -22,6 +22,7 @@ using MakeExecutor = std::function<std::unique_ptr<PluginExecutor>(const std::st
 using AfterRun = std::function<std::string(PluginExecutor&)>;
 
 // The whole check, as Catch2 assertions; `executor` names it in the printout.
-void check_onnx_node_conformance(const std::string& executor, const MakeExecutor& make, const AfterRun& after_run = nullptr);
+void check_onnx_node_conformance(const std::string& executor, const MakeExecutor& make,
+                                 const AfterRun& after_run = nullptr);
 
 }  // namespace exec_test

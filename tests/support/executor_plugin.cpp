@@ -1,7 +1,6 @@
 #include "executor_plugin.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <map>
 #include <random>
@@ -34,7 +33,8 @@ const frugal_executor_api& executor_api(const std::string& name) {
   auto it = tables.find(name);
   if (it != tables.end()) return *it->second;
   std::string why;
-  const frugal::LoadedPlugin* p = registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/" + name + ".so", &why);
+  const frugal::LoadedPlugin* p =
+      registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/" + name + ".so", &why);
   if (!p) FAIL("cannot load the " << name << " plugin: " << why);
   REQUIRE(p->kind == FRUGAL_KIND_EXECUTOR);
   REQUIRE(p->name == name);
@@ -43,7 +43,8 @@ const frugal_executor_api& executor_api(const std::string& name) {
   return *table;
 }
 
-PluginExecutor::PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes, const std::string& options_json)
+PluginExecutor::PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes,
+                               const std::string& options_json)
     : api_(api) {
   frugal_error err{};
   created = status_of(api_.create(onnx_bytes.data(), onnx_bytes.size(),
@@ -52,7 +53,8 @@ PluginExecutor::PluginExecutor(const frugal_executor_api& api, const std::string
   if (!created.ok()) handle_ = nullptr;
 }
 
-PluginExecutor::PluginExecutor(const frugal_executor_api& api, const frugal::Graph& g, const std::string& options_json)
+PluginExecutor::PluginExecutor(const frugal_executor_api& api, const frugal::Graph& g,
+                               const std::string& options_json)
     : PluginExecutor(api, frugal::save_onnx_bytes(g), options_json) {}
 
 PluginExecutor::~PluginExecutor() {
@@ -81,8 +83,8 @@ Status PluginExecutor::set_budget(uint64_t bytes) {
   return status_of(api_.set_budget(handle_, bytes, &err), err);
 }
 
-Status PluginExecutor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs, const nlohmann::json& plan,
-                     nlohmann::json* report) {
+Status PluginExecutor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs,
+                           const nlohmann::json& plan, nlohmann::json* report) {
   if (outputs.empty()) {
     const nlohmann::json d = describe();
     const int64_t batch = inputs.empty() || inputs[0].dims.empty() ? 1 : inputs[0].dims[0];
@@ -108,8 +110,8 @@ Status PluginExecutor::run(const std::vector<HostTensor>& inputs, std::vector<Ho
   frugal_error err{};
   frugal_blob b{nullptr, 0, nullptr};
   const std::string plan_text = plan.is_null() ? std::string() : plan.dump();
-  const frugal_status st = api_.run(handle_, plan.is_null() ? nullptr : plan_text.c_str(), in.data(), in.size(),
-                                     out.data(), out.size(), &b, &err);
+  const frugal_status st = api_.run(handle_, plan.is_null() ? nullptr : plan_text.c_str(), in.data(),
+                                    in.size(), out.data(), out.size(), &b, &err);
   if (st == FRUGAL_OK) {
     const std::string text = take_blob(b);
     if (report) *report = nlohmann::json::parse(text);

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/plugin.h"
 #include "graph/graph.h"
@@ -35,8 +34,10 @@ struct Status {
 // One executor instance (RAII). create() failures are kept in `created`.
 class PluginExecutor {
  public:
-  PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes, const std::string& options_json = "");
-  PluginExecutor(const frugal_executor_api& api, const frugal::Graph& g, const std::string& options_json = "");
+  PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes,
+                 const std::string& options_json = "");
+  PluginExecutor(const frugal_executor_api& api, const frugal::Graph& g,
+                 const std::string& options_json = "");
   ~PluginExecutor();
   PluginExecutor(const PluginExecutor&) = delete;
   PluginExecutor& operator=(const PluginExecutor&) = delete;

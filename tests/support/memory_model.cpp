@@ -49,7 +49,8 @@ uint64_t MemoryModel::peak(const std::vector<Step>& steps, int64_t batch) const 
   for (int t : inputs_) live += sample_bytes_[size_t(t)] * uint64_t(batch);
   peak = live;
   for (int t : inputs_)
-    if (consumer_count_[size_t(t)] == 0 && !is_output_[size_t(t)]) live -= sample_bytes_[size_t(t)] * uint64_t(batch);
+    if (consumer_count_[size_t(t)] == 0 && !is_output_[size_t(t)])
+      live -= sample_bytes_[size_t(t)] * uint64_t(batch);
   for (const Step& s : steps) {
     const uint64_t ws = ex_.layer_bytes(s.layer, int(s.count)).ws_bytes;
     const int out = layer_output_[size_t(s.layer)];
@@ -60,7 +61,8 @@ uint64_t MemoryModel::peak(const std::vector<Step>& steps, int64_t batch) const 
       for (int64_t j = s.first; j < s.first + s.count; ++j)
         if (++consumed[size_t(t)][size_t(j)] == consumer_count_[size_t(t)] && !is_output_[size_t(t)])
           live -= sample_bytes_[size_t(t)];
-    if (consumer_count_[size_t(out)] == 0 && !is_output_[size_t(out)]) live -= sample_bytes_[size_t(out)] * uint64_t(s.count);
+    if (consumer_count_[size_t(out)] == 0 && !is_output_[size_t(out)])
+      live -= sample_bytes_[size_t(out)] * uint64_t(s.count);
   }
   return peak;
 }

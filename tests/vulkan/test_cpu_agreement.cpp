@@ -3,9 +3,8 @@
 // and in/out bytes, and the outputs of every zoo network. A separate
 // executable, so that a failure inside the other plugin cannot hide this
 // folder's other results.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -26,17 +25,21 @@ namespace {
 frugal::Graph chain_model() {
   GraphMaker m;
   m.input("x", {-1, 3, 12, 12});
-  frugal::Node& c1 = m.node("Conv", "conv1", {"x", m.weight("w1", {8, 3, 3, 3}, -0.3f, 0.3f), m.weight("b1", {8})}, {"c1"});
+  frugal::Node& c1 =
+      m.node("Conv", "conv1", {"x", m.weight("w1", {8, 3, 3, 3}, -0.3f, 0.3f), m.weight("b1", {8})}, {"c1"});
   c1.set_attr_ints("pads", {1, 1, 1, 1});
   m.node("BatchNormalization", "bn1",
-         {"c1", m.weight("s", {8}, 0.5f, 1.5f), m.weight("t", {8}), m.weight("mu", {8}), m.weight("var", {8}, 0.5f, 2.0f)}, {"n1"});
+         {"c1", m.weight("s", {8}, 0.5f, 1.5f), m.weight("t", {8}), m.weight("mu", {8}),
+          m.weight("var", {8}, 0.5f, 2.0f)},
+         {"n1"});
   m.node("Relu", "relu1", {"n1"}, {"r1"});
   frugal::Node& p = m.node("MaxPool", "pool", {"r1"}, {"p"});
   p.set_attr_ints("kernel_shape", {2, 2});
   p.set_attr_ints("strides", {2, 2});
   m.node("Conv", "conv2", {"p", m.weight("w2", {4, 8, 3, 3}, -0.3f, 0.3f)}, {"c2"});
   m.node("Flatten", "flat", {"c2"}, {"f"});
-  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 64}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"}).set_attr_int("transB", 1);
+  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 64}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"})
+      .set_attr_int("transB", 1);
   m.output("y");
   return m.g;
 }
@@ -122,8 +125,9 @@ void check_zoo_network(const std::string& name, int64_t batch) {
       diff = std::isnan(e) ? HUGE_VAL : std::max(diff, e);
     }
     std::cout << "  " << name << " batch " << batch << " " << names[o] << ": max |vulkan - cpu| = " << diff
-              << " = " << diff / scale << " x max |cpu| (" << scale << "); vulkan create " << vk_create_seconds
-              << " s + run " << vk_run_seconds << " s, cpu create + run " << cpu_seconds << " s (wall)\n"
+              << " = " << diff / scale << " x max |cpu| (" << scale << "); vulkan create "
+              << vk_create_seconds << " s + run " << vk_run_seconds << " s, cpu create + run " << cpu_seconds
+              << " s (wall)\n"
               << std::flush;
     CHECK(diff <= kAgreement * scale);
   }
@@ -156,7 +160,8 @@ TEST_CASE("layers and their bytes agree with the cpu executor's (when it is buil
   REQUIRE(v["layers"].size() == c["layers"].size());
   for (size_t l = 0; l < v["layers"].size(); ++l) {
     INFO("layer " << l);
-    for (const char* key : {"name", "ops", "inputs", "output_shape", "macs_per_sample"}) CHECK(v["layers"][l][key] == c["layers"][l][key]);
+    for (const char* key : {"name", "ops", "inputs", "output_shape", "macs_per_sample"})
+      CHECK(v["layers"][l][key] == c["layers"][l][key]);
     for (int batch : {1, 6}) {
       frugal_layer_bytes cb{};
       REQUIRE(api.layer_bytes(handle, int32_t(l), batch, &cb, &err) == FRUGAL_OK);
@@ -167,7 +172,6 @@ TEST_CASE("layers and their bytes agree with the cpu executor's (when it is buil
   }
   api.destroy(handle);
 }
-
 
 namespace {
 
@@ -200,10 +204,13 @@ TEST_CASE("the toys and three 224x224 zoo networks agree with the cpu executor",
   VK_REQUIRE_DEVICE();
   std::string left;
   for (const std::string& name : frugal::zoo_names()) {
-    if (runs_in_ci(name)) check_zoo_network(name, batch_for(name));
-    else left += " " + name;
+    if (runs_in_ci(name))
+      check_zoo_network(name, batch_for(name));
+    else
+      left += " " + name;
   }
-  std::cout << "  not run here (6 more minutes on lavapipe; run the \"[full-zoo]\" test case):" << left << "\n";
+  std::cout << "  not run here (6 more minutes on lavapipe; run the \"[full-zoo]\" test case):" << left
+            << "\n";
 }
 
 TEST_CASE("every zoo network agrees with the cpu executor", "[.][vulkan][full-zoo]") {

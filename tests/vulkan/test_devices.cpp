@@ -2,7 +2,6 @@
 // (scripts/devices.lua): the binding reports what the vulkan plugin sees, and
 // the script prints one row per device with its memory heaps.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -25,9 +24,10 @@ struct DevicesLua {
     lua_getglobal(L, "frugal");
     frugal::open_lua_devices(L, lua_gettop(L));
     lua_pop(L, 1);
-    REQUIRE(runner.run_string("printed = {}; print = function(...) local t = {} for i = 1, select('#', ...) do "
-                              "t[i] = tostring(select(i, ...)) end printed[#printed + 1] = table.concat(t, '\\t') end",
-                              "capture", {}) == 0);
+    REQUIRE(runner.run_string(
+                "printed = {}; print = function(...) local t = {} for i = 1, select('#', ...) do "
+                "t[i] = tostring(select(i, ...)) end printed[#printed + 1] = table.concat(t, '\\t') end",
+                "capture", {}) == 0);
   }
   std::vector<std::string> printed() {
     lua_State* L = runner.state();
@@ -62,13 +62,16 @@ TEST_CASE("frugal.devices() lists what the vulkan plugin sees", "[vulkan][device
     assert(#d.heaps >= 1 and d.heaps[1].size > 0)
     assert(d.limits.max_storage_buffer_range > 0)
     print("available", d.name)
-  )", "devices-check", {});
+  )",
+                                       "devices-check", {});
   INFO(lua.runner.last_error());
   REQUIRE(rc == 0);
   const std::vector<std::string> out = lua.printed();
   REQUIRE(out.size() == 1);
-  if (vk_test::no_device_reason().empty()) CHECK(out[0].rfind("available\t", 0) == 0);
-  else CHECK(out[0].rfind("unavailable\t", 0) == 0);
+  if (vk_test::no_device_reason().empty())
+    CHECK(out[0].rfind("available\t", 0) == 0);
+  else
+    CHECK(out[0].rfind("unavailable\t", 0) == 0);
 }
 
 TEST_CASE("frugal devices prints every device with its heaps and marks the default", "[vulkan][devices]") {

@@ -5,18 +5,17 @@
 // ExecutorClient with the plugin of this build, and end to end with a copy of
 // the frugal executable in a fake install prefix whose plugin is NOT in that
 // prefix (so only the host can know the prefix's shader folder).
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/paths.h"
 #include "plugins/executor_client.h"
@@ -36,12 +35,16 @@ class ScopedEnv {
     const char* old = std::getenv(name);
     had_ = old != nullptr;
     if (had_) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -69,7 +72,8 @@ const frugal::LoadedPlugin& vulkan_plugin() {
   static frugal::PluginRegistry registry;
   static const frugal::LoadedPlugin* p = [] {
     std::string why;
-    const frugal::LoadedPlugin* q = registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/vulkan.so", &why);
+    const frugal::LoadedPlugin* q =
+        registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/vulkan.so", &why);
     INFO(why);
     REQUIRE(q != nullptr);
     return q;
@@ -112,7 +116,8 @@ TEST_CASE("the host adds its shader folder to executor options unless given one"
   TempDir dir("host-shaders");
   ScopedEnv env("FRUGAL_SHADER_DIR", dir.path.c_str());
   REQUIRE(frugal::shader_dir() == dir.path.string());
-  CHECK(frugal::executor_options_with_host_paths(nullptr) == nlohmann::json{{"shader_dir", dir.path.string()}});
+  CHECK(frugal::executor_options_with_host_paths(nullptr) ==
+        nlohmann::json{{"shader_dir", dir.path.string()}});
   CHECK(frugal::executor_options_with_host_paths({{"threads", 2}}) ==
         nlohmann::json{{"threads", 2}, {"shader_dir", dir.path.string()}});
   const nlohmann::json mine = {{"shader_dir", "/mine"}, {"device", 0}};
@@ -154,7 +159,8 @@ TEST_CASE("an executor created by the host reads the host's shader folder", "[vu
   }
 }
 
-TEST_CASE("an installed frugal passes its share/frugal/shaders to a plugin loaded from elsewhere", "[vulkan][paths]") {
+TEST_CASE("an installed frugal passes its share/frugal/shaders to a plugin loaded from elsewhere",
+          "[vulkan][paths]") {
   VK_REQUIRE_DEVICE();
   // <prefix>/bin/frugal (a copy: /proc/self/exe resolves links) and an EMPTY
   // <prefix>/share/frugal/shaders; the prefix has no lib/frugal/plugins, so the
@@ -169,8 +175,8 @@ TEST_CASE("an installed frugal passes its share/frugal/shaders to a plugin loade
       << "local ex = frugal.executor(frugal.zoo('toy_tiny'), {executor = 'vulkan'})\n"
          "print('shader_dir=' .. ex:describe().vulkan.shader_dir)\n";
   const std::string cmd = "env -u FRUGAL_SHADER_DIR FRUGAL_SCRIPT_DIR='" + std::string(FRUGAL_SOURCE_DIR) +
-                          "/scripts' FRUGAL_PLUGIN_PATH= '" +
-                          (prefix.path / "bin" / "frugal").string() + "' '" + (prefix.path / "probe.lua").string() + "'";
+                          "/scripts' FRUGAL_PLUGIN_PATH= '" + (prefix.path / "bin" / "frugal").string() +
+                          "' '" + (prefix.path / "probe.lua").string() + "'";
   std::string output;
   {
     INFO(cmd);

@@ -7,14 +7,13 @@
 // (Sub and Div, which the reference lacks, against a float64 loop here). The
 // validation layer runs (FRUGAL_VULKAN_VALIDATION=1) and must report nothing.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 
 #include "vk_test_util.h"
 
-using vk_test::GraphMaker;
 using vk_test::check_against_reference;
+using vk_test::GraphMaker;
 using vk_test::random_inputs;
 
 namespace {
@@ -49,7 +48,8 @@ std::string add_activation(GraphMaker& m, const std::string& x, const std::strin
 
 }  // namespace
 
-TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, bias and epilogues", "[vulkan][conv]") {
+TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, bias and epilogues",
+          "[vulkan][conv]") {
   VK_REQUIRE_DEVICE();
   std::mt19937 rng(2024);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -58,15 +58,18 @@ TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, b
     const int64_t groups = kind == 0 ? 1 : kind == 1 ? 2 : pick(2, 4);
     const int64_t C = kind == 2 ? groups : groups * pick(1, 3);
     const int64_t M = kind == 2 ? groups * pick(1, 2) : groups * pick(1, 4);
-    const int64_t kh = pick(1, 3), kw = pick(1, 3), sh = pick(1, 3), sw = pick(1, 2), dh = pick(1, 2), dw = pick(1, 2);
+    const int64_t kh = pick(1, 3), kw = pick(1, 3), sh = pick(1, 3), sw = pick(1, 2), dh = pick(1, 2),
+                  dw = pick(1, 2);
     const int64_t pt = pick(0, 2), pl = pick(0, 2), pb = pick(0, 2), pr = pick(0, 1);
-    const int64_t H = pick(std::max<int>(5, int((kh - 1) * dh + 1)), 11), W = pick(std::max<int>(4, int((kw - 1) * dw + 1)), 10);
+    const int64_t H = pick(std::max<int>(5, int((kh - 1) * dh + 1)), 11),
+                  W = pick(std::max<int>(4, int((kw - 1) * dw + 1)), 10);
     const bool bias = c % 2 == 0;
     const int epi = c % 5;  // 0 none, 1 BN, 2 BN+Relu, 3 Clip, 4 Sigmoid
     const int64_t batch = pick(1, 3);
-    INFO("case " << c << ": C=" << C << " M=" << M << " group=" << groups << " k=" << kh << "x" << kw << " s=" << sh << "x" << sw
-                 << " d=" << dh << "x" << dw << " pads=" << pt << "," << pl << "," << pb << "," << pr << " H=" << H << " W=" << W
-                 << " bias=" << bias << " epilogue=" << epi << " batch=" << batch);
+    INFO("case " << c << ": C=" << C << " M=" << M << " group=" << groups << " k=" << kh << "x" << kw
+                 << " s=" << sh << "x" << sw << " d=" << dh << "x" << dw << " pads=" << pt << "," << pl << ","
+                 << pb << "," << pr << " H=" << H << " W=" << W << " bias=" << bias << " epilogue=" << epi
+                 << " batch=" << batch);
     GraphMaker m;
     m.input("x", {-1, C, H, W});
     std::vector<std::string> in = {"x", m.weight("w", {M, C / groups, kh, kw})};
@@ -83,7 +86,8 @@ TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, b
     if (epi == 3) y = add_activation(m, y, "clip", 2);
     if (epi == 4) y = add_activation(m, y, "sigmoid", 3);
     m.output(y);
-    const auto r = check_against_reference(m.g, random_inputs(m.g, batch, 100 + uint64_t(c)), c % 4 == 3 ? "{\"conv\": \"dense\"}" : "");
+    const auto r = check_against_reference(m.g, random_inputs(m.g, batch, 100 + uint64_t(c)),
+                                           c % 4 == 3 ? "{\"conv\": \"dense\"}" : "");
     if (r.ran) CHECK(r.description["layers"].size() == 1);  // the epilogue ops joined the conv's layer
   }
 }
@@ -112,7 +116,8 @@ TEST_CASE("Conv in 1-D and with auto_pad", "[vulkan][conv]") {
   }
 }
 
-TEST_CASE("MaxPool and AveragePool: pads, strides, dilations, ceil_mode, count_include_pad, 1-D, global", "[vulkan][pool]") {
+TEST_CASE("MaxPool and AveragePool: pads, strides, dilations, ceil_mode, count_include_pad, 1-D, global",
+          "[vulkan][pool]") {
   VK_REQUIRE_DEVICE();
   std::mt19937 rng(77);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -123,8 +128,9 @@ TEST_CASE("MaxPool and AveragePool: pads, strides, dilations, ceil_mode, count_i
     const int64_t p0 = pick(0, k0 - 1), p1 = pick(0, k1 - 1), p2 = pick(0, k0 - 1), p3 = pick(0, k1 - 1);
     const bool ceil = c % 3 == 1, include_pad = c % 4 == 1;
     const int64_t H = pick(6, 10), W = pick(6, 10);
-    INFO("case " << c << (max ? " max" : " avg") << " k=" << k0 << "x" << k1 << " s=" << s0 << "x" << s1 << " d=" << d0 << "x" << d1
-                 << " pads=" << p0 << "," << p1 << "," << p2 << "," << p3 << " ceil=" << ceil << " include_pad=" << include_pad);
+    INFO("case " << c << (max ? " max" : " avg") << " k=" << k0 << "x" << k1 << " s=" << s0 << "x" << s1
+                 << " d=" << d0 << "x" << d1 << " pads=" << p0 << "," << p1 << "," << p2 << "," << p3
+                 << " ceil=" << ceil << " include_pad=" << include_pad);
     GraphMaker m;
     m.input("x", {-1, 3, H, W});
     frugal::Node& n = m.node(max ? "MaxPool" : "AveragePool", "pool", {"x"}, {"y"});
@@ -168,7 +174,8 @@ TEST_CASE("GlobalMaxPool equals the maximum of each plane", "[vulkan][pool]") {
   vk_test::Executor ex(m.g);
   REQUIRE(ex.ok());
   const frugal::RefTensor& x = in.at("x");
-  std::vector<vk_test::HostTensor> inputs = {{"x", x.dims, std::vector<float>(x.data.begin(), x.data.end())}}, outputs;
+  std::vector<vk_test::HostTensor> inputs = {{"x", x.dims, std::vector<float>(x.data.begin(), x.data.end())}},
+                                   outputs;
   REQUIRE(ex.run(inputs, outputs).ok());
   REQUIRE(outputs[0].dims == std::vector<int64_t>{3, 4, 1, 1});
   for (int64_t p = 0; p < 12; ++p) {
@@ -203,8 +210,11 @@ TEST_CASE("Gemm: transposes, alpha, beta, bias shapes, bundled BatchNorm and Rel
     float alpha, beta;
     bool bn_relu;
   };
-  const Case cases[] = {{true, 1, 1.0f, 1.0f, false}, {false, 0, 0.5f, 1.0f, false}, {true, 2, 1.5f, -0.5f, true},
-                        {false, 3, 1.0f, 2.0f, false}, {true, 1, 1.0f, 1.0f, true}};
+  const Case cases[] = {{true, 1, 1.0f, 1.0f, false},
+                        {false, 0, 0.5f, 1.0f, false},
+                        {true, 2, 1.5f, -0.5f, true},
+                        {false, 3, 1.0f, 2.0f, false},
+                        {true, 1, 1.0f, 1.0f, true}};
   int i = 0;
   for (const Case& c : cases) {
     INFO("case " << i);
@@ -339,7 +349,7 @@ TEST_CASE("BatchNormalization, Relu, Clip and Sigmoid as layer heads", "[vulkan]
   VK_REQUIRE_DEVICE();
   GraphMaker m;
   m.input("x", {-1, 5, 3, 2});
-  std::string y = add_bn(m, "x", "bn", 5);      // head: BN, with Relu bundled
+  std::string y = add_bn(m, "x", "bn", 5);  // head: BN, with Relu bundled
   y = add_activation(m, y, "relu", 1);
   m.node("Sigmoid", "sig_head", {"x"}, {"s"});  // head: Sigmoid
   const std::string lo = m.floats("lo", {}, {-0.25f});
@@ -355,10 +365,10 @@ TEST_CASE("Add and Mul broadcast against the reference", "[vulkan][binary]") {
   GraphMaker m;
   m.input("x", {-1, 4, 3, 5});
   m.input("y", {-1, 1, 3, 5});
-  m.node("Add", "add_act", {"x", "y"}, {"a"});                         // broadcast over channels
-  m.node("Mul", "mul_chan", {"a", m.weight("s", {4, 1, 1})}, {"b"});    // per-channel constant
-  m.node("Add", "add_scalar", {"b", m.weight("k", {1})}, {"c"});       // scalar
-  m.node("Mul", "mul_row", {m.weight("r", {5}), "c"}, {"d"});          // constant first, broadcast on the last axis
+  m.node("Add", "add_act", {"x", "y"}, {"a"});                        // broadcast over channels
+  m.node("Mul", "mul_chan", {"a", m.weight("s", {4, 1, 1})}, {"b"});  // per-channel constant
+  m.node("Add", "add_scalar", {"b", m.weight("k", {1})}, {"c"});      // scalar
+  m.node("Mul", "mul_row", {m.weight("r", {5}), "c"}, {"d"});  // constant first, broadcast on the last axis
   m.output("d");
   check_against_reference(m.g, random_inputs(m.g, 2, 90));
 }
@@ -377,7 +387,9 @@ TEST_CASE("Sub and Div broadcast against a float64 loop", "[vulkan][binary]") {
     const frugal::RefTensor& x = in.at("x");
     vk_test::Executor ex(m.g);
     REQUIRE(ex.ok());
-    std::vector<vk_test::HostTensor> inputs = {{"x", x.dims, std::vector<float>(x.data.begin(), x.data.end())}}, outputs;
+    std::vector<vk_test::HostTensor> inputs = {{"x", x.dims,
+                                                std::vector<float>(x.data.begin(), x.data.end())}},
+                                     outputs;
     const vk_test::Status st = ex.run(inputs, outputs);
     INFO(st.message);
     REQUIRE(st.ok());
@@ -399,8 +411,10 @@ TEST_CASE("A residual network with branches, concatenation and a classifier", "[
   VK_REQUIRE_DEVICE();
   GraphMaker m;
   m.input("x", {-1, 3, 16, 16});
-  auto conv = [&](const std::string& x, const std::string& name, int64_t cin, int64_t cout, int64_t k, int64_t stride) {
-    frugal::Node& n = m.node("Conv", name, {x, m.weight(name + ".w", {cout, cin, k, k}, -0.3f, 0.3f)}, {name + ".y"});
+  auto conv = [&](const std::string& x, const std::string& name, int64_t cin, int64_t cout, int64_t k,
+                  int64_t stride) {
+    frugal::Node& n =
+        m.node("Conv", name, {x, m.weight(name + ".w", {cout, cin, k, k}, -0.3f, 0.3f)}, {name + ".y"});
     n.set_attr_ints("strides", {stride, stride});
     n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
     return add_activation(m, add_bn(m, name + ".y", name + ".bn", cout), name + ".relu", 1);
@@ -417,7 +431,8 @@ TEST_CASE("A residual network with branches, concatenation and a classifier", "[
   m.node("Concat", "cat", {l, r}, {"c"}).set_attr_int("axis", 1);
   m.node("GlobalAveragePool", "gap", {"c"}, {"g"});
   m.node("Flatten", "flat", {"g"}, {"f"});
-  frugal::Node& fc = m.node("Gemm", "fc", {"f", m.weight("fc.w", {10, 10}), m.weight("fc.b", {10})}, {"logits"});
+  frugal::Node& fc =
+      m.node("Gemm", "fc", {"f", m.weight("fc.w", {10, 10}), m.weight("fc.b", {10})}, {"logits"});
   fc.set_attr_int("transB", 1);
   m.node("Softmax", "prob", {"logits"}, {"y"}).set_attr_int("axis", 1);
   m.output("y");

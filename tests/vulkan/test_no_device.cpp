@@ -4,13 +4,11 @@
 // plugin must still load, create() must fail with FRUGAL_ERR_DEVICE and a
 // message that says what is missing, `frugal devices` data must carry the
 // error, and the cpu executor (when built) must keep working.
-#include <catch2/catch.hpp>
-
 #include <dlfcn.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "frugal/plugin.h"
@@ -47,7 +45,8 @@ frugal::PluginRegistry& registry() {
 
 const frugal::LoadedPlugin& load(const std::string& name) {
   std::string why;
-  const frugal::LoadedPlugin* p = registry().load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/" + name + ".so", &why);
+  const frugal::LoadedPlugin* p =
+      registry().load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/" + name + ".so", &why);
   INFO(why);
   REQUIRE(p != nullptr);
   return *p;
@@ -90,7 +89,8 @@ void cpu_executor_still_works() {
   REQUIRE(api.create(model.data(), model.size(), nullptr, &ex, &err) == FRUGAL_OK);
   const int64_t dims[2] = {2, 3};
   float in[6] = {-1, 2, -3, 4, -5, 6}, out[6] = {};
-  frugal_tensor ti{"x", FRUGAL_DTYPE_FLOAT32, 2, dims, in, sizeof in}, to{"y", FRUGAL_DTYPE_FLOAT32, 2, dims, out, sizeof out};
+  frugal_tensor ti{"x", FRUGAL_DTYPE_FLOAT32, 2, dims, in, sizeof in},
+      to{"y", FRUGAL_DTYPE_FLOAT32, 2, dims, out, sizeof out};
   const frugal_status st = api.run(ex, nullptr, &ti, 1, &to, 1, nullptr, &err);
   api.destroy(ex);
   INFO(err.message);
@@ -104,14 +104,16 @@ TEST_CASE("without a Vulkan driver, create fails with FRUGAL_ERR_DEVICE and says
   const auto [status, message] = create_vulkan();
   INFO(message);
   CHECK(status == FRUGAL_ERR_DEVICE);
-  CHECK((message.find("no Vulkan driver") != std::string::npos || message.find("no Vulkan device") != std::string::npos));
+  CHECK((message.find("no Vulkan driver") != std::string::npos ||
+         message.find("no Vulkan device") != std::string::npos));
   CHECK(message.find("VK_ICD_FILENAMES") != std::string::npos);  // the setting that caused it is named
   const nlohmann::json d = devices_json();
   CHECK(d.contains("error"));
   cpu_executor_still_works();
 }
 
-TEST_CASE("without a Vulkan loader, create fails with FRUGAL_ERR_DEVICE and names the library", "[.][no-loader]") {
+TEST_CASE("without a Vulkan loader, create fails with FRUGAL_ERR_DEVICE and names the library",
+          "[.][no-loader]") {
   const auto [status, message] = create_vulkan();
   INFO(message);
   CHECK(status == FRUGAL_ERR_DEVICE);

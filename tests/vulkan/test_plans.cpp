@@ -9,7 +9,6 @@
 // numbers; exactly the peak runs in an arena of exactly that many bytes; the
 // validation layer stays silent.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -24,7 +23,9 @@ namespace {
 
 std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in) {
   std::vector<HostTensor> v;
-  for (const auto& kv : in) v.push_back(HostTensor{kv.first, kv.second.dims, std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
+  for (const auto& kv : in)
+    v.push_back(HostTensor{kv.first, kv.second.dims,
+                           std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
   return v;
 }
 
@@ -35,7 +36,8 @@ bool close(const std::vector<HostTensor>& got, const std::vector<HostTensor>& wa
     for (size_t i = 0; i < want[k].data.size(); ++i) {
       const double a = got[k].data[i], b = want[k].data[i];
       if (!(std::fabs(a - b) <= 1e-5 * std::fabs(b) + 1e-6)) {
-        where = want[k].name + "[" + std::to_string(i) + "]: " + std::to_string(a) + " vs " + std::to_string(b);
+        where =
+            want[k].name + "[" + std::to_string(i) + "]: " + std::to_string(a) + " vs " + std::to_string(b);
         return false;
       }
     }
@@ -62,7 +64,8 @@ frugal::Graph pointwise_net() {
   m.node("Add", "add", {"d", "e"}, {"s"});
   m.node("GlobalAveragePool", "gap", {"s"}, {"g"});
   m.node("Flatten", "flat", {"g"}, {"f"});
-  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 32}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"}).set_attr_int("transB", 1);
+  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 32}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"})
+      .set_attr_int("transB", 1);
   m.output("y");
   return m.g;
 }
@@ -73,7 +76,9 @@ uint64_t g_compactions = 0;  // compactions recorded as device copies, over ever
 // everything the file's header says. Returns how many plans it compared peaks
 // with the cpu executor for.
 int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_t seed) {
-  exec_test::PluginExecutor cpu(exec_test::executor_api("cpu"), g, "{\"threads\": 1}");  // the cpu plugin before any Vulkan work (see test_cpu_agreement.cpp)
+  exec_test::PluginExecutor cpu(
+      exec_test::executor_api("cpu"), g,
+      "{\"threads\": 1}");  // the cpu plugin before any Vulkan work (see test_cpu_agreement.cpp)
   REQUIRE(cpu.ok());
   vk_test::Executor vk(g);
   INFO(vk.created.message);
@@ -98,7 +103,8 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
   uint64_t compactions = 0, moved = 0, copies = 0;
   for (int p = 0; p <= random_plans; ++p) {
     const std::vector<exec_test::Step> steps =
-        p == 0 ? mm.whole_batch(batch) : mm.random_plan(batch, rng);  // p == 0: whole batch through the plan path
+        p == 0 ? mm.whole_batch(batch)
+               : mm.random_plan(batch, rng);  // p == 0: whole batch through the plan path
     const nlohmann::json plan = MemoryModel::to_json(steps, mm.description());
     const uint64_t peak = mm.peak(steps, batch);
     INFO("plan " << p << ": " << plan.dump());
@@ -139,8 +145,8 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     }
   }
   CHECK(vk.validation_errors() == 0);
-  std::cout << "  " << random_plans + 1 << " plans at budget = peak: " << compactions << " compactions, " << moved
-            << " bytes moved in " << copies << " copy commands\n";
+  std::cout << "  " << random_plans + 1 << " plans at budget = peak: " << compactions << " compactions, "
+            << moved << " bytes moved in " << copies << " copy commands\n";
   return compared;
 }
 
@@ -155,7 +161,8 @@ TEST_CASE("random plans on the zoo toys run within their peak and match the whol
   CHECK(g_compactions > 0);  // arenas of exactly the peak made the allocator slide chunks on the device
 }
 
-TEST_CASE("where both executors need no workspace, their peaks for the same plan are equal", "[vulkan][plans]") {
+TEST_CASE("where both executors need no workspace, their peaks for the same plan are equal",
+          "[vulkan][plans]") {
   VK_REQUIRE_DEVICE();
   CHECK(check_plans(pointwise_net(), 5, 8, 7) == 9);
 }

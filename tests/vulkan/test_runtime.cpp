@@ -6,7 +6,6 @@
 // (white box, through the engine library) against the reference with the
 // switched-off kernels zeroed.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -29,31 +28,38 @@ namespace {
 frugal::Graph chain_model() {
   GraphMaker m;
   m.input("x", {-1, 3, 12, 12});
-  frugal::Node& c1 = m.node("Conv", "conv1", {"x", m.weight("w1", {8, 3, 3, 3}, -0.3f, 0.3f), m.weight("b1", {8})}, {"c1"});
+  frugal::Node& c1 =
+      m.node("Conv", "conv1", {"x", m.weight("w1", {8, 3, 3, 3}, -0.3f, 0.3f), m.weight("b1", {8})}, {"c1"});
   c1.set_attr_ints("pads", {1, 1, 1, 1});
   m.node("BatchNormalization", "bn1",
-         {"c1", m.weight("s", {8}, 0.5f, 1.5f), m.weight("t", {8}), m.weight("mu", {8}), m.weight("var", {8}, 0.5f, 2.0f)}, {"n1"});
+         {"c1", m.weight("s", {8}, 0.5f, 1.5f), m.weight("t", {8}), m.weight("mu", {8}),
+          m.weight("var", {8}, 0.5f, 2.0f)},
+         {"n1"});
   m.node("Relu", "relu1", {"n1"}, {"r1"});
   frugal::Node& p = m.node("MaxPool", "pool", {"r1"}, {"p"});
   p.set_attr_ints("kernel_shape", {2, 2});
   p.set_attr_ints("strides", {2, 2});
   m.node("Conv", "conv2", {"p", m.weight("w2", {4, 8, 3, 3}, -0.3f, 0.3f)}, {"c2"});
   m.node("Flatten", "flat", {"c2"}, {"f"});
-  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 64}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"}).set_attr_int("transB", 1);
+  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 64}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"})
+      .set_attr_int("transB", 1);
   m.output("y");
   return m.g;
 }
 
 std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in) {
   std::vector<HostTensor> v;
-  for (const auto& kv : in) v.push_back(HostTensor{kv.first, kv.second.dims, std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
+  for (const auto& kv : in)
+    v.push_back(HostTensor{kv.first, kv.second.dims,
+                           std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
   return v;
 }
 
 double max_diff(const std::vector<float>& got, const frugal::RefTensor& want) {
   REQUIRE(got.size() == want.data.size());
   double d = 0;
-  for (size_t i = 0; i < got.size(); ++i) d = std::max(d, std::isnan(got[i]) ? 1e30 : std::fabs(double(got[i]) - want.data[i]));
+  for (size_t i = 0; i < got.size(); ++i)
+    d = std::max(d, std::isnan(got[i]) ? 1e30 : std::fabs(double(got[i]) - want.data[i]));
   return d;
 }
 
@@ -70,7 +76,8 @@ bool validation_on() {
 
 }  // namespace
 
-TEST_CASE("describe lists bundled layers, the device, and the validation layer's count", "[vulkan][runtime]") {
+TEST_CASE("describe lists bundled layers, the device, and the validation layer's count",
+          "[vulkan][runtime]") {
   VK_REQUIRE_DEVICE();
   vk_test::Executor ex(chain_model());
   REQUIRE(ex.ok());
@@ -96,12 +103,14 @@ TEST_CASE("layer_bytes follows the cpu executor's definitions", "[vulkan][runtim
   REQUIRE(ex.ok());
   const nlohmann::json d = ex.describe();
   std::map<std::string, std::vector<int64_t>> shape = {{"x", {1, 3, 12, 12}}};
-  for (const auto& L : d["layers"]) shape[L["output_tensor"].get<std::string>()] = L["output_shape"].get<std::vector<int64_t>>();
+  for (const auto& L : d["layers"])
+    shape[L["output_tensor"].get<std::string>()] = L["output_shape"].get<std::vector<int64_t>>();
   for (int batch : {1, 3, 8}) {
     for (size_t l = 0; l < d["layers"].size(); ++l) {
       const auto& L = d["layers"][l];
       uint64_t in = 0;
-      for (const auto& t : L["input_tensors"]) in += uint64_t(product(shape[t.get<std::string>()]) / shape[t.get<std::string>()][0] * batch * 4);
+      for (const auto& t : L["input_tensors"])
+        in += uint64_t(product(shape[t.get<std::string>()]) / shape[t.get<std::string>()][0] * batch * 4);
       const std::vector<int64_t>& o = shape[L["output_tensor"].get<std::string>()];
       const frugal_layer_bytes b = ex.layer_bytes(int(l), batch);
       INFO("layer " << l << " batch " << batch);
@@ -112,7 +121,8 @@ TEST_CASE("layer_bytes follows the cpu executor's definitions", "[vulkan][runtim
   }
 }
 
-TEST_CASE("a budget one byte below the peak is refused before running; exactly the peak is enough", "[vulkan][runtime]") {
+TEST_CASE("a budget one byte below the peak is refused before running; exactly the peak is enough",
+          "[vulkan][runtime]") {
   VK_REQUIRE_DEVICE();
   const frugal::Graph g = chain_model();
   const auto in = vk_test::random_inputs(g, 4, 5);
@@ -185,14 +195,17 @@ TEST_CASE("a plan that splits the batch runs and matches the reference", "[vulka
   const frugal::RefValues want = frugal::reference_run(g, in);
   const nlohmann::json d = ex.describe();
   nlohmann::json whole = {{"steps", nlohmann::json::array()}};
-  for (const auto& L : d["layers"]) whole["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 3}});
+  for (const auto& L : d["layers"])
+    whole["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 3}});
   std::vector<HostTensor> out;
   CHECK(ex.run(host_inputs(in), out, whole).ok());
   CHECK(max_diff(out[0].data, want.at("y")) < 1e-4);
   // Sample 0 alone through every layer, then samples 1..2 together.
   nlohmann::json split = {{"steps", nlohmann::json::array()}};
-  for (const auto& L : d["layers"]) split["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 1}});
-  for (const auto& L : d["layers"]) split["steps"].push_back({{"layer", L["name"]}, {"first", 1}, {"count", 2}});
+  for (const auto& L : d["layers"])
+    split["steps"].push_back({{"layer", L["name"]}, {"first", 0}, {"count", 1}});
+  for (const auto& L : d["layers"])
+    split["steps"].push_back({{"layer", L["name"]}, {"first", 1}, {"count", 2}});
   out.clear();
   nlohmann::json report;
   const vk_test::Status st = ex.run(host_inputs(in), out, split, &report);
@@ -260,13 +273,15 @@ TEST_CASE("operands larger than one binding are split by samples and by columns"
   // model whose samples fit: x [N,2,8,8] -> conv(4) -> gemm with a 16 KB weight.
   GraphMaker m;
   m.input("x", {-1, 2, 8, 8});
-  m.node("Conv", "conv", {"x", m.weight("w", {4, 2, 3, 3}), m.weight("b", {4})}, {"c"}).set_attr_ints("pads", {1, 1, 1, 1});
+  m.node("Conv", "conv", {"x", m.weight("w", {4, 2, 3, 3}), m.weight("b", {4})}, {"c"})
+      .set_attr_ints("pads", {1, 1, 1, 1});
   m.node("Relu", "relu", {"c"}, {"r"});
   m.node("Flatten", "flat", {"r"}, {"f"});
   m.node("Gemm", "fc", {"f", m.weight("wf", {256, 16}, -0.1f, 0.1f), m.weight("bf", {16})}, {"g"});
   m.node("Softmax", "sm", {"g"}, {"y"}).set_attr_int("axis", 1);
   m.output("y");
-  const auto r = vk_test::check_against_reference(m.g, vk_test::random_inputs(m.g, 6, 12), "{\"max_binding_bytes\": 4096}");
+  const auto r = vk_test::check_against_reference(m.g, vk_test::random_inputs(m.g, 6, 12),
+                                                  "{\"max_binding_bytes\": 4096}");
   CHECK(r.ran);
   // One sample that cannot fit a window is refused with a message.
   vk_test::Executor ex(chain_model(), "{\"max_binding_bytes\": 4096}");
@@ -337,15 +352,18 @@ EngineRun engine_run(frugal::vk::Executor& ex, const frugal::RefTensor& x) {
   const std::vector<float> in(x.data.begin(), x.data.end());
   r.dims = ex.model().dims_at(ex.model().outputs()[0], x.dims[0]);
   r.out.assign(size_t(product(r.dims)), std::nanf(""));
-  frugal_tensor ti{"x", FRUGAL_DTYPE_FLOAT32, int32_t(x.dims.size()), x.dims.data(), const_cast<float*>(in.data()), in.size() * 4};
-  frugal_tensor to{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(r.dims.size()), r.dims.data(), r.out.data(), r.out.size() * 4};
+  frugal_tensor ti{"x",           FRUGAL_DTYPE_FLOAT32,          int32_t(x.dims.size()),
+                   x.dims.data(), const_cast<float*>(in.data()), in.size() * 4};
+  frugal_tensor to{nullptr,       FRUGAL_DTYPE_FLOAT32, int32_t(r.dims.size()),
+                   r.dims.data(), r.out.data(),         r.out.size() * 4};
   ex.run(nullptr, &ti, 1, &to, 1);
   return r;
 }
 
 }  // namespace
 
-TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes the others", "[vulkan][gating]") {
+TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes the others",
+          "[vulkan][gating]") {
   VK_REQUIRE_DEVICE();
   const int64_t N = 3, M = 12;
   GraphMaker m;
@@ -371,8 +389,10 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
       active += on;
       for (int64_t p = 0; p < plane; ++p) {
         const size_t i = size_t((s * M + k) * plane + p);
-        if (on) CHECK(std::fabs(r.out[i] - want.data[i]) <= 1e-4 + 1e-3 * std::fabs(want.data[i]));
-        else CHECK(r.out[i] == 0.0f);
+        if (on)
+          CHECK(std::fabs(r.out[i] - want.data[i]) <= 1e-4 + 1e-3 * std::fabs(want.data[i]));
+        else
+          CHECK(r.out[i] == 0.0f);
       }
     }
   CHECK(active > 0);
@@ -409,7 +429,8 @@ TEST_CASE("a validation error makes the next run fail with FRUGAL_ERR_DEVICE", "
   CHECK(ex.validation_errors() == 0);
   // A zero-sized copy is invalid usage (VUID-VkBufferCopy-size-01988) that drivers ignore.
   frugal::vk::Device& d = ex.device();
-  frugal::vk::Buffer a(d, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, "a");
+  frugal::vk::Buffer a(d, 64, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false,
+                       "a");
   d.run_commands([&](VkCommandBuffer cb) {
     VkBufferCopy c{0, 32, 0};
     d.fn().vkCmdCopyBuffer(cb, a.handle(), a.handle(), 1, &c);

@@ -1,7 +1,6 @@
 #include "vk_test_util.h"
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 
@@ -19,7 +18,8 @@ const std::string& no_device_reason() {
     Executor ex(m.g);
     std::string why;
     if (!ex.ok()) {
-      if (ex.created.code != FRUGAL_ERR_DEVICE) FAIL("creating a trivial vulkan executor failed: " << ex.created.message);
+      if (ex.created.code != FRUGAL_ERR_DEVICE)
+        FAIL("creating a trivial vulkan executor failed: " << ex.created.message);
       why = ex.created.message;
       std::cout << "vulkan tests: no Vulkan device (" << why << "); tests that need one are skipped\n";
     }
@@ -28,7 +28,9 @@ const std::string& no_device_reason() {
   return reason;
 }
 
-uint64_t Executor::validation_errors() const { return describe()["vulkan"]["validation_errors"].get<uint64_t>(); }
+uint64_t Executor::validation_errors() const {
+  return describe()["vulkan"]["validation_errors"].get<uint64_t>();
+}
 
 // ---- GraphMaker --------------------------------------------------------------------
 
@@ -43,12 +45,15 @@ GraphMaker& GraphMaker::input(const std::string& name, const std::vector<int64_t
   return *this;
 }
 
-std::string GraphMaker::weight(const std::string& name, const std::vector<int64_t>& dims, float lo, float hi) {
-  const std::vector<float> v = random_floats(size_t(frugal::element_count(dims)), seed++ * 7919u + name.size(), lo, hi);
+std::string GraphMaker::weight(const std::string& name, const std::vector<int64_t>& dims, float lo,
+                               float hi) {
+  const std::vector<float> v =
+      random_floats(size_t(frugal::element_count(dims)), seed++ * 7919u + name.size(), lo, hi);
   return floats(name, dims, v);
 }
 
-std::string GraphMaker::floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+std::string GraphMaker::floats(const std::string& name, const std::vector<int64_t>& dims,
+                               const std::vector<float>& values) {
   g.add_initializer(name, frugal::DType::Float32, dims, values.data());
   return name;
 }
@@ -83,13 +88,13 @@ GraphMaker& GraphMaker::output(const std::string& name) {
 
 // ---- reference comparison -------------------------------------------------------------
 
-
 std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, int64_t batch, uint64_t seed) {
   std::map<std::string, frugal::RefTensor> in;
   for (const std::string& name : g.inputs) {
     std::vector<int64_t> dims;
     const frugal::TensorDesc& d = g.tensor(name);
-    for (size_t k = 0; k < d.shape.size(); ++k) dims.push_back(d.shape[k].is_known() ? d.shape[k].value : batch);
+    for (size_t k = 0; k < d.shape.size(); ++k)
+      dims.push_back(d.shape[k].is_known() ? d.shape[k].value : batch);
     // Values exactly representable in float32, so both sides see the same inputs.
     frugal::RefTensor t = frugal::random_ref_tensor(dims, seed++);
     for (double& v : t.data) v = double(float(v));
@@ -98,7 +103,8 @@ std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, i
   return in;
 }
 
-Comparison check_against_reference(const frugal::Graph& g, const std::map<std::string, frugal::RefTensor>& inputs,
+Comparison check_against_reference(const frugal::Graph& g,
+                                   const std::map<std::string, frugal::RefTensor>& inputs,
                                    const std::string& options_json, double atol, double rtol) {
   Comparison c;
   const frugal::RefValues want = frugal::reference_run(g, inputs);

@@ -8,15 +8,14 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "executor_plugin.h"
 #include "frugal/plugin.h"
-#include "memory_model.h"
 #include "graph/graph.h"
+#include "memory_model.h"
 #include "reference.h"
 
 namespace vk_test {
@@ -29,12 +28,12 @@ const std::string& no_device_reason();
 
 // Use at the top of a test: returns (the test passes) with a printed reason
 // when there is no Vulkan device.
-#define VK_REQUIRE_DEVICE()                                                         \
-  do {                                                                              \
-    if (!vk_test::no_device_reason().empty()) {                                     \
+#define VK_REQUIRE_DEVICE()                                                               \
+  do {                                                                                    \
+    if (!vk_test::no_device_reason().empty()) {                                           \
       std::cout << "SKIPPED (no Vulkan device: " << vk_test::no_device_reason() << ")\n"; \
-      return;                                                                       \
-    }                                                                               \
+      return;                                                                             \
+    }                                                                                     \
   } while (0)
 
 using exec_test::HostTensor;
@@ -48,7 +47,8 @@ class Executor : public exec_test::PluginExecutor {
  public:
   Executor(const std::string& onnx_bytes, const std::string& options_json = "")
       : PluginExecutor(vk_test::api(), onnx_bytes, options_json) {}
-  Executor(const frugal::Graph& g, const std::string& options_json = "") : PluginExecutor(vk_test::api(), g, options_json) {}
+  Executor(const frugal::Graph& g, const std::string& options_json = "")
+      : PluginExecutor(vk_test::api(), g, options_json) {}
   uint64_t validation_errors() const;  // from describe()
 };
 
@@ -61,10 +61,13 @@ struct GraphMaker {
   // A float32 input; dim -1 is the symbolic batch "N".
   GraphMaker& input(const std::string& name, const std::vector<int64_t>& dims);
   // A random float32 initializer in [lo, hi).
-  std::string weight(const std::string& name, const std::vector<int64_t>& dims, float lo = -1.0f, float hi = 1.0f);
-  std::string floats(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  std::string weight(const std::string& name, const std::vector<int64_t>& dims, float lo = -1.0f,
+                     float hi = 1.0f);
+  std::string floats(const std::string& name, const std::vector<int64_t>& dims,
+                     const std::vector<float>& values);
   std::string ints(const std::string& name, const std::vector<int64_t>& values);
-  frugal::Node& node(const std::string& op, const std::string& name, std::vector<std::string> in, std::vector<std::string> out);
+  frugal::Node& node(const std::string& op, const std::string& name, std::vector<std::string> in,
+                     std::vector<std::string> out);
   GraphMaker& output(const std::string& name);
 };
 
@@ -73,7 +76,7 @@ std::map<std::string, frugal::RefTensor> random_inputs(const frugal::Graph& g, i
 
 struct Comparison {
   bool ran = false;
-  std::string error;         // create/run failure
+  std::string error;                   // create/run failure
   double max_abs = 0, max_excess = 0;  // max |got - want|, max of |got - want| - (atol + rtol |want|)
   nlohmann::json report, description;
 };
@@ -81,7 +84,9 @@ struct Comparison {
 // Runs g on the plugin and on the reference; every output element must satisfy
 // |got - want| <= atol + rtol * |want|. CHECKs that, and that the validation
 // layer reported no error.
-Comparison check_against_reference(const frugal::Graph& g, const std::map<std::string, frugal::RefTensor>& inputs,
-                                   const std::string& options_json = "", double atol = 1e-4, double rtol = 1e-3);
+Comparison check_against_reference(const frugal::Graph& g,
+                                   const std::map<std::string, frugal::RefTensor>& inputs,
+                                   const std::string& options_json = "", double atol = 1e-4,
+                                   double rtol = 1e-3);
 
 }  // namespace vk_test

@@ -67,20 +67,27 @@ TEST_CASE("frugal.fold / frugal.plan / frugal.profile / frugal.run: option error
   CHECK(contains(f.error_of("frugal.run(m, nil, x, {budget = 'lots'})"), "option 'budget'"));
   CHECK(contains(f.error_of("frugal.fold(m, {method = 'magic'})"), "magic"));
   CHECK(contains(f.error_of("frugal.executor(m, {executor = 'abacus'})"), "abacus"));
-  f.run("costs = frugal.profile(m, {upto = 2, repeats = 1, cache = false, threads = 1, cache_dir = cache_dir})");
+  f.run(
+      "costs = frugal.profile(m, {upto = 2, repeats = 1, cache = false, threads = 1, cache_dir = "
+      "cache_dir})");
   CHECK(f.number("costs.batch_max") == 2);
   CHECK(f.string("costs.layers[1].source[2]") == "measured");
   CHECK(contains(f.error_of("frugal.plan(costs, {batch = 2})"), "option 'budget' is required"));
   CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB'})"), "option 'batch' is required"));
-  CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 0})"), "option 'batch' must be >= 1"));
-  CHECK(contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 2, planner = 'oracle'})"), "oracle"));
+  CHECK(
+      contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 0})"), "option 'batch' must be >= 1"));
+  CHECK(
+      contains(f.error_of("frugal.plan(costs, {budget = '1MB', batch = 2, planner = 'oracle'})"), "oracle"));
   CHECK(contains(f.error_of("frugal.profile(m, {upto = 2, batches = {3}})"), "batch size 3 is outside 1..2"));
   CHECK(contains(f.error_of("frugal.profile(m, {repeats = 0})"), "option 'repeats'"));
   CHECK(contains(f.error_of("frugal.profile(42)"), "argument #1 must be a model"));
   // An executor is profiled as it is; its own threads are part of the table.
-  f.run("ex = frugal.executor(m, {threads = 1}); c1 = frugal.profile(ex, {upto = 1, repeats = 1, cache = false, cache_dir = cache_dir})");
+  f.run(
+      "ex = frugal.executor(m, {threads = 1}); c1 = frugal.profile(ex, {upto = 1, repeats = 1, cache = "
+      "false, cache_dir = cache_dir})");
   CHECK(f.number("c1.threads") == 1);
-  CHECK(contains(f.error_of("frugal.profile(ex, {threads = 2})"), "option 'threads' applies when profiling a model"));
+  CHECK(contains(f.error_of("frugal.profile(ex, {threads = 2})"),
+                 "option 'threads' applies when profiling a model"));
   // A plan from frugal.plan runs through frugal.run under its own budget.
   f.run(R"(
     local p = frugal.plan(costs, {budget = '1MB', batch = 2})

@@ -8,10 +8,12 @@ namespace {
 // The paper's units: 1 byte per sample, 1 second.
 nlohmann::json paper_costs() {
   auto layer = [](const char* name, const char* input, int ws) {
-    return nlohmann::json{{"name", name},          {"inputs", {input}},        {"time_s", {4.0, 3.0}},
-                          {"in_bytes", {1, 2}},    {"out_bytes", {1, 2}},      {"ws_bytes", {ws, 2 * ws}}};
+    return nlohmann::json{{"name", name},       {"inputs", {input}},   {"time_s", {4.0, 3.0}},
+                          {"in_bytes", {1, 2}}, {"out_bytes", {1, 2}}, {"ws_bytes", {ws, 2 * ws}}};
   };
-  return {{"model", "paper"}, {"executor", "paper"}, {"batch_max", 2},
+  return {{"model", "paper"},
+          {"executor", "paper"},
+          {"batch_max", 2},
           {"layers", {layer("L1", "", 1), layer("L2", "L1", 4), layer("L3", "L2", 1)}}};
 }
 
@@ -26,7 +28,8 @@ std::string row_of(const std::string& out, const std::string& layer) {
 
 }  // namespace
 
-TEST_CASE("frugal plan: the paper's example gives 10 per sample with VBS, 12 with fixed batch", "[workflow]") {
+TEST_CASE("frugal plan: the paper's example gives 10 per sample with VBS, 12 with fixed batch",
+          "[workflow]") {
   ScratchDir dir("plan");
   write_text(dir / "paper.json", paper_costs().dump());
   FrugalRun r = frugal_in(dir, "plan --costs paper.json --budget 7 --batch 2 --unit 1 -o plan.json");
@@ -111,8 +114,9 @@ TEST_CASE("frugal plan: bad inputs are refused with their reason and a non-zero 
 
 TEST_CASE("frugal run --plan: a plan for another model or request size is refused", "[workflow]") {
   ScratchDir dir("runplan");
-  write_text(dir / "linear_plan.json",
-             R"({"model": "toy_linear", "batch": 1, "steps": [{"layer": "block3.conv", "first": 0, "count": 1}]})");
+  write_text(
+      dir / "linear_plan.json",
+      R"({"model": "toy_linear", "batch": 1, "steps": [{"layer": "block3.conv", "first": 0, "count": 1}]})");
   FrugalRun r = frugal_in(dir, "run zoo:toy_tiny --plan linear_plan.json --repeat 1");
   CHECK(r.code == 1);
   CHECK(contains(r.output, "was made for another model 'toy_linear'"));

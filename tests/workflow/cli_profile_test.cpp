@@ -32,7 +32,8 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
   REQUIRE(layers.size() >= 4);
   // toy_tiny: input [N,3,8,8], block1 conv -> [N,4,8,8], block2 conv stride 2 -> [N,4,4,4], fc -> [N,5].
   CHECK(layers[0]["inputs"] == nlohmann::json::array({""}));
-  CHECK(layers[0]["in_bytes"] == nlohmann::json::array({3 * 8 * 8 * 4, 2 * 3 * 8 * 8 * 4, 3 * 3 * 8 * 8 * 4}));
+  CHECK(layers[0]["in_bytes"] ==
+        nlohmann::json::array({3 * 8 * 8 * 4, 2 * 3 * 8 * 8 * 4, 3 * 3 * 8 * 8 * 4}));
   CHECK(layers[0]["out_bytes"][0] == 4 * 8 * 8 * 4);
   CHECK(layers[1]["out_bytes"][0] == 4 * 4 * 4 * 4);
   CHECK(layers.back()["out_bytes"] == nlohmann::json::array({5 * 4, 2 * 5 * 4, 3 * 5 * 4}));
@@ -71,7 +72,8 @@ TEST_CASE("frugal profile: the second run is a cache hit; --no-cache and a corru
   FrugalRun fresh = frugal_in(dir, cmd + "c.json --no-cache");
   REQUIRE(fresh.code == 0);
   CHECK(contains(fresh.output, "measured in"));
-  CHECK(read_json(files[0])["costs"] == read_json(dir / "c.json"));  // the cache now holds the new measurement
+  CHECK(read_json(files[0])["costs"] ==
+        read_json(dir / "c.json"));  // the cache now holds the new measurement
 
   // Other threads or batch sizes are other keys: a miss, a second file.
   FrugalRun other = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeats 1");
@@ -97,7 +99,8 @@ TEST_CASE("frugal profile --batches: unmeasured sizes are interpolated in per-ba
   REQUIRE(c["batch_max"] == 5);
   for (const auto& l : c["layers"]) {
     INFO(l["name"]);
-    CHECK(l["source"] == nlohmann::json::array({"measured", "interpolated", "measured", "interpolated", "interpolated"}));
+    CHECK(l["source"] ==
+          nlohmann::json::array({"measured", "interpolated", "measured", "interpolated", "interpolated"}));
     const auto t = l["time_s"].get<std::vector<double>>();
     // Per-batch time T(b) = b * t[b-1]: T(2) is halfway between T(1) and T(3).
     CHECK(2 * t[1] == Approx((1 * t[0] + 3 * t[2]) / 2).epsilon(1e-9));

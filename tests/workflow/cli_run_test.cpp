@@ -28,14 +28,16 @@ TEST_CASE("frugal run zoo:toy_tiny: --output equals the float64 reference on the
   CHECK(contains(r.output, "batch       3 from x.npy"));
 }
 
-TEST_CASE("frugal run: a budget one byte short is refused naming the one that works, which does", "[workflow]") {
+TEST_CASE("frugal run: a budget one byte short is refused naming the one that works, which does",
+          "[workflow]") {
   ScratchDir dir("budget");
   FrugalRun whole = frugal_in(dir, "run zoo:toy_tiny --batch 4 --repeat 1");
   REQUIRE(whole.code == 0);
   const long long need = capture_integer(whole.output, R"(peak arena\s+\S+ \S+ \((\d+) bytes\))");
   REQUIRE(need > 0);
 
-  FrugalRun short_run = frugal_in(dir, "run zoo:toy_tiny --batch 4 --repeat 1 --budget " + std::to_string(need - 1));
+  FrugalRun short_run =
+      frugal_in(dir, "run zoo:toy_tiny --batch 4 --repeat 1 --budget " + std::to_string(need - 1));
   CHECK(short_run.code != 0);
   CHECK(contains(short_run.output, "too small for a whole-batch run of 4 samples"));
   CHECK(contains(short_run.output, "(" + std::to_string(need) + " bytes)"));

@@ -8,8 +8,10 @@
 
 using namespace frugal;
 
-TEST_CASE("frugal workflow: measured peaks equal predicted peaks, outputs equal the reference", "[workflow]") {
-  for (const auto& [name, batch] : std::vector<std::pair<std::string, int>>{{"toy_linear", 4}, {"toy_branched", 6}}) {
+TEST_CASE("frugal workflow: measured peaks equal predicted peaks, outputs equal the reference",
+          "[workflow]") {
+  for (const auto& [name, batch] :
+       std::vector<std::pair<std::string, int>>{{"toy_linear", 4}, {"toy_branched", 6}}) {
     INFO(name);
     ScratchDir dir("workflow");
     FrugalRun r = frugal_in(dir, "workflow zoo:" + name + " --batch " + std::to_string(batch) +

@@ -18,8 +18,8 @@ TEST_CASE("frugal zoo --list: every network, counts equal the built graphs'", "[
       digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
       return std::stoll(digits);
     };
-    if (name == "resnet18") CHECK(number(1) == 11689512);  // torchvision's resnet18
-    if (name == "resnet50") CHECK(number(1) == 25557032);  // torchvision's resnet50
+    if (name == "resnet18") CHECK(number(1) == 11689512);    // torchvision's resnet18
+    if (name == "resnet50") CHECK(number(1) == 25557032);    // torchvision's resnet50
     if (name.rfind("toy_", 0) == 0 || name == "resnet18") {  // building all again would double the time
       const frugal::Graph g = frugal::build_zoo_model(name, 1);
       CHECK(number(1) == frugal::torchvision_parameter_count(g));

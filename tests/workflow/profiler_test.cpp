@@ -1,9 +1,10 @@
 // The profiler's pieces: interpolation of unmeasured batch sizes (by hand), the
 // batch list, and the on-disk cache (round trip, key mismatch, corrupt file).
-#include "profiler/batch_fill.h"
-#include "profiler/cost_fit.h"
-#include "profiler/cost_cache.h"
 #include "profiler/profiler.h"
+
+#include "profiler/batch_fill.h"
+#include "profiler/cost_cache.h"
+#include "profiler/cost_fit.h"
 #include "util/error.h"
 #include "workflow_test_util.h"
 
@@ -72,7 +73,7 @@ TEST_CASE("CostCache: round trip, other key, corrupt file, unwritable folder", "
   blocked.store(key, costs, &warn);
   CHECK(contains(warn, "cost cache not written"));
 
-  CHECK(fnv1a64_hex("") == "cbf29ce484222325");  // the FNV-1a 64 offset basis
+  CHECK(fnv1a64_hex("") == "cbf29ce484222325");   // the FNV-1a 64 offset basis
   CHECK(fnv1a64_hex("a") == "af63dc4c8601ec8c");  // published test vector
 }
 
@@ -115,5 +116,6 @@ TEST_CASE("fit_cost_times: fits measured entries only, keeps the raw times, name
   CHECK(c == Approx(2.0).epsilon(0.1));
   for (int b = 1; b <= 4; ++b) CHECK(L["time_s"][b - 1].get<double>() == Approx((a + c * b) / b));
   costs["layers"][0]["source"] = {"interpolated", "interpolated", "interpolated", "interpolated"};
-  CHECK_THROWS_WITH(frugal::fit_cost_times(costs), Catch::Contains("layer 0 'conv'") && Catch::Contains("no measured"));
+  CHECK_THROWS_WITH(frugal::fit_cost_times(costs),
+                    Catch::Contains("layer 0 'conv'") && Catch::Contains("no measured"));
 }

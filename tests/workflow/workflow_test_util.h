@@ -2,16 +2,16 @@
 // pulling numbers out of command output.
 #pragma once
 
-#include <cstdlib>
-#include <fstream>
-#include <regex>
-#include <sstream>
-#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
 
 #include "cli/run_frugal.h"
 
@@ -20,8 +20,8 @@ struct ScratchDir {
   std::string path;
   explicit ScratchDir(const std::string& tag) {
     static int counter = 0;
-    path = std::string(FRUGAL_TEST_BINARY_DIR) + "/workflow_test_" + std::to_string(getpid()) + "_" + tag + "_" +
-           std::to_string(counter++);
+    path = std::string(FRUGAL_TEST_BINARY_DIR) + "/workflow_test_" + std::to_string(getpid()) + "_" + tag +
+           "_" + std::to_string(counter++);
     std::string cmd = "rm -rf " + sh_quote(path) + " && mkdir -p " + sh_quote(path);
     REQUIRE(std::system(cmd.c_str()) == 0);
   }
@@ -43,11 +43,15 @@ inline std::string read_text(const std::string& p) {
   return ss.str();
 }
 
-inline void write_text(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+inline void write_text(const std::string& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 inline nlohmann::json read_json(const std::string& p) { return nlohmann::json::parse(read_text(p)); }
 
-inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+inline bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 // The first match of `pattern`'s group 1 (a number), or fails the test.
 inline long long capture_integer(const std::string& text, const std::string& pattern) {

@@ -10,11 +10,10 @@
 // per-call overhead that rewards larger batches), so the test needs no timing
 // and the planners have a real trade-off to make. Peaks do not depend on times.
 #include <algorithm>
-#include <cmath>
-#include <random>
-
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "plugins/executor_client.h"
 #include "plugins/planner_client.h"
@@ -43,8 +42,12 @@ json synthetic_costs(frugal::ExecutorClient& ex, const std::string& model) {
       out.push_back(lb.out_bytes);
       ws.push_back(lb.ws_bytes);
     }
-    layers.push_back({{"name", L["name"]}, {"inputs", L["inputs"]}, {"time_s", time},
-                      {"in_bytes", in},    {"out_bytes", out},     {"ws_bytes", ws}});
+    layers.push_back({{"name", L["name"]},
+                      {"inputs", L["inputs"]},
+                      {"time_s", time},
+                      {"in_bytes", in},
+                      {"out_bytes", out},
+                      {"ws_bytes", ws}});
   }
   return {{"model", model}, {"executor", "cpu"}, {"batch_max", kBatch}, {"layers", layers}};
 }

@@ -1,9 +1,8 @@
 // The zoo's networks: names, torchvision parameter counts, graph structure,
 // determinism and BatchNorm statistics. vgg16_bn (138M weights) is checked in
 // test_zoo_slow instead.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
 
@@ -29,16 +28,17 @@ TEST_CASE("zoo lists every network once, sorted", "[zoo]") {
   const std::vector<std::string> names = zoo_names();
   CHECK(std::is_sorted(names.begin(), names.end()));
   CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
-  for (const char* n : {"resnet18", "resnet50", "googlenet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v1",
-                        "mobilenet_v2", "vgg16_bn", "alexnet", "efficientnet_b0", "toy_linear", "toy_branched",
-                        "toy_tiny", "toy_allops"})
+  for (const char* n :
+       {"resnet18", "resnet50", "googlenet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v1", "mobilenet_v2",
+        "vgg16_bn", "alexnet", "efficientnet_b0", "toy_linear", "toy_branched", "toy_tiny", "toy_allops"})
     CHECK(std::count(names.begin(), names.end(), n) == 1);
 }
 
 TEST_CASE("unknown zoo names are refused with the list of valid names", "[zoo]") {
   CHECK_THROWS_AS(build_zoo_model("resnet19"), Error);
   CHECK_THROWS_WITH(build_zoo_model("resnet19"), Catch::Contains("resnet19") && Catch::Contains("resnet18") &&
-                                                     Catch::Contains("toy_tiny") && Catch::Contains("vgg16_bn"));
+                                                     Catch::Contains("toy_tiny") &&
+                                                     Catch::Contains("vgg16_bn"));
 }
 
 TEST_CASE("zoo parameter counts equal torchvision's", "[zoo]") {
@@ -62,7 +62,8 @@ TEST_CASE("torchvision_parameter_count leaves out BN running statistics and Clip
         all += static_cast<int64_t>(kv.second.data.size() / 4);
     std::set<std::string> clip_bounds;
     for (const Node& n : g.nodes) {
-      if (n.op_type == "BatchNormalization") stats += 2 * element_count(known_dims(g.tensor(n.inputs[3]).shape));
+      if (n.op_type == "BatchNormalization")
+        stats += 2 * element_count(known_dims(g.tensor(n.inputs[3]).shape));
       if (n.op_type == "Clip") clip_bounds.insert(n.inputs.begin() + 1, n.inputs.end());
     }
     for (const std::string& b : clip_bounds) bounds += element_count(known_dims(g.tensor(b).shape));
@@ -92,8 +93,8 @@ TEST_CASE("zoo graphs are well formed", "[zoo]") {
 
 TEST_CASE("zoo names follow torchvision's state_dict", "[zoo]") {
   const Graph r = build_zoo_model("resnet50");
-  for (const char* t : {"conv1.weight", "bn1.running_var", "layer1.0.downsample.0.weight", "layer4.2.bn3.bias",
-                        "fc.weight", "fc.bias"})
+  for (const char* t : {"conv1.weight", "bn1.running_var", "layer1.0.downsample.0.weight",
+                        "layer4.2.bn3.bias", "fc.weight", "fc.bias"})
     CHECK(r.is_initializer(t));
   CHECK(r.node_index("layer3.5.conv2") >= 0);
   const Graph m = build_zoo_model("mobilenet_v2");
@@ -110,7 +111,8 @@ TEST_CASE("zoo names follow torchvision's state_dict", "[zoo]") {
 }
 
 TEST_CASE("zoo builds are deterministic in the seed", "[zoo]") {
-  for (const char* name : {"toy_tiny", "toy_linear", "toy_branched", "toy_allops", "resnet18", "mobilenet_v2"}) {
+  for (const char* name :
+       {"toy_tiny", "toy_linear", "toy_branched", "toy_allops", "resnet18", "mobilenet_v2"}) {
     INFO(name);
     const Graph a = build_zoo_model(name, 7), b = build_zoo_model(name, 7), c = build_zoo_model(name, 8);
     REQUIRE(a.nodes.size() == b.nodes.size());
@@ -141,8 +143,10 @@ TEST_CASE("zoo BatchNorm statistics are realistic, with some negative gammas", "
     for (const Node& n : g.nodes) {
       if (n.op_type != "BatchNormalization") continue;
       ++bns;
-      const std::vector<float> gamma = g.tensor(n.inputs[1]).as_float(), beta = g.tensor(n.inputs[2]).as_float(),
-                               mean = g.tensor(n.inputs[3]).as_float(), var = g.tensor(n.inputs[4]).as_float();
+      const std::vector<float> gamma = g.tensor(n.inputs[1]).as_float(),
+                               beta = g.tensor(n.inputs[2]).as_float(),
+                               mean = g.tensor(n.inputs[3]).as_float(),
+                               var = g.tensor(n.inputs[4]).as_float();
       size_t neg_here = 0, odd_gamma = 0, odd_var = 0;
       for (size_t i = 0; i < gamma.size(); ++i) {
         neg_here += gamma[i] < 0.0f;

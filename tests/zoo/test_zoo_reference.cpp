@@ -2,7 +2,6 @@
 // shapes are the shapes the evaluator computes, samples of a batch do not mix,
 // outputs are finite and O(1), and a round trip through ONNX bytes changes nothing.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "onnx/onnx_export.h"

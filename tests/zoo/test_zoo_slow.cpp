@@ -3,7 +3,6 @@
 // O(1) (the weight scaling works at full depth). Also vgg16_bn's count and
 // structure, which are too heavy for the unit run.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "reference.h"
@@ -23,8 +22,8 @@ TEST_CASE("vgg16_bn has torchvision's parameter count and a well formed graph", 
 TEST_CASE("big zoo networks run through the reference with declared shapes and O(1) logits", "[zoo][slow]") {
   // vgg16_bn (15.5 GMACs) is left out to keep the suite short; its layers are
   // the same kinds as resnet's and alexnet's.
-  for (const char* name : {"resnet18", "resnet50", "googlenet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v1",
-                           "mobilenet_v2", "alexnet", "efficientnet_b0"}) {
+  for (const char* name : {"resnet18", "resnet50", "googlenet", "squeezenet1_0", "squeezenet1_1",
+                           "mobilenet_v1", "mobilenet_v2", "alexnet", "efficientnet_b0"}) {
     INFO(name);
     const Graph g = build_zoo_model(name);
     const RefValues all = reference_run_all(g, {{"input", random_ref_tensor({1, 3, 224, 224}, 9)}});

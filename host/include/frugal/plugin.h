@@ -95,8 +95,8 @@ typedef struct frugal_tensor {
  * "into":[...],"reason"}...]}. options_json may be NULL. */
 typedef struct frugal_folder_api {
   size_t struct_size;
-  frugal_status (*fold)(const void* onnx, size_t onnx_size, const char* options_json,
-                        frugal_blob* out_onnx, frugal_blob* out_report_json, frugal_error* err);
+  frugal_status (*fold)(const void* onnx, size_t onnx_size, const char* options_json, frugal_blob* out_onnx,
+                        frugal_blob* out_report_json, frugal_error* err);
 } frugal_folder_api;
 
 /* ---- planner --------------------------------------------------------------
@@ -134,15 +134,15 @@ typedef struct frugal_layer_bytes {
 typedef struct frugal_executor_api {
   size_t struct_size;
   /* options_json: {"threads":T,"device":N,...}; may be NULL. */
-  frugal_status (*create)(const void* onnx, size_t onnx_size, const char* options_json,
-                          frugal_executor** out, frugal_error* err);
+  frugal_status (*create)(const void* onnx, size_t onnx_size, const char* options_json, frugal_executor** out,
+                          frugal_error* err);
   void (*destroy)(frugal_executor* ex);
   /* JSON {"device":"...","layers":[{"name":..,"inputs":[..],"ops":[..],
    *  "macs_per_sample":N}...],"inputs":[{"name","shape"}],"outputs":[...]} */
   frugal_status (*describe)(frugal_executor* ex, frugal_blob* out_json, frugal_error* err);
   /* Bytes layer `layer` (index into describe's list) really uses at `batch`. */
-  frugal_status (*layer_bytes)(frugal_executor* ex, int32_t layer, int32_t batch,
-                               frugal_layer_bytes* out, frugal_error* err);
+  frugal_status (*layer_bytes)(frugal_executor* ex, int32_t layer, int32_t batch, frugal_layer_bytes* out,
+                               frugal_error* err);
   /* Allocates (or re-allocates) the arena of exactly budget_bytes. */
   frugal_status (*set_budget)(frugal_executor* ex, uint64_t budget_bytes, frugal_error* err);
   /* Runs the graph on the inputs. plan_json NULL: whole batch, layer by layer.
@@ -156,8 +156,7 @@ typedef struct frugal_executor_api {
   /* Times layer `layer` at `batch` (per-batch seconds; median of `repeats` after a
    * warm-up), on synthetic data inside the arena. */
   frugal_status (*time_layer)(frugal_executor* ex, int32_t layer, int32_t batch, int32_t repeats,
-                              double* out_median_seconds, double* out_spread_seconds,
-                              frugal_error* err);
+                              double* out_median_seconds, double* out_spread_seconds, frugal_error* err);
 } frugal_executor_api;
 
 /* ---- the entry point ------------------------------------------------------ */

@@ -171,7 +171,9 @@ void put_blob(frugal_blob* out, const Bytes& bytes) {
 }
 
 // Borrowed input text: the ABI allows NULL for optional JSON options.
-inline std::string text_or(const char* s, const char* fallback) { return s ? std::string(s) : std::string(fallback); }
+inline std::string text_or(const char* s, const char* fallback) {
+  return s ? std::string(s) : std::string(fallback);
+}
 
 // ---- the entry point -----------------------------------------------------
 // The api table type each kind must supply.
@@ -200,20 +202,19 @@ struct api_for_kind<FRUGAL_KIND_EXECUTOR> {
 // Defines `frugal_plugin_entry`. Answers only the ABI version it was built for
 // (the host refuses a NULL answer with a message naming the file). `api_table` is
 // a static table of the kind's type whose struct_size is sizeof(that type).
-#define FRUGAL_DEFINE_PLUGIN(kind, name, version, description, api_table)                           \
-  static_assert(std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(api_table)>>,     \
-                               typename ::frugal::sdk::api_for_kind<(kind)>::type>,                \
-                "FRUGAL_DEFINE_PLUGIN: api table type does not match the plugin kind");            \
-  extern "C" FRUGAL_EXPORT const frugal_plugin_descriptor* frugal_plugin_entry(                   \
-      uint32_t host_abi_version) {                                                                  \
-    static const frugal_plugin_descriptor descriptor = {sizeof(frugal_plugin_descriptor),          \
-                                                        FRUGAL_ABI_VERSION,                        \
-                                                        (kind),                                    \
-                                                        (name),                                    \
-                                                        (version),                                 \
-                                                        (description),                             \
-                                                        &(api_table)};                             \
-    return host_abi_version == FRUGAL_ABI_VERSION ? &descriptor : nullptr;                         \
+#define FRUGAL_DEFINE_PLUGIN(kind, name, version, description, api_table)                                   \
+  static_assert(std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(api_table)>>,              \
+                               typename ::frugal::sdk::api_for_kind<(kind)>::type>,                         \
+                "FRUGAL_DEFINE_PLUGIN: api table type does not match the plugin kind");                     \
+  extern "C" FRUGAL_EXPORT const frugal_plugin_descriptor* frugal_plugin_entry(uint32_t host_abi_version) { \
+    static const frugal_plugin_descriptor descriptor = {sizeof(frugal_plugin_descriptor),                   \
+                                                        FRUGAL_ABI_VERSION,                                 \
+                                                        (kind),                                             \
+                                                        (name),                                             \
+                                                        (version),                                          \
+                                                        (description),                                      \
+                                                        &(api_table)};                                      \
+    return host_abi_version == FRUGAL_ABI_VERSION ? &descriptor : nullptr;                                  \
   }
 
 #endif  // FRUGAL_PLUGIN_SDK_HPP

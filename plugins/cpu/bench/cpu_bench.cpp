@@ -11,12 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "frugal/plugin.h"
 #include "onnx/onnx_export.h"
@@ -25,7 +24,9 @@
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -44,12 +45,14 @@ std::vector<std::string> split(const std::string& s) {
 double sgemm_gflops(int M, int N, int K, int threads, int repeats) {
   openblas_set_num_threads(threads);
   std::vector<float> a(size_t(M) * K, 0.5f), b(size_t(K) * N, 0.25f), c(size_t(M) * N);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f,
+              c.data(), N);
   std::vector<double> t;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = now();
     for (int i = 0; i < 8; ++i)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f, c.data(), N);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a.data(), K, b.data(), N, 0.0f,
+                  c.data(), N);
     t.push_back((now() - t0) / 8);
   }
   return 2.0 * M * N * K / median(t) / 1e9;
@@ -81,26 +84,35 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--models") models = split(value());
+    if (a == "--models")
+      models = split(value());
     else if (a == "--batches") {
       batches.clear();
       for (const std::string& b : split(value())) batches.push_back(std::stoi(b));
-    } else if (a == "--threads") threads = std::stoi(value());
-    else if (a == "--repeats") repeats = std::stoi(value());
-    else if (a == "--per-op") per_op = true;
-    else if (a == "--layers") per_layer = true;
+    } else if (a == "--threads")
+      threads = std::stoi(value());
+    else if (a == "--repeats")
+      repeats = std::stoi(value());
+    else if (a == "--per-op")
+      per_op = true;
+    else if (a == "--layers")
+      per_layer = true;
     else {
-      std::printf("usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] [--per-op] [--layers]\n"
-                  "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
-                  "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
-                  "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and each pooling layer\n");
+      std::printf(
+          "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
+          "[--per-op] [--layers]\n"
+          "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
+          "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
+          "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
+          "each pooling layer\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
 
   frugal::PluginRegistry registry;
   std::string why;
-  const frugal::LoadedPlugin* plugin = registry.load_file(std::string(FRUGAL_BUILD_PLUGIN_DIR) + "/cpu.so", &why);
+  const frugal::LoadedPlugin* plugin =
+      registry.load_file(std::string(FRUGAL_BUILD_PLUGIN_DIR) + "/cpu.so", &why);
   if (!plugin) {
     std::fprintf(stderr, "cpu_bench: %s\n", why.c_str());
     return 1;
@@ -119,7 +131,8 @@ int main(int argc, char** argv) {
   for (const std::string& name : models) {
     const std::string bytes = frugal::save_onnx_bytes(frugal::build_zoo_model(name, 1));
     frugal_executor* ex = nullptr;
-    A.check(A.api->create(bytes.data(), bytes.size(), options.empty() ? nullptr : options.c_str(), &ex, &err), err, "create");
+    A.check(A.api->create(bytes.data(), bytes.size(), options.empty() ? nullptr : options.c_str(), &ex, &err),
+            err, "create");
     frugal_blob blob{};
     A.check(A.api->describe(ex, &blob, &err), err, "describe");
     const nlohmann::json d = nlohmann::json::parse(std::string(static_cast<char*>(blob.data), blob.size));
@@ -128,8 +141,9 @@ int main(int argc, char** argv) {
     if (first) {
       sgemm_before = sgemm_gflops(gm, gn, gk, t_used, repeats);
       std::printf("device: %s\n", d["device"].get<std::string>().c_str());
-      std::printf("sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s with %d thread%s, %.1f with 1\n", gm, gn,
-                  gk, sgemm_before, t_used, t_used == 1 ? "" : "s", sgemm_gflops(gm, gn, gk, 1, repeats));
+      std::printf(
+          "sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s with %d thread%s, %.1f with 1\n", gm,
+          gn, gk, sgemm_before, t_used, t_used == 1 ? "" : "s", sgemm_gflops(gm, gn, gk, 1, repeats));
       std::printf("%-16s %5s %10s %10s %12s %8s %12s %10s %10s\n", "network", "batch", "images/s", "GFLOP/s",
                   "conv GFLOP/s", "sgemm", "conv/sgemm", "peak MB", "moved MB");
       first = false;
@@ -155,8 +169,10 @@ int main(int argc, char** argv) {
       std::mt19937 rng(1);
       std::uniform_real_distribution<float> u(-1, 1);
       for (float& v : x) v = u(rng);
-      frugal_tensor in{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(in_dims.size()), in_dims.data(), x.data(), x.size() * 4};
-      frugal_tensor out{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(out_dims.size()), out_dims.data(), y.data(), y.size() * 4};
+      frugal_tensor in{nullptr,  FRUGAL_DTYPE_FLOAT32, int32_t(in_dims.size()), in_dims.data(),
+                       x.data(), x.size() * 4};
+      frugal_tensor out{nullptr,  FRUGAL_DTYPE_FLOAT32, int32_t(out_dims.size()), out_dims.data(),
+                        y.data(), y.size() * 4};
       std::vector<double> times;
       uint64_t peak = 0, moved = 0;
       nlohmann::json last_report;
@@ -165,7 +181,8 @@ int main(int argc, char** argv) {
         const double t0 = now();
         A.check(A.api->run(ex, nullptr, &in, 1, &out, 1, &rep, &err), err, "run");
         const double t = now() - t0;
-        const nlohmann::json report = nlohmann::json::parse(std::string(static_cast<char*>(rep.data), rep.size));
+        const nlohmann::json report =
+            nlohmann::json::parse(std::string(static_cast<char*>(rep.data), rep.size));
         if (rep.release) rep.release(rep.data);
         peak = report["peak_bytes"].get<uint64_t>();
         moved = report["moved_bytes"].get<uint64_t>();
@@ -188,8 +205,9 @@ int main(int argc, char** argv) {
           const int64_t K = L["macs_per_sample"].get<int64_t>() / std::max<int64_t>(1, M * N);
           const double gf = 2.0 * double(L["macs_per_sample"].get<int64_t>()) * batch / med / 1e9;
           std::printf("    %-28s %-18s M %4lld N %5lld K %5lld %8.2f ms %6.1f GFLOP/s  sgemm %6.1f\n",
-                      L["name"].get<std::string>().c_str(), L["algorithm"].get<std::string>().c_str(), (long long)M,
-                      (long long)N, (long long)K, med * 1e3, gf, sgemm_gflops(int(M), int(N), int(K), t_used, 3));
+                      L["name"].get<std::string>().c_str(), L["algorithm"].get<std::string>().c_str(),
+                      (long long)M, (long long)N, (long long)K, med * 1e3, gf,
+                      sgemm_gflops(int(M), int(N), int(K), t_used, 3));
         }
       }
       if (per_layer)  // the pooling layers alone too (no MACs: time only)
@@ -203,9 +221,9 @@ int main(int argc, char** argv) {
                       L["output_shape"].dump().c_str(), med * 1e3);
         }
       const double conv_gflops = 2.0 * double(conv_macs) * batch / conv_time / 1e9;
-      std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch, batch / t,
-                  2.0 * double(macs) * batch / t / 1e9, conv_gflops, sgemm_now, 100.0 * conv_gflops / sgemm_now,
-                  double(peak) / 1e6, double(moved) / 1e6);
+      std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch,
+                  batch / t, 2.0 * double(macs) * batch / t / 1e9, conv_gflops, sgemm_now,
+                  100.0 * conv_gflops / sgemm_now, double(peak) / 1e6, double(moved) / 1e6);
       if (per_op) {
         std::map<std::string, double> by_ops;
         for (const auto& st : last_report["steps"]) {
@@ -213,7 +231,8 @@ int main(int argc, char** argv) {
                                         [&](const nlohmann::json& x) { return x["name"] == st["layer"]; });
           std::string ops;
           for (const auto& o : L["ops"]) ops += (ops.empty() ? "" : "+") + o.get<std::string>();
-          if (!L["algorithm"].get<std::string>().empty()) ops += " (" + L["algorithm"].get<std::string>() + ")";
+          if (!L["algorithm"].get<std::string>().empty())
+            ops += " (" + L["algorithm"].get<std::string>() + ")";
           by_ops[ops] += st["seconds"].get<double>();
         }
         for (const auto& kv : by_ops) std::printf("    %-40s %8.3f s\n", kv.first.c_str(), kv.second);

@@ -64,10 +64,18 @@ class BinaryKernel : public Kernel {
 
   void run(const KernelArgs& a) const override {
     switch (op_) {
-      case BinOp::Add: run_op<BinOp::Add>(a); break;
-      case BinOp::Sub: run_op<BinOp::Sub>(a); break;
-      case BinOp::Mul: run_op<BinOp::Mul>(a); break;
-      case BinOp::Div: run_op<BinOp::Div>(a); break;
+      case BinOp::Add:
+        run_op<BinOp::Add>(a);
+        break;
+      case BinOp::Sub:
+        run_op<BinOp::Sub>(a);
+        break;
+      case BinOp::Mul:
+        run_op<BinOp::Mul>(a);
+        break;
+      case BinOp::Div:
+        run_op<BinOp::Div>(a);
+        break;
     }
   }
 

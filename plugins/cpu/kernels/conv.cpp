@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/window.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
-#include "common/window.h"
 
 namespace frugal::cpu {
 
@@ -59,13 +59,11 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_plane(const flo
 // all nine taps per output value; rows outside x read `zeros` (W values), and
 // the few columns near the left and right edges take the checked path.
 template <int S>
-__attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(const float* __restrict x,
-                                                                           const float* __restrict wm,
-                                                                           float* __restrict out, const Window& w,
-                                                                           const float* __restrict zeros,
-                                                                           int64_t a, int64_t b) {
-  const float w00 = wm[0], w01 = wm[1], w02 = wm[2], w10 = wm[3], w11 = wm[4], w12 = wm[5], w20 = wm[6], w21 = wm[7],
-              w22 = wm[8];
+__attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(
+    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
+    const float* __restrict zeros, int64_t a, int64_t b) {
+  const float w00 = wm[0], w01 = wm[1], w02 = wm[2], w10 = wm[3], w11 = wm[4], w12 = wm[5], w20 = wm[6],
+              w21 = wm[7], w22 = wm[8];
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
     const int64_t ih = oh * S - w.pt;
     const float* __restrict r0 = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
@@ -75,15 +73,16 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(const
     auto at = [&](const float* r, int64_t iw) { return iw >= 0 && iw < w.W ? r[iw] : 0.0f; };
     auto edge = [&](int64_t ow) {
       const int64_t c = ow * S - w.pl;
-      orow[ow] = w00 * at(r0, c) + w01 * at(r0, c + 1) + w02 * at(r0, c + 2) + w10 * at(r1, c) + w11 * at(r1, c + 1) +
-                 w12 * at(r1, c + 2) + w20 * at(r2, c) + w21 * at(r2, c + 1) + w22 * at(r2, c + 2);
+      orow[ow] = w00 * at(r0, c) + w01 * at(r0, c + 1) + w02 * at(r0, c + 2) + w10 * at(r1, c) +
+                 w11 * at(r1, c + 1) + w12 * at(r1, c + 2) + w20 * at(r2, c) + w21 * at(r2, c + 1) +
+                 w22 * at(r2, c + 2);
     };
     for (int64_t ow = 0; ow < a; ++ow) edge(ow);
     const int64_t off = -w.pl;
     for (int64_t ow = a; ow < b; ++ow) {
       const int64_t c = ow * S + off;
-      orow[ow] = w00 * r0[c] + w01 * r0[c + 1] + w02 * r0[c + 2] + w10 * r1[c] + w11 * r1[c + 1] + w12 * r1[c + 2] +
-                 w20 * r2[c] + w21 * r2[c + 1] + w22 * r2[c + 2];
+      orow[ow] = w00 * r0[c] + w01 * r0[c + 1] + w02 * r0[c + 2] + w10 * r1[c] + w11 * r1[c + 1] +
+                 w12 * r1[c + 2] + w20 * r2[c] + w21 * r2[c + 1] + w22 * r2[c + 2];
     }
     for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
   }
@@ -144,14 +143,14 @@ class ConvKernel : public Kernel {
     return uint64_t(buffers * ws_floats()) * sizeof(float);
   }
 
-  int64_t macs(const std::vector<Dims>& in) const override {
-    return in[0][0] * M_ * win_.Ho * win_.Wo * K_;
-  }
+  int64_t macs(const std::vector<Dims>& in) const override { return in[0][0] * M_ * win_.Ho * win_.Wo * K_; }
 
   Epilogue* epilogue() override { return &epilogue_; }
 
   std::string algorithm() const override {
-    return algo_ == Algo::Depthwise ? "depthwise direct" : algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
+    return algo_ == Algo::Depthwise ? "depthwise direct"
+           : algo_ == Algo::Gemm1x1 ? "1x1 sgemm"
+                                    : "im2col + sgemm";
   }
 
   void run(const KernelArgs& a) const override {
@@ -202,15 +201,17 @@ class ConvKernel : public Kernel {
         const int64_t m0 = Mg_ * b / blocks, m1 = Mg_ * (b + 1) / blocks;
         float* yg = ys + (g * Mg_ + m0) * out_plane;
         if (im2col)
-          parallel_sgemm(false, false, m1 - m0, cols, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_, ws, cols,
-                         0.0f, yg, out_plane, nullptr);
+          parallel_sgemm(false, false, m1 - m0, cols, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_, ws,
+                         cols, 0.0f, yg, out_plane, nullptr);
         else
-          parallel_sgemm(false, false, m1 - m0, cols, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_, xg + col0,
-                         in_plane, 0.0f, yg, out_plane, nullptr);
+          parallel_sgemm(false, false, m1 - m0, cols, K_, 1.0f, weight_.data() + (g * Mg_ + m0) * K_, K_,
+                         xg + col0, in_plane, 0.0f, yg, out_plane, nullptr);
         for (int64_t m = m0; m < m1; ++m) epilogue_.apply(yg + (m - m0) * out_plane, g * Mg_ + m, cols);
       };
-      if (pool) pool->parallel_for(blocks, block);
-      else block(0, 0);
+      if (pool)
+        pool->parallel_for(blocks, block);
+      else
+        block(0, 0);
     }
   }
 
@@ -233,7 +234,8 @@ class ConvKernel : public Kernel {
         }
         const int64_t base = ih * w.W + j * w.dw - w.pl;  // xc[base + ow*sw] is column iw
         for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
-        if (w.sw == 1) std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
+        if (w.sw == 1)
+          std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
         else
           for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = xc[base + ow * w.sw];
         for (int64_t ow = hi; ow < w.Wo; ++ow) dst[ow] = 0.0f;
@@ -248,20 +250,25 @@ class ConvKernel : public Kernel {
     const int64_t planes = n * M_;
     std::vector<int64_t> lo(size_t(w.kw)), hi(size_t(w.kw));  // valid output columns per kernel column
     for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
-    const bool fast3x3 = w.kh == 3 && w.kw == 3 && w.dh == 1 && w.dw == 1 && w.sh == w.sw && (w.sw == 1 || w.sw == 2);
+    const bool fast3x3 =
+        w.kh == 3 && w.kw == 3 && w.dh == 1 && w.dw == 1 && w.sh == w.sw && (w.sw == 1 || w.sw == 2);
     // Columns where all three taps are inside x (the interior of the fused 3x3 loop).
-    const int64_t a = fast3x3 ? std::max({lo[0], lo[1], lo[2]}) : 0, b = fast3x3 ? std::min({hi[0], hi[1], hi[2]}) : 0;
+    const int64_t a = fast3x3 ? std::max({lo[0], lo[1], lo[2]}) : 0,
+                  b = fast3x3 ? std::min({hi[0], hi[1], hi[2]}) : 0;
     parallel_range(pool, planes, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t s = p / M_, m = p % M_;
-      float* out = y + p * out_plane;
-      const float* xc = x + (s * C_ + m / mult) * in_plane;
-      const float* wm = weight_.data() + m * w.kh * w.kw;
-      if (fast3x3 && w.sw == 1) depthwise_3x3_plane<1>(xc, wm, out, w, zero_row_.data(), a, b);
-      else if (fast3x3) depthwise_3x3_plane<2>(xc, wm, out, w, zero_row_.data(), a, b);
-      else depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
-      epilogue_.apply(out, m, out_plane);
-    }
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t s = p / M_, m = p % M_;
+        float* out = y + p * out_plane;
+        const float* xc = x + (s * C_ + m / mult) * in_plane;
+        const float* wm = weight_.data() + m * w.kh * w.kw;
+        if (fast3x3 && w.sw == 1)
+          depthwise_3x3_plane<1>(xc, wm, out, w, zero_row_.data(), a, b);
+        else if (fast3x3)
+          depthwise_3x3_plane<2>(xc, wm, out, w, zero_row_.data(), a, b);
+        else
+          depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
+        epilogue_.apply(out, m, out_plane);
+      }
     });
   }
 
@@ -270,8 +277,8 @@ class ConvKernel : public Kernel {
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
   int64_t chunks_ = 1, chunk_rows_ = 1;  // output rows per chunk (depthwise: all rows) and chunks per plane
-  std::vector<float> weight_;  // [M, Cg, kh, kw] = [M, K] row-major
-  std::vector<float> zero_row_;  // depthwise 3x3: stands for input rows in the padding
+  std::vector<float> weight_;            // [M, Cg, kh, kw] = [M, K] row-major
+  std::vector<float> zero_row_;          // depthwise 3x3: stands for input rows in the padding
   Epilogue epilogue_;
   Algo algo_ = Algo::Im2col;
 };

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace frugal::cpu {
 
 void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
@@ -44,16 +43,18 @@ void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {
   }
 }
 
-void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner, ThreadPool* pool) const {
+void Epilogue::apply_tensor(float* x, int64_t outer, int64_t channels, int64_t inner,
+                            ThreadPool* pool) const {
   if (steps_.empty()) return;
   if (inner == 1 && channels > 1) {
     apply_rows(x, outer, channels);
     return;
   }
   const int64_t planes = outer * channels;
-  parallel_range(pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) apply(x + p * inner, p % channels, inner);
-  });
+  parallel_range(pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)),
+                 [&](int64_t p0, int64_t p1) {
+                   for (int64_t p = p0; p < p1; ++p) apply(x + p * inner, p % channels, inner);
+                 });
 }
 
 }  // namespace frugal::cpu

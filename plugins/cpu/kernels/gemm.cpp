@@ -49,7 +49,8 @@ class GemmKernel : public Kernel {
     const Dims out = infer_dims(s.inputs[0].dims, s.inputs[1].dims, label_);
     // A constant bias of one value per column (shape [N] or [1, N]) is an epilogue shift.
     const int64_t N = out[1];
-    if (has_c_ && c_.constant && product(c_dims_) == N && !c_dims_.empty() && c_dims_.back() == N && c_dims_.size() <= 2) {
+    if (has_c_ && c_.constant && product(c_dims_) == N && !c_dims_.empty() && c_dims_.back() == N &&
+        c_dims_.size() <= 2) {
       std::vector<float> shift(static_cast<size_t>(N));
       for (int64_t j = 0; j < N; ++j) shift[size_t(j)] = beta_ * c_.values[size_t(j)];
       epilogue_.add_affine(std::vector<float>(size_t(N), 1.0f), shift);
@@ -88,11 +89,12 @@ class GemmKernel : public Kernel {
       const float* c = c_.get(a, 2);
       const int64_t cr = cd.size() == 2 ? cd[0] : 1, cc = cd.empty() ? 1 : cd.back();
       for (int64_t i = 0; i < M; ++i)
-        for (int64_t j = 0; j < N; ++j) a.out[i * N + j] = beta_ * c[(cr == 1 ? 0 : i) * cc + (cc == 1 ? 0 : j)];
+        for (int64_t j = 0; j < N; ++j)
+          a.out[i * N + j] = beta_ * c[(cr == 1 ? 0 : i) * cc + (cc == 1 ? 0 : j)];
       beta = 1.0f;
     }
-    parallel_sgemm(trans_a_, trans_b_, M, N, K, alpha_, a_.get(a, 0), trans_a_ ? M : K, b_.get(a, 1), trans_b_ ? K : N,
-                   beta, a.out, N, a.pool);
+    parallel_sgemm(trans_a_, trans_b_, M, N, K, alpha_, a_.get(a, 0), trans_a_ ? M : K, b_.get(a, 1),
+                   trans_b_ ? K : N, beta, a.out, N, a.pool);
     epilogue_.apply_rows(a.out, M, N);
   }
 
@@ -103,8 +105,8 @@ class GemmKernel : public Kernel {
     const int64_t M = trans_a_ ? a[1] : a[0], Ka = trans_a_ ? a[0] : a[1];
     const int64_t Kb = trans_b_ ? b[1] : b[0], N = trans_b_ ? b[0] : b[1];
     if (Ka != Kb)
-      throw Error(label + ": A " + dims_string(a) + (trans_a_ ? " (transposed)" : "") + " and B " + dims_string(b) +
-                  (trans_b_ ? " (transposed)" : "") + " disagree on K");
+      throw Error(label + ": A " + dims_string(a) + (trans_a_ ? " (transposed)" : "") + " and B " +
+                  dims_string(b) + (trans_b_ ? " (transposed)" : "") + " disagree on K");
     return {M, N};
   }
 
@@ -149,17 +151,17 @@ class MatMulKernel : public Kernel {
         oa += (s.a_batch[k] == 1 ? 0 : i) * s.a_stride[k];
         ob += (s.b_batch[k] == 1 ? 0 : i) * s.b_stride[k];
       }
-      parallel_sgemm(false, false, s.M, s.N, s.K, 1.0f, A + oa * s.M * s.K, s.K, B + ob * s.K * s.N, s.N, 0.0f,
-                     args.out + idx * s.M * s.N, s.N, args.pool);
+      parallel_sgemm(false, false, s.M, s.N, s.K, 1.0f, A + oa * s.M * s.K, s.K, B + ob * s.K * s.N, s.N,
+                     0.0f, args.out + idx * s.M * s.N, s.N, args.pool);
     }
   }
 
  private:
   struct Shape {
     int64_t M = 1, N = 1, K = 1;
-    Dims batch, a_batch, b_batch;           // broadcast batch dims, and each operand's (padded with 1)
+    Dims batch, a_batch, b_batch;             // broadcast batch dims, and each operand's (padded with 1)
     std::vector<int64_t> a_stride, b_stride;  // in matrices
-    bool b_batch_free = false;              // B is one matrix shared by every batch index, A unbroadcast
+    bool b_batch_free = false;                // B is one matrix shared by every batch index, A unbroadcast
     Dims out;
   };
 

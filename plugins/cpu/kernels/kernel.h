@@ -60,13 +60,13 @@ class Kernel {
 // sdk::Failure(FRUGAL_ERR_UNSUPPORTED) for features this executor lacks and
 // frugal::Error for malformed nodes, both naming the node.
 std::unique_ptr<Kernel> make_conv(const KernelSpec& s);
-std::unique_ptr<Kernel> make_pool(const KernelSpec& s);          // MaxPool, AveragePool, Global*Pool
-std::unique_ptr<Kernel> make_binary(const KernelSpec& s);        // Add, Sub, Mul, Div
-std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);     // BN, Relu, Clip, Sigmoid, Identity, Dropout
+std::unique_ptr<Kernel> make_pool(const KernelSpec& s);       // MaxPool, AveragePool, Global*Pool
+std::unique_ptr<Kernel> make_binary(const KernelSpec& s);     // Add, Sub, Mul, Div
+std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);  // BN, Relu, Clip, Sigmoid, Identity, Dropout
 std::unique_ptr<Kernel> make_lrn(const KernelSpec& s);
 std::unique_ptr<Kernel> make_gemm(const KernelSpec& s);
 std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);
-std::unique_ptr<Kernel> make_shape_op(const KernelSpec& s);      // Flatten, Reshape, Concat
+std::unique_ptr<Kernel> make_shape_op(const KernelSpec& s);  // Flatten, Reshape, Concat
 std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
 
 // The ops this executor runs (default ONNX domain), and the factory for each.

@@ -31,20 +31,20 @@ class LrnKernel : public Kernel {
     const int64_t below = (size_ - 1) / 2, above = size_ - 1 - below;
     const double k = double(alpha_) / double(size_);
     parallel_range(a.pool, N * C, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n = p / C, c = p % C;
-      const int64_t c0 = std::max<int64_t>(0, c - below), c1 = std::min<int64_t>(C - 1, c + above);
-      const float* x = a.in[0] + n * C * inner;
-      float* y = a.out + p * inner;
-      for (int64_t i = 0; i < inner; ++i) {
-        double sq = 0.0;
-        for (int64_t cc = c0; cc <= c1; ++cc) {
-          const double v = x[cc * inner + i];
-          sq += v * v;
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t n = p / C, c = p % C;
+        const int64_t c0 = std::max<int64_t>(0, c - below), c1 = std::min<int64_t>(C - 1, c + above);
+        const float* x = a.in[0] + n * C * inner;
+        float* y = a.out + p * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          double sq = 0.0;
+          for (int64_t cc = c0; cc <= c1; ++cc) {
+            const double v = x[cc * inner + i];
+            sq += v * v;
+          }
+          y[i] = float(double(x[c * inner + i]) / std::pow(double(bias_) + k * sq, double(beta_)));
         }
-        y[i] = float(double(x[c * inner + i]) / std::pow(double(bias_) + k * sq, double(beta_)));
       }
-    }
     });
   }
 

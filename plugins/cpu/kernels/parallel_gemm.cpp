@@ -8,17 +8,18 @@ namespace frugal::cpu {
 
 namespace {
 
-void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-           int64_t ldb, float beta, float* C, int64_t ldc) {
+void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M <= 0 || N <= 0) return;
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N),
+              int(K), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
 }
 
 }  // namespace
 
-void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                    const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool) {
+void parallel_sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                    int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                    ThreadPool* pool) {
   const double flops = 2.0 * double(M) * double(N) * double(K);
   int parts = pool ? pool->size() : 1;
   if (flops < 2e6) parts = 1;  // too small to share

@@ -13,6 +13,7 @@ namespace frugal::cpu {
 // C[M,N] = alpha * op(A) op(B) + beta * C (row-major, like cblas_sgemm), split by
 // rows of C (or by columns when rows are few), one single-threaded sgemm per block.
 void parallel_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                    int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool);
+                    int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                    ThreadPool* pool);
 
 }  // namespace frugal::cpu

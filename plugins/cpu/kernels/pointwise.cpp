@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/kernel_util.h"
 #include "kernels/epilogue.h"
+#include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
 
@@ -37,12 +37,14 @@ class PointwiseKernel : public Kernel {
     const int64_t inner = d.size() >= 2 ? product(d, 2) : product(d);
     const int64_t planes = outer * channels;
     if (planes * inner == 0) return;
-    parallel_range(a.pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        std::memcpy(a.out + p * inner, a.in[0] + p * inner, sizeof(float) * size_t(inner));
-        if (inner > 1 || channels == 1) epilogue_.apply(a.out + p * inner, p % channels, inner);
-      }
-    });
+    parallel_range(a.pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)),
+                   [&](int64_t p0, int64_t p1) {
+                     for (int64_t p = p0; p < p1; ++p) {
+                       std::memcpy(a.out + p * inner, a.in[0] + p * inner, sizeof(float) * size_t(inner));
+                       if (inner > 1 || channels == 1)
+                         epilogue_.apply(a.out + p * inner, p % channels, inner);
+                     }
+                   });
     if (inner == 1 && channels > 1) epilogue_.apply_rows(a.out, outer, channels);
   }
 

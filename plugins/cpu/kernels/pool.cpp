@@ -9,8 +9,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/kernel_util.h"
 #include "common/window.h"
+#include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
 
@@ -23,7 +23,9 @@ namespace {
 // interval (both bounds are monotone in o); empty when lo == hi.
 void interior_range(int64_t outputs, int64_t size, int64_t k, int64_t stride, int64_t dilation, int64_t pad,
                     int64_t& lo, int64_t& hi) {
-  auto inside = [&](int64_t o) { return o * stride - pad >= 0 && o * stride - pad + (k - 1) * dilation < size; };
+  auto inside = [&](int64_t o) {
+    return o * stride - pad >= 0 && o * stride - pad + (k - 1) * dilation < size;
+  };
   lo = 0;
   while (lo < outputs && !inside(lo)) ++lo;
   hi = lo;
@@ -34,18 +36,21 @@ void interior_range(int64_t outputs, int64_t size, int64_t k, int64_t stride, in
 // parameters so that the compiler vectorises them once inlined (stride 2 by
 // shuffles); `acc < v ? v : acc` is std::max's order, so a NaN input is skipped.
 template <int S>
-__attribute__((always_inline)) inline void max_into(float* __restrict y, const float* __restrict s, int64_t n) {
+__attribute__((always_inline)) inline void max_into(float* __restrict y, const float* __restrict s,
+                                                    int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
     const float v = s[k * S];
     y[k] = y[k] < v ? v : y[k];
   }
 }
 template <int S>
-__attribute__((always_inline)) inline void add_into(float* __restrict y, const float* __restrict s, int64_t n) {
+__attribute__((always_inline)) inline void add_into(float* __restrict y, const float* __restrict s,
+                                                    int64_t n) {
   for (int64_t k = 0; k < n; ++k) y[k] += s[k * S];
 }
 // Three adjacent taps of one row at stride 2 (3x3/2 pools: ResNet, SqueezeNet) in one pass.
-__attribute__((always_inline)) inline void max3_into_s2(float* __restrict y, const float* __restrict s, int64_t n) {
+__attribute__((always_inline)) inline void max3_into_s2(float* __restrict y, const float* __restrict s,
+                                                        int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
     float a = y[k], v = s[2 * k];
     a = a < v ? v : a;
@@ -76,8 +81,10 @@ __attribute__((target_clones("avx2", "default"))) void pool_interior_row(const f
     }
     for (int64_t j = 0; j < w.kw; ++j) {
       const float* src = row + j * w.dw;
-      if (S == 1) Max ? max_into<1>(y, src, n) : add_into<1>(y, src, n);
-      else if (S == 2) Max ? max_into<2>(y, src, n) : add_into<2>(y, src, n);
+      if (S == 1)
+        Max ? max_into<1>(y, src, n) : add_into<1>(y, src, n);
+      else if (S == 2)
+        Max ? max_into<2>(y, src, n) : add_into<2>(y, src, n);
       else if (Max)
         for (int64_t k = 0; k < n; ++k) y[k] = y[k] < src[k * sw] ? src[k * sw] : y[k];
       else
@@ -94,7 +101,9 @@ using InteriorRow = void (*)(const float*, float*, int64_t, const exec::Window&,
 
 template <bool Max>
 InteriorRow pick_interior_row(int64_t sw) {
-  return sw == 1 ? pool_interior_row<Max, 1> : sw == 2 ? pool_interior_row<Max, 2> : pool_interior_row<Max, 0>;
+  return sw == 1   ? pool_interior_row<Max, 1>
+         : sw == 2 ? pool_interior_row<Max, 2>
+                   : pool_interior_row<Max, 0>;
 }
 
 class PoolKernel : public Kernel {
@@ -122,8 +131,8 @@ class PoolKernel : public Kernel {
   Dims infer(const std::vector<Dims>& in) const override {
     const Dims& x = in[0];
     const bool two = win_.spatial_rank == 2;
-    if (x.size() != size_t(win_.spatial_rank) + 2 || x[1] != C_ || (two && (x[2] != win_.H || x[3] != win_.W)) ||
-        (!two && x[2] != win_.W))
+    if (x.size() != size_t(win_.spatial_rank) + 2 || x[1] != C_ ||
+        (two && (x[2] != win_.H || x[3] != win_.W)) || (!two && x[2] != win_.W))
       throw Error(label_ + ": input " + dims_string(x) + " does not match the compiled shape");
     return two ? Dims{x[0], C_, win_.Ho, win_.Wo} : Dims{x[0], C_, win_.Wo};
   }
@@ -168,8 +177,10 @@ class PoolKernel : public Kernel {
         if (!row_in || iw < 0 || iw >= w.W) continue;
         const float v = x[ih * w.W + iw];
         ++inside;
-        if (max_) best = std::max(best, v);
-        else sum += v;
+        if (max_)
+          best = std::max(best, v);
+        else
+          sum += v;
       }
     }
     if (max_) return best;
@@ -190,7 +201,8 @@ class GlobalPoolKernel : public Kernel {
   explicit GlobalPoolKernel(const KernelSpec& s) : label_(s.label()) {
     max_ = s.node->op_type == "GlobalMaxPool";
     require_float_activation(s, 0, "input X");
-    if (s.inputs[0].dims.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(s.inputs[0].dims));
+    if (s.inputs[0].dims.size() < 3)
+      fail(s, "input must have rank >= 3, got " + dims_string(s.inputs[0].dims));
   }
 
   Dims infer(const std::vector<Dims>& in) const override {
@@ -203,20 +215,21 @@ class GlobalPoolKernel : public Kernel {
   void run(const KernelArgs& a) const override {
     const Dims& x = a.in_dims[0];
     const int64_t planes = x[0] * x[1], inner = product(x, 2);
-    parallel_range(a.pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)), [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const float* v = a.in[0] + p * inner;
-        if (max_) {
-          float best = -std::numeric_limits<float>::infinity();
-          for (int64_t i = 0; i < inner; ++i) best = std::max(best, v[i]);
-          a.out[p] = best;
-        } else {
-          double sum = 0.0;
-          for (int64_t i = 0; i < inner; ++i) sum += v[i];
-          a.out[p] = float(sum / double(inner));
-        }
-      }
-    });
+    parallel_range(a.pool, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, inner)),
+                   [&](int64_t p0, int64_t p1) {
+                     for (int64_t p = p0; p < p1; ++p) {
+                       const float* v = a.in[0] + p * inner;
+                       if (max_) {
+                         float best = -std::numeric_limits<float>::infinity();
+                         for (int64_t i = 0; i < inner; ++i) best = std::max(best, v[i]);
+                         a.out[p] = best;
+                       } else {
+                         double sum = 0.0;
+                         for (int64_t i = 0; i < inner; ++i) sum += v[i];
+                         a.out[p] = float(sum / double(inner));
+                       }
+                     }
+                   });
   }
 
  private:

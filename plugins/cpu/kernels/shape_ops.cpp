@@ -14,7 +14,8 @@ class FlattenKernel : public Kernel {
     require_float_activation(s, 0, "input");
     axis_ = s.node->attr_int("axis", 1);
     const int64_t r = int64_t(s.inputs[0].dims.size());
-    if (axis_ < -r || axis_ > r) fail(s, "axis " + std::to_string(axis_) + " is out of range for rank " + std::to_string(r));
+    if (axis_ < -r || axis_ > r)
+      fail(s, "axis " + std::to_string(axis_) + " is out of range for rank " + std::to_string(r));
   }
   Dims infer(const std::vector<Dims>& in) const override {
     const int64_t r = int64_t(in[0].size()), axis = axis_ < 0 ? axis_ + r : axis_;
@@ -38,8 +39,10 @@ class ReshapeKernel : public Kernel {
     allow_zero_ = s.node->attr_int("allowzero", 0) != 0;
     int minus = 0;
     for (int64_t v : shape_) {
-      if (v == -1) ++minus;
-      else if (v < 0) fail(s, "shape " + dims_string(shape_) + " has a negative entry other than -1");
+      if (v == -1)
+        ++minus;
+      else if (v < 0)
+        fail(s, "shape " + dims_string(shape_) + " has a negative entry other than -1");
     }
     if (minus > 1) fail(s, "shape " + dims_string(shape_) + " has more than one -1");
   }
@@ -49,11 +52,15 @@ class ReshapeKernel : public Kernel {
     int64_t known = 1, unknown = -1;
     for (size_t i = 0; i < out.size(); ++i) {
       if (out[i] == 0 && !allow_zero_) {
-        if (i >= x.size()) throw Error(label_ + ": shape " + dims_string(shape_) + " copies dim " + std::to_string(i) + " of " + dims_string(x));
+        if (i >= x.size())
+          throw Error(label_ + ": shape " + dims_string(shape_) + " copies dim " + std::to_string(i) +
+                      " of " + dims_string(x));
         out[i] = x[i];
       }
-      if (out[i] == -1) unknown = int64_t(i);
-      else known *= out[i];
+      if (out[i] == -1)
+        unknown = int64_t(i);
+      else
+        known *= out[i];
     }
     const int64_t total = product(x);
     if (unknown >= 0) {
@@ -61,8 +68,8 @@ class ReshapeKernel : public Kernel {
         throw Error(label_ + ": cannot reshape " + dims_string(x) + " to " + dims_string(shape_));
       out[size_t(unknown)] = total / known;
     } else if (known != total) {
-      throw Error(label_ + ": cannot reshape " + dims_string(x) + " (" + std::to_string(total) + " values) to " +
-                  dims_string(shape_));
+      throw Error(label_ + ": cannot reshape " + dims_string(x) + " (" + std::to_string(total) +
+                  " values) to " + dims_string(shape_));
     }
     return out;
   }
@@ -97,12 +104,16 @@ class ConcatKernel : public Kernel {
   Dims infer(const std::vector<Dims>& in) const override {
     const int64_t r = int64_t(in[0].size());
     const int64_t axis = axis_ < 0 ? axis_ + r : axis_;
-    if (axis < 0 || axis >= r) throw Error(label_ + ": axis " + std::to_string(axis_) + " is out of range for rank " + std::to_string(r));
+    if (axis < 0 || axis >= r)
+      throw Error(label_ + ": axis " + std::to_string(axis_) + " is out of range for rank " +
+                  std::to_string(r));
     Dims out = in[0];
     for (size_t i = 1; i < in.size(); ++i) {
       bool ok = int64_t(in[i].size()) == r;
       for (int64_t k = 0; ok && k < r; ++k) ok = k == axis || in[i][size_t(k)] == out[size_t(k)];
-      if (!ok) throw Error(label_ + ": input " + std::to_string(i) + " " + dims_string(in[i]) + " does not match " + dims_string(in[0]) + " outside axis " + std::to_string(axis));
+      if (!ok)
+        throw Error(label_ + ": input " + std::to_string(i) + " " + dims_string(in[i]) + " does not match " +
+                    dims_string(in[0]) + " outside axis " + std::to_string(axis));
       out[size_t(axis)] += in[i][size_t(axis)];
     }
     return out;

@@ -15,6 +15,8 @@
 // usage: vulkan_bench [--device N] [--shader-dir DIR] [--batch B] [--repeats R] [--size S]
 // (frugal bench-vulkan runs it after its network table, with the shader folder
 // the host gave its executors: an installed vulkan_bench has no other way to know it.)
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,13 +25,10 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
 
 #include "onnx/onnx_export.h"
 #include "vk_executor.h"
@@ -61,7 +60,8 @@ std::string conv_model(const ConvShape& s) {
   x.shape = {frugal::Dim{-1, "N"}, frugal::Dim{s.C, ""}, frugal::Dim{s.H, ""}, frugal::Dim{s.H, ""}};
   g.tensors["x"] = x;
   g.inputs = {"x"};
-  const std::vector<float> w = uniform(size_t(s.M * (s.C / s.groups) * s.k * s.k), 1, -0.1f, 0.1f), b = uniform(size_t(s.M), 2, -0.1f, 0.1f);
+  const std::vector<float> w = uniform(size_t(s.M * (s.C / s.groups) * s.k * s.k), 1, -0.1f, 0.1f),
+                           b = uniform(size_t(s.M), 2, -0.1f, 0.1f);
   g.add_initializer("w", frugal::DType::Float32, {s.M, s.C / s.groups, s.k, s.k}, w.data());
   g.add_initializer("b", frugal::DType::Float32, {s.M}, b.data());
   frugal::Node c;
@@ -94,12 +94,18 @@ double median(std::vector<double> v) {
 }
 
 // GPU seconds of layer 0 inside whole runs (median of `repeats` runs).
-double run_layer_seconds(Executor& ex, const std::vector<float>& input, const std::vector<int64_t>& dims, int repeats) {
+double run_layer_seconds(Executor& ex, const std::vector<float>& input, const std::vector<int64_t>& dims,
+                         int repeats) {
   const std::vector<int64_t> od = ex.model().dims_at(ex.model().outputs()[0], dims[0]);
   int64_t count = 1;
   for (int64_t d : od) count *= d;
   std::vector<float> out(static_cast<size_t>(count));
-  frugal_tensor ti{"x", FRUGAL_DTYPE_FLOAT32, int32_t(dims.size()), dims.data(), const_cast<float*>(input.data()), input.size() * 4};
+  frugal_tensor ti{"x",
+                   FRUGAL_DTYPE_FLOAT32,
+                   int32_t(dims.size()),
+                   dims.data(),
+                   const_cast<float*>(input.data()),
+                   input.size() * 4};
   frugal_tensor to{nullptr, FRUGAL_DTYPE_FLOAT32, int32_t(od.size()), od.data(), out.data(), out.size() * 4};
   std::vector<double> t;
   ex.run(nullptr, &ti, 1, &to, 1);  // warm-up (records the command buffer)
@@ -130,13 +136,20 @@ int main(int argc, char** argv) {
       }
       return std::strtol(argv[++i], nullptr, 10);
     };
-    if (a == "--device") device = int(next());
-    else if (a == "--shader-dir" && i + 1 < argc) shader_dir = argv[++i];
-    else if (a == "--batch") batch = int(next());
-    else if (a == "--repeats") repeats = int(next());
-    else if (a == "--size") size = next();
+    if (a == "--device")
+      device = int(next());
+    else if (a == "--shader-dir" && i + 1 < argc)
+      shader_dir = argv[++i];
+    else if (a == "--batch")
+      batch = int(next());
+    else if (a == "--repeats")
+      repeats = int(next());
+    else if (a == "--size")
+      size = next();
     else {
-      std::fprintf(stderr, "usage: vulkan_bench [--device N] [--shader-dir DIR] [--batch B] [--repeats R] [--size S]\n");
+      std::fprintf(
+          stderr,
+          "usage: vulkan_bench [--device N] [--shader-dir DIR] [--batch B] [--repeats R] [--size S]\n");
       return 2;
     }
   }
@@ -154,13 +167,15 @@ int main(int argc, char** argv) {
                                 {"dw3x3 128", 128, 128, 3, 1, 128, size},
                                 {"3x3 256->256 @H/4", 256, 256, 3, 1, 1, std::max<int64_t>(4, size / 4)}};
     bool first = true;
-    std::printf("%-20s %12s %12s %9s %14s %9s\n", "conv layer", "dense ms", "indirect ms", "ratio", "gated~50% ms", "ratio");
+    std::printf("%-20s %12s %12s %9s %14s %9s\n", "conv layer", "dense ms", "indirect ms", "ratio",
+                "gated~50% ms", "ratio");
     for (const ConvShape& s : shapes) {
       const std::string onnx = conv_model(s);
       Executor dense(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"dense\"}"));
       Executor indirect(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"indirect\"}"));
       if (first) {
-        std::printf("device: %s, batch %d, median of %d\n", dense.device().description().c_str(), batch, repeats);
+        std::printf("device: %s, batch %d, median of %d\n", dense.device().description().c_str(), batch,
+                    repeats);
         first = false;
       }
       double md, sd, mi, si;
@@ -172,11 +187,13 @@ int main(int argc, char** argv) {
       indirect.set_gates(0, batch, uniform(size_t(batch * s.M), 4, 0.0f, 1.0f), 0.5f);
       const double gated = run_layer_seconds(indirect, input, dims, repeats);
       const double dense_run = run_layer_seconds(dense, input, dims, repeats);
-      std::printf("%-20s %12.3f %12.3f %9.3f %14.3f %9.3f\n", s.name, md * 1e3, mi * 1e3, mi / md, gated * 1e3, gated / dense_run);
+      std::printf("%-20s %12.3f %12.3f %9.3f %14.3f %9.3f\n", s.name, md * 1e3, mi * 1e3, mi / md,
+                  gated * 1e3, gated / dense_run);
     }
 
     // Pipeline cache: a fresh device each time (a new cache file name keys a new device).
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("frugal-vk-bench-" + std::to_string(::getpid()));
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("frugal-vk-bench-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const std::string file = (dir / "pipelines.bin").string();
     double cold = 0, warm = 0;
@@ -185,12 +202,15 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<Executor>> all;
       for (const ConvShape& s : shapes) {
         const std::string onnx = conv_model(s);
-        all.push_back(std::make_unique<Executor>(onnx.data(), onnx.size(), options("{" + on_device + "\"pipeline_cache\": \"" + file + "\"}")));
+        all.push_back(std::make_unique<Executor>(
+            onnx.data(), onnx.size(), options("{" + on_device + "\"pipeline_cache\": \"" + file + "\"}")));
       }
       (pass == 0 ? cold : warm) = seconds_since(t0);
     }
-    std::printf("pipeline cache: creating %zu executors took %.3f s with an empty cache, %.3f s with the cache file (%.2fx)\n",
-                sizeof shapes / sizeof shapes[0], cold, warm, cold / warm);
+    std::printf(
+        "pipeline cache: creating %zu executors took %.3f s with an empty cache, %.3f s with the cache file "
+        "(%.2fx)\n",
+        sizeof shapes / sizeof shapes[0], cold, warm, cold / warm);
     std::filesystem::remove_all(dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vulkan_bench: %s\n", e.what());
