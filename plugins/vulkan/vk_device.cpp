@@ -1,6 +1,7 @@
 #include "vk_device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -321,18 +322,53 @@ VkCommandBuffer Device::begin_one_time() {
   return cb;
 }
 
-void Device::submit_and_wait(VkCommandBuffer cb) {
+void Device::submit_and_wait(VkCommandBuffer cb, double timeout_s, Fault fault) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
+  if (failed_) throw sdk::Failure(FRUGAL_ERR_DEVICE, failure_);
   VkSubmitInfo si{};
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
-  check(fn_.vkResetFences(device_, 1, &fence_), "vkResetFences");
-  check(fn_.vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
-  check(fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  VkResult r = fn_.vkResetFences(device_, 1, &fence_);
+  if (r == VK_SUCCESS) r = fn_.vkQueueSubmit(queue_, 1, &si, fence_);
+  if (r == VK_SUCCESS) {
+    // Bounded: a hung device is reported, not waited on forever.
+    const double ns = std::min(std::max(timeout_s, 0.0) * 1e9, 1.8e19);
+    r = fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, uint64_t(ns));
+    // The test hook: the work did complete, so nothing is in flight afterwards.
+    if (r == VK_SUCCESS && fault == Fault::device_lost) r = VK_ERROR_DEVICE_LOST;
+    if (r == VK_SUCCESS && fault == Fault::timeout) r = VK_TIMEOUT;
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
+  if (r == VK_ERROR_DEVICE_LOST) {
+    failure_ = "the Vulkan device " + info_.name + " was lost (VK_ERROR_DEVICE_LOST): the driver reset it " +
+               "or it crashed; nothing more can run on it";
+    lost_ = true;
+    failed_ = true;
+    throw sdk::Failure(FRUGAL_ERR_DEVICE, failure_);
+  }
+  if (r == VK_TIMEOUT) {
+    failure_ = "the Vulkan device " + info_.name + " did not finish a submission within " + seconds +
+               " s (option \"timeout_s\"); it is treated as hung and nothing more is submitted to it";
+    failed_ = true;
+    throw sdk::Failure(FRUGAL_ERR_DEVICE, failure_);
+  }
+  check(r, "vkQueueSubmit/vkWaitForFences");
 }
 
-void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes) {
+std::string Device::failure() const { return failed_ ? failure_ : std::string(); }
+
+uint64_t Device::largest_device_heap() const {
+  uint64_t local = 0, any = 0;
+  for (const HeapInfo& h : info_.heaps) {
+    any = std::max(any, h.size);
+    if (h.device_local) local = std::max(local, h.size);
+  }
+  return local ? local : any;
+}
+
+void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes, double timeout_s) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
   if (!staging_)
     staging_ =
@@ -342,15 +378,17 @@ void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());
     std::memcpy(staging_.mapped(), p + done, n);
-    run_commands([&](VkCommandBuffer cb) {
-      VkBufferCopy c{0, offset + done, n};
-      fn_.vkCmdCopyBuffer(cb, staging_.handle(), dst.handle(), 1, &c);
-    });
+    run_commands(
+        [&](VkCommandBuffer cb) {
+          VkBufferCopy c{0, offset + done, n};
+          fn_.vkCmdCopyBuffer(cb, staging_.handle(), dst.handle(), 1, &c);
+        },
+        timeout_s);
     done += n;
   }
 }
 
-void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes) {
+void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes, double timeout_s) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
   if (!staging_)
     staging_ =
@@ -359,10 +397,12 @@ void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t by
   auto* p = static_cast<unsigned char*>(dst);
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());
-    run_commands([&](VkCommandBuffer cb) {
-      VkBufferCopy c{offset + done, 0, n};
-      fn_.vkCmdCopyBuffer(cb, src.handle(), staging_.handle(), 1, &c);
-    });
+    run_commands(
+        [&](VkCommandBuffer cb) {
+          VkBufferCopy c{offset + done, 0, n};
+          fn_.vkCmdCopyBuffer(cb, src.handle(), staging_.handle(), 1, &c);
+        },
+        timeout_s);
     std::memcpy(p + done, staging_.mapped(), n);
     done += n;
   }
@@ -491,7 +531,7 @@ std::shared_ptr<Device> shared_device(const DeviceOptions& options) {
       std::to_string(options.validation) + "|" + std::to_string(info.index) + "|" + options.pipeline_cache;
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Device> d = devices[key].lock();
-  if (!d) {
+  if (!d || !d->failure().empty()) {  // a lost or hung device stays with the executors that saw it
     d = std::make_shared<Device>(instance, info, options.pipeline_cache);
     devices[key] = d;
   }

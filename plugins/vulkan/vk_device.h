@@ -6,6 +6,7 @@
 // device share it (shared_device()).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -67,6 +68,16 @@ struct DeviceOptions {
   std::string pipeline_cache;  // file; "" = $XDG_CACHE_HOME/frugal/vk-pipeline-<uuid>.bin; "off" = none
 };
 
+// A fault submit_and_wait pretends happened (test hook, env FRUGAL_VULKAN_FAULT;
+// see Executor::run): the submission runs and completes for real, then its
+// fence wait reports VK_ERROR_DEVICE_LOST or VK_TIMEOUT, so every path after a
+// lost or hung device is exercised on a driver that cannot lose its device.
+enum class Fault { none, device_lost, timeout };
+
+// How long a fence wait lasts before it is reported as a timeout, unless the
+// executor says otherwise (option "timeout_s").
+constexpr double kDefaultWaitSeconds = 120.0;
+
 class Device {
  public:
   Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& info,
@@ -86,13 +97,27 @@ class Device {
 
   // Records with `record(cb)` into a one-time command buffer, submits and waits.
   template <class F>
-  void run_commands(F&& record);
-  // Submits a recorded command buffer on the queue and waits for it.
-  void submit_and_wait(VkCommandBuffer cb);
+  void run_commands(F&& record, double timeout_s = kDefaultWaitSeconds);
+  // Submits a recorded command buffer on the queue and waits for it, at most
+  // timeout_s. A lost device (VK_ERROR_DEVICE_LOST) or a wait that times out
+  // marks the device failed (failure()) and throws sdk::Failure(FRUGAL_ERR_DEVICE)
+  // saying which; a failed device refuses every later submission the same way.
+  void submit_and_wait(VkCommandBuffer cb, double timeout_s = kDefaultWaitSeconds, Fault fault = Fault::none);
+
+  // Why the device can no longer be used ("" while it can): lost, or a
+  // submission that did not finish in time. shared_device() then makes a new one.
+  std::string failure() const;
+  bool lost() const { return lost_; }  // failed with VK_ERROR_DEVICE_LOST (not a timeout)
 
   // Copies through the staging buffer (in pieces when larger than it).
-  void upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes);
-  void download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes);
+  void upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes,
+              double timeout_s = kDefaultWaitSeconds);
+  void download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes,
+                double timeout_s = kDefaultWaitSeconds);
+
+  // The largest device-local memory heap (the largest heap when none is
+  // device-local): no single buffer, the arena included, can be larger.
+  uint64_t largest_device_heap() const;
 
   // The descriptor-set layout and pipeline layout every frugal shader uses:
   // 6 storage buffers (x, y, z, o, w, u) and kPushConstantBytes of push constants.
@@ -154,6 +179,9 @@ class Device {
   Buffer dummy_;
   uint32_t wg1d_ = 64, tile_ = 16;
 
+  std::atomic<bool> failed_{false}, lost_{false};
+  std::string failure_;  // set once, under queue_mutex_, before failed_
+
   std::recursive_mutex queue_mutex_;  // the queue, fence and transfer pool
   std::mutex pipeline_mutex_;
   std::mutex pool_mutex_;
@@ -165,7 +193,7 @@ class Device {
 std::shared_ptr<Device> shared_device(const DeviceOptions& options);
 
 template <class F>
-void Device::run_commands(F&& record) {
+void Device::run_commands(F&& record, double timeout_s) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
   VkCommandBuffer cb = begin_one_time();
   struct Free {
@@ -175,7 +203,7 @@ void Device::run_commands(F&& record) {
   } free_cb{this, cb};
   record(cb);
   check(fn_.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-  submit_and_wait(cb);
+  submit_and_wait(cb, timeout_s);
 }
 
 }  // namespace frugal::vk

@@ -38,6 +38,18 @@ std::string installed_shader_dir() {
   return std::filesystem::weakly_canonical(dir, ec).string();
 }
 
+// The test hook FRUGAL_VULKAN_FAULT (see Executor::run).
+Fault fault_from_env() {
+  const char* v = std::getenv("FRUGAL_VULKAN_FAULT");
+  if (!v || !*v) return Fault::none;
+  const std::string s = v;
+  if (s == "device_lost") return Fault::device_lost;
+  if (s == "timeout") return Fault::timeout;
+  throw sdk::Failure(
+      FRUGAL_ERR_INVALID_ARGUMENT,
+      "FRUGAL_VULKAN_FAULT (a test hook) must be \"device_lost\" or \"timeout\", got \"" + s + "\"");
+}
+
 constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
     VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
@@ -79,6 +91,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
           o.pipeline_cache = v.get<std::string>();
         else
           throw Error("option 'pipeline_cache' must be true, false or a file name, got " + v.dump());
+      }
+      if (j.contains("timeout_s")) {
+        const auto& v = j["timeout_s"];
+        if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6)
+          throw Error("option 'timeout_s' must be a number of seconds in (0, 1e6], got " + v.dump());
+        o.timeout_s = v.get<double>();
       }
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
@@ -130,7 +148,8 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   }
   const uint64_t weight_bytes = std::max<uint64_t>(packer.words().size() * 4, 16);
   weights_ = Buffer(*device_, weight_bytes, kStorageUsage, false, "weights buffer");
-  if (!packer.words().empty()) device_->upload(weights_, 0, packer.words().data(), packer.words().size() * 4);
+  if (!packer.words().empty())
+    device_->upload(weights_, 0, packer.words().data(), packer.words().size() * 4, options_.timeout_s);
   for (const auto& b : blocks) weight_blocks_.push_back(Region{weights_.handle(), b.first, b.second});
   for (size_t l = 0; l < model_.layers().size(); ++l)
     model_.kernel(int(l)).create_pipelines(*device_, shaders_);
@@ -167,6 +186,51 @@ void Executor::check_validation(const std::string& what) const {
   throw sdk::Failure(FRUGAL_ERR_DEVICE, msg);
 }
 
+// ---- a lost or hung device ---------------------------------------------------------
+
+void Executor::release_after_failure(Buffer& temporary) {
+  if (device_->lost()) {  // nothing runs any more: the memory can go
+    if (recording_) {
+      device_->free_sets(recording_->sets);
+      recording_->batch = -1;
+      recording_->arena = VK_NULL_HANDLE;
+    }
+    temporary = Buffer();
+    arena_ = Buffer();
+  } else {  // a timeout: the device may still be reading and writing them
+    if (temporary) held_after_timeout_.push_back(std::move(temporary));
+    if (arena_) held_after_timeout_.push_back(std::move(arena_));
+    if (recording_) recording_->batch = -1;
+  }
+  budget_ = 0;
+  budget_set_ = false;
+}
+
+void Executor::fail_after_device_failure(const std::string& what, const sdk::Failure& cause,
+                                         Buffer& temporary) {
+  const uint64_t arena_bytes = std::max(arena_.size(), temporary.size());
+  release_after_failure(temporary);
+  std::string msg = what + ": " + cause.what() + "; ";
+  if (arena_bytes == 0)
+    msg += "no arena was allocated";
+  else if (device_->lost())
+    msg += "the arena (" + format_bytes(arena_bytes) + ") was freed";
+  else
+    msg += "the arena (" + format_bytes(arena_bytes) +
+           ") stays allocated until this executor is destroyed, as the device may still be using it";
+  msg += "; this executor refuses further work: destroy it and create a new one (it gets a new device)";
+  throw sdk::Failure(FRUGAL_ERR_DEVICE, msg);
+}
+
+void Executor::refuse_if_device_failed(const std::string& what) {
+  const std::string failure = device_->failure();
+  if (failure.empty()) return;
+  Buffer none;
+  release_after_failure(none);  // another executor on this device may have seen it fail
+  throw sdk::Failure(FRUGAL_ERR_DEVICE, what + ": refused, the device failed earlier (" + failure +
+                                            "); destroy this executor and create a new one");
+}
+
 // ---- describe, layer_bytes, budget ---------------------------------------------------
 
 std::string Executor::describe_json() const {
@@ -183,6 +247,9 @@ std::string Executor::describe_json() const {
                  {"matmul_tile", device_->matmul_tile()},
                  {"max_binding_bytes", options_.max_binding_bytes},
                  {"weights_bytes", weights_.size()},
+                 {"arena_bytes", arena_.size()},
+                 {"timeout_s", options_.timeout_s},
+                 {"device_failure", device_->failure()},
                  {"validation", options_.validation},
                  {"validation_errors", validation_errors()}};
   return d.dump();
@@ -194,6 +261,22 @@ frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
 }
 
 void Executor::set_budget(uint64_t bytes) {
+  refuse_if_device_failed("set_budget");
+  // Refused before the old arena goes: a budget no buffer can have changes nothing.
+  const std::string device = device_->info().name;
+  const uint64_t heap = device_->largest_device_heap();
+  if (heap && bytes > heap)
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "set_budget: " + format_bytes(bytes) + " is more than " +
+                                                     device +
+                                                     " can allocate: its largest device-local "
+                                                     "memory heap is " +
+                                                     format_bytes(heap) + "; the budget is unchanged");
+  const uint64_t max_alloc = device_->info().max_allocation_bytes;
+  if (max_alloc && bytes > max_alloc)
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY,
+                       "set_budget: " + format_bytes(bytes) + " is more than " + device +
+                           " can allocate in one buffer (maxMemoryAllocationSize " + format_bytes(max_alloc) +
+                           ") and the arena is one buffer; the budget is unchanged");
   device_->fn().vkDeviceWaitIdle(device_->handle());
   if (recording_) {  // it points into the old arena
     device_->free_sets(recording_->sets);
@@ -202,7 +285,14 @@ void Executor::set_budget(uint64_t bytes) {
   }
   budget_set_ = false;
   arena_ = Buffer();
-  if (bytes > 0) arena_ = Buffer(*device_, bytes, kStorageUsage, false, "arena of " + format_bytes(bytes));
+  if (bytes > 0) {
+    try {
+      arena_ = Buffer(*device_, bytes, kStorageUsage, false, "arena of " + format_bytes(bytes));
+    } catch (const sdk::Failure& f) {
+      throw sdk::Failure(f.status, std::string("set_budget: ") + f.what() +
+                                       "; the previous arena was freed first, so no budget is set now");
+    }
+  }
   budget_ = bytes;
   budget_set_ = true;
 }
@@ -328,6 +418,8 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
                           frugal_tensor* outputs, size_t n_outputs) {
   const Model& m = model_;
+  refuse_if_device_failed("run");
+  const Fault fault = fault_from_env();
   const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
   const std::vector<const frugal_tensor*>& ins = req.inputs;
   const std::vector<frugal_tensor*>& outs = req.outputs;
@@ -359,20 +451,27 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   }
 
   const double t0 = now_seconds();
-  if (!recording_) recording_ = std::make_unique<Recording>();
-  if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
-      !same_steps(recording_->steps, plan.steps))
-    record_run(*recording_, plan, placed, *arena, batch);
-  for (size_t k = 0; k < ins.size(); ++k)
-    if (ins[k]->bytes) device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes);
-  device_->submit_and_wait(recording_->cb);
-  check_validation("run");
-  for (size_t k = 0; k < outs.size(); ++k) {
-    const uint64_t sb = m.sample_bytes(m.outputs()[k]);
-    for (const exec::PlacedPiece& p : placed.outputs[k])
-      if (sb && p.count)
-        device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
-                          uint64_t(p.count) * sb);
+  const double timeout = options_.timeout_s;
+  try {
+    if (!recording_) recording_ = std::make_unique<Recording>();
+    if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
+        !same_steps(recording_->steps, plan.steps))
+      record_run(*recording_, plan, placed, *arena, batch);
+    for (size_t k = 0; k < ins.size(); ++k)
+      if (ins[k]->bytes)
+        device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes, timeout);
+    device_->submit_and_wait(recording_->cb, timeout, fault);
+    check_validation("run");
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const uint64_t sb = m.sample_bytes(m.outputs()[k]);
+      for (const exec::PlacedPiece& p : placed.outputs[k])
+        if (sb && p.count)
+          device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
+                            uint64_t(p.count) * sb, timeout);
+    }
+  } catch (const sdk::Failure& f) {
+    if (device_->failure().empty()) throw;
+    fail_after_device_failure("run", f, temporary);
   }
   const double seconds = now_seconds() - t0;
   const std::vector<double> gpu = read_timestamps(recording_->queries);
@@ -416,6 +515,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   const Model& m = model_;
   exec::check_time_layer(m, layer, batch, repeats);
+  refuse_if_device_failed("time_layer");
   if (gates_.count(layer))
     throw Error("time_layer: layer '" + m.layers()[size_t(layer)].name + "' is gated; clear its gates first");
   const Layer& L = m.layers()[size_t(layer)];
@@ -443,7 +543,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       state = state * 1664525u + 1013904223u;
       v = float(state >> 8) / float(1u << 23) - 1.0f;
     }
-    if (!data.empty()) device_->upload(*arena, at, data.data(), data.size() * 4);
+    if (!data.empty()) device_->upload(*arena, at, data.data(), data.size() * 4, options_.timeout_s);
     at += m.bytes(t, batch);
   }
   const uint64_t out_at = at, ws_at = at + need.out_bytes;
@@ -488,7 +588,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     }
     check(fn.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     const double w0 = now_seconds();
-    device_->submit_and_wait(cb);
+    device_->submit_and_wait(cb, options_.timeout_s);
     return now_seconds() - w0;
   };
   record_and_submit(0);  // warm-up
@@ -520,12 +620,13 @@ void Executor::set_gates(int layer, int64_t n, const std::vector<float>& values,
   if (n < 1 || int64_t(values.size()) != n * M)
     throw Error("set_gates: expected " + std::to_string(n) + " x " + std::to_string(M) +
                 " gate values, got " + std::to_string(values.size()));
+  refuse_if_device_failed("set_gates");
   device_->fn().vkDeviceWaitIdle(device_->handle());
   auto st = std::make_unique<GateState>();
   const uint64_t vbytes = uint64_t(n * M) * 4, ibytes = uint64_t(n * k.gate_list_length()) * 4,
                  abytes = uint64_t(n) * 12;
   st->buffer = Buffer(*device_, vbytes + ibytes + abytes, kStorageUsage, false, "gates");
-  device_->upload(st->buffer, 0, values.data(), vbytes);
+  device_->upload(st->buffer, 0, values.data(), vbytes, options_.timeout_s);
   st->gating.values = Region{st->buffer.handle(), 0, vbytes};
   st->gating.indices = Region{st->buffer.handle(), vbytes, ibytes};
   st->gating.args = Region{st->buffer.handle(), vbytes + ibytes, abytes};

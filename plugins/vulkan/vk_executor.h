@@ -22,6 +22,7 @@
 #include "common/plan.h"
 #include "common/plan_memory.h"
 #include "frugal/plugin.h"
+#include "frugal/plugin_sdk.hpp"
 #include "vk_device.h"
 #include "vk_model.h"
 
@@ -40,7 +41,8 @@ struct ExecutorOptions {
   std::string
       pipeline_cache;  // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
-  bool validation = false;         // env FRUGAL_VULKAN_VALIDATION
+  double timeout_s = kDefaultWaitSeconds;  // {"timeout_s": N}: longest wait for one submission
+  bool validation = false;                 // env FRUGAL_VULKAN_VALIDATION
   // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
 };
@@ -56,8 +58,15 @@ class Executor {
   Device& device() const { return *device_; }
   std::string describe_json() const;
   frugal_layer_bytes layer_bytes(int layer, int batch) const;
+  // Refused (FRUGAL_ERR_OUT_OF_MEMORY, nothing changed) above the device's
+  // largest device-local heap or its maxMemoryAllocationSize.
   void set_budget(uint64_t bytes);
   // Runs `plan_json` (NULL: the whole batch, layer by layer). Returns the report JSON.
+  // A lost device or a submission that outlasts timeout_s fails the run with
+  // FRUGAL_ERR_DEVICE; the executor then refuses every call that needs the
+  // device (a new executor gets a new device). Test hook: env
+  // FRUGAL_VULKAN_FAULT=device_lost|timeout, read at each run, makes the run's
+  // submission report that fault (Fault in vk_device.h).
   std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                   size_t n_outputs);
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
@@ -74,6 +83,15 @@ class Executor {
  private:
   struct Recording;
   void check_validation(const std::string& what) const;
+  // Throws FRUGAL_ERR_DEVICE when the device failed (here or in another
+  // executor sharing it), after freeing the arena where that is safe.
+  void refuse_if_device_failed(const std::string& what);
+  // After the device failed during `what`: frees the arena (lost device) or
+  // holds it until destruction (timeout: the device may still use it), then
+  // throws the device's failure with what became of the arena.
+  [[noreturn]] void fail_after_device_failure(const std::string& what, const sdk::Failure& cause,
+                                              Buffer& temporary);
+  void release_after_failure(Buffer& temporary);
   VkQueryPool query_pool(uint32_t queries);
   std::vector<double> read_timestamps(uint32_t queries) const;
   void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
@@ -90,6 +108,7 @@ class Executor {
   Buffer weights_;
   std::vector<Region> weight_blocks_;  // per layer
   Buffer arena_;
+  std::vector<Buffer> held_after_timeout_;  // arenas a hung device may still be using
   uint64_t budget_ = 0;
   bool budget_set_ = false;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
