@@ -18,7 +18,9 @@
 #include "vk_test_util.h"
 
 using vk_test::GraphMaker;
+using vk_test::host_inputs;
 using vk_test::HostTensor;
+using vk_test::max_diff;
 
 namespace fs = std::filesystem;
 
@@ -45,22 +47,6 @@ frugal::Graph chain_model() {
       .set_attr_int("transB", 1);
   m.output("y");
   return m.g;
-}
-
-std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in) {
-  std::vector<HostTensor> v;
-  for (const auto& kv : in)
-    v.push_back(HostTensor{kv.first, kv.second.dims,
-                           std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
-  return v;
-}
-
-double max_diff(const std::vector<float>& got, const frugal::RefTensor& want) {
-  REQUIRE(got.size() == want.data.size());
-  double d = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    d = std::max(d, std::isnan(got[i]) ? 1e30 : std::fabs(double(got[i]) - want.data[i]));
-  return d;
 }
 
 int64_t product(const std::vector<int64_t>& d) {

@@ -1,5 +1,6 @@
 #include "vk_test_util.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -142,6 +143,22 @@ Comparison check_against_reference(const frugal::Graph& g,
   CHECK(c.max_excess <= 0.0);
   CHECK(c.description["vulkan"]["validation_errors"].get<uint64_t>() == 0);
   return c;
+}
+
+std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in) {
+  std::vector<HostTensor> v;
+  for (const auto& kv : in)
+    v.push_back(HostTensor{kv.first, kv.second.dims,
+                           std::vector<float>(kv.second.data.begin(), kv.second.data.end())});
+  return v;
+}
+
+double max_diff(const std::vector<float>& got, const frugal::RefTensor& want) {
+  REQUIRE(got.size() == want.data.size());
+  double d = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    d = std::max(d, std::isnan(got[i]) ? 1e30 : std::fabs(double(got[i]) - want.data[i]));
+  return d;
 }
 
 }  // namespace vk_test

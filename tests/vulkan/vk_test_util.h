@@ -42,6 +42,11 @@ using exec_test::random_floats;
 using exec_test::Status;
 using exec_test::Step;
 
+// Reference inputs (float64) as float32 host tensors.
+std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in);
+// max |got - want| (a NaN counts as 1e30). Fails the test when the sizes differ.
+double max_diff(const std::vector<float>& got, const frugal::RefTensor& want);
+
 // One vulkan executor instance (RAII). create() failures are kept in `created`.
 class Executor : public exec_test::PluginExecutor {
  public:
