@@ -16,33 +16,10 @@
 #include "vk_test_util.h"
 #include "zoo/zoo.h"
 
-using vk_test::GraphMaker;
+using vk_test::chain_model;
 namespace fs = std::filesystem;
 
 namespace {
-
-// x [N,3,12,12] -> conv(8)+BN+Relu -> maxpool 2 -> conv(4) -> flatten -> gemm(10): a chain.
-frugal::Graph chain_model() {
-  GraphMaker m;
-  m.input("x", {-1, 3, 12, 12});
-  frugal::Node& c1 =
-      m.node("Conv", "conv1", {"x", m.weight("w1", {8, 3, 3, 3}, -0.3f, 0.3f), m.weight("b1", {8})}, {"c1"});
-  c1.set_attr_ints("pads", {1, 1, 1, 1});
-  m.node("BatchNormalization", "bn1",
-         {"c1", m.weight("s", {8}, 0.5f, 1.5f), m.weight("t", {8}), m.weight("mu", {8}),
-          m.weight("var", {8}, 0.5f, 2.0f)},
-         {"n1"});
-  m.node("Relu", "relu1", {"n1"}, {"r1"});
-  frugal::Node& p = m.node("MaxPool", "pool", {"r1"}, {"p"});
-  p.set_attr_ints("kernel_shape", {2, 2});
-  p.set_attr_ints("strides", {2, 2});
-  m.node("Conv", "conv2", {"p", m.weight("w2", {4, 8, 3, 3}, -0.3f, 0.3f)}, {"c2"});
-  m.node("Flatten", "flat", {"c2"}, {"f"});
-  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 64}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"})
-      .set_attr_int("transB", 1);
-  m.output("y");
-  return m.g;
-}
 
 // The cpu executor plugin of this build, or null (with a printed reason) when it is not built.
 const frugal::LoadedPlugin* cpu_plugin() {

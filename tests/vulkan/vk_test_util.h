@@ -42,6 +42,9 @@ using exec_test::random_floats;
 using exec_test::Status;
 using exec_test::Step;
 
+// x [N,3,12,12] -> conv(8)+BN+Relu -> maxpool 2 -> conv(4) -> flatten -> gemm(10): a chain.
+frugal::Graph chain_model();
+
 // Reference inputs (float64) as float32 host tensors.
 std::vector<HostTensor> host_inputs(const std::map<std::string, frugal::RefTensor>& in);
 // max |got - want| (a NaN counts as 1e30). Fails the test when the sizes differ.
