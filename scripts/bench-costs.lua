@@ -103,8 +103,6 @@ local function bench_network(name)
   bench.interleave(variants, a["repeat"], progress)
   progress:done()
   local row = bench.row_printer({-14, 6, 12, 12, 12, 12, 10, 9})
-  local pred_cells = {}
-  for k = 1, a.profiles do pred_cells[k] = "pred " .. k end
   row({"", "batch", "pred 1", "pred " .. a.profiles, "meas steps", "meas run", "meas/pred", "overhead"})
   for _, v in ipairs(variants) do
     local b = v.batch
