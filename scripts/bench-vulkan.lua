@@ -142,8 +142,9 @@ for _, name in ipairs(nets) do
   end
   row(cells)
   -- Free this network's executors (and their arenas) before the next one.
-  variants, cpu = nil, nil
-  collectgarbage()
+  for _, v in ipairs(variants) do
+    if v.ex then v.ex:close() end
+  end
 end
 
 -- Part 2: conv layers, indirect vs dense, gated, pipeline cache.

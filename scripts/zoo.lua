@@ -28,12 +28,10 @@ if a.list then
   local rows = {{"name", "parameters", "initializers", "input", "output"}}
   for _, name in ipairs(frugal.zoo_names()) do
     progress:status("building " .. name)
-    local m = frugal.zoo(name)
+    local m <close> = frugal.zoo(name)  -- the big ones hold hundreds of MB of weights: freed at once
     rows[#rows + 1] = {name, fmt.commas(m:torchvision_parameter_count()), fmt.commas(m:parameter_count()),
                        fmt.shape(m:inputs()[1].shape),
                        fmt.shape(m:outputs()[1].shape)}
-    m = nil
-    collectgarbage()  -- the big ones hold hundreds of MB of weights
   end
   progress:done()
   print(fmt.table(rows, {nil, "r", "r"}, ""))

@@ -77,11 +77,11 @@ void check_plan_for_model(const nlohmann::json& plan, const std::string& plan_or
 std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) {
   const std::vector<std::string> names = ex.client.input_names();
   std::vector<Tensor> inputs;
-  if (test_tensor(L, idx)) {
+  if (is_object(L, idx, kTensorType)) {
     if (names.size() != 1)
       throw Error("model '" + ex.model_name + "' has " + std::to_string(names.size()) + " inputs (" +
                   join_some(names) + "): give a table input name -> tensor");
-    inputs.push_back(check_tensor(L, idx));
+    inputs.push_back(check_tensor(L, idx).to_dense());
     return inputs;
   }
   if (!lua_istable(L, idx))
@@ -90,10 +90,9 @@ std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) 
   idx = lua_absindex(L, idx);
   for (const std::string& n : names) {
     lua_getfield(L, idx, n.c_str());
-    Tensor* t = test_tensor(L, -1);
-    if (!t)
+    if (!is_object(L, -1, kTensorType))
       throw Error("inputs['" + n + "'] is missing or not a tensor (model inputs: " + join_some(names) + ")");
-    inputs.push_back(*t);
+    inputs.push_back(check_tensor(L, -1).to_dense());
     lua_pop(L, 1);
   }
   lua_pushnil(L);
@@ -141,11 +140,11 @@ int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::
   }
   const std::vector<std::string> names = ex.client.output_names();
   if (outputs.size() == 1) {
-    push_tensor(L, std::move(outputs[0]));
+    push_dense_tensor(L, std::move(outputs[0]));
   } else {
     lua_createtable(L, 0, static_cast<int>(outputs.size()));
     for (size_t i = 0; i < outputs.size(); ++i) {
-      push_tensor(L, std::move(outputs[i]));
+      push_dense_tensor(L, std::move(outputs[i]));
       lua_setfield(L, -2, names.at(i).c_str());
     }
   }
@@ -166,13 +165,6 @@ int batch_arg(lua_State* L, int idx) {
   const lua_Integer b = luaL_checkinteger(L, idx);
   if (b < 1 || b > (1 << 20)) throw Error("batch must be in 1..1048576, got " + std::to_string(b));
   return static_cast<int>(b);
-}
-
-int executor_gc(lua_State* L) {
-  auto** slot = static_cast<LuaExecutor**>(luaL_checkudata(L, 1, kExecutorMetatable));
-  delete *slot;
-  *slot = nullptr;
-  return 0;
 }
 
 // ---- module functions -------------------------------------------------------
@@ -330,44 +322,25 @@ LuaExecutor& push_executor(lua_State* L, int model_idx, const ExecutorSettings& 
   PluginRegistry& registry = PluginRegistry::instance();
   const LoadedPlugin& plugin = registry.require(FRUGAL_KIND_EXECUTOR, s.executor);
   const std::string bytes = save_onnx_bytes(m.graph);
-  auto** slot = static_cast<LuaExecutor**>(
-      lua_newuserdatauv(L, sizeof(LuaExecutor*), 0));  // NOLINT(bugprone-sizeof-expression)
-  *slot = nullptr;
-  luaL_setmetatable(L, kExecutorMetatable);  // from here on __gc owns *slot
-  *slot = new LuaExecutor{ExecutorClient(plugin, bytes, s.options.empty() ? nlohmann::json() : s.options),
-                          s.executor,
-                          m.graph.name,
-                          m.origin,
-                          fnv1a64_hex(bytes),
-                          s.options};
-  if (s.budget) (*slot)->client.set_budget(*s.budget);
-  return **slot;
+  LuaExecutor& ex = push_object<LuaExecutor>(
+      L, kExecutorType,
+      LuaExecutor{ExecutorClient(plugin, bytes, s.options.empty() ? nlohmann::json() : s.options), s.executor,
+                  m.graph.name, m.origin, fnv1a64_hex(bytes), s.options});
+  if (s.budget) ex.client.set_budget(*s.budget);
+  return ex;
 }
 
-LuaExecutor* test_executor(lua_State* L, int idx) {
-  auto** slot = static_cast<LuaExecutor**>(luaL_testudata(L, idx, kExecutorMetatable));
-  return slot ? *slot : nullptr;
-}
+LuaExecutor* test_executor(lua_State* L, int idx) { return test_object<LuaExecutor>(L, idx, kExecutorType); }
 
 LuaExecutor& check_executor(lua_State* L, int idx) {
-  auto** slot = static_cast<LuaExecutor**>(luaL_checkudata(L, idx, kExecutorMetatable));
-  if (!*slot)
-    throw Error("argument #" + std::to_string(idx) + " is an executor that was already freed (__gc)");
-  return **slot;
+  return check_object<LuaExecutor>(L, idx, kExecutorType);
 }
 
 void open_lua_executor(lua_State* L, int module_index) {
   module_index = lua_absindex(L, module_index);
-  luaL_newmetatable(L, kExecutorMetatable);
-  lua_pushcfunction(L, executor_gc);
-  lua_setfield(L, -2, "__gc");
-  static const LuaBinding tostring_binding[] = {{"__tostring", e_tostring, "tostring(executor)"},
-                                                {nullptr, nullptr}};
-  register_bindings(L, -1, tostring_binding, "");
-  lua_newtable(L);
-  register_bindings(L, -1, kMethods, "executor:");
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  static const LuaBinding kMetamethods[] = {{"__tostring", e_tostring, "tostring(executor)"},
+                                            {nullptr, nullptr}};
+  register_object_type<LuaExecutor>(L, kExecutorType, kMethods, kMetamethods);
   register_bindings(L, module_index, kFunctions, "frugal.");
 }
 

@@ -33,11 +33,13 @@
 #include <optional>
 #include <string>
 
+#include "lua/lua_object.h"
 #include "plugins/executor_client.h"
 
 namespace frugal {
 
 constexpr const char* kExecutorMetatable = "frugal.Executor";
+constexpr LuaObjectType kExecutorType{kExecutorMetatable, "executor"};
 
 struct LuaExecutor {
   ExecutorClient client;

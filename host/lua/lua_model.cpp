@@ -7,6 +7,7 @@
 #include "graph/ops.h"
 #include "graph/shape_inference.h"
 #include "lua/lua_binding.h"
+#include "lua/lua_object.h"
 #include "lua/lua_tensor.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
@@ -67,7 +68,7 @@ void push_tensor_desc(lua_State* L, const TensorDesc& d) {
   if (!d.data.empty()) {
     Tensor t;
     if (to_float_tensor(d, &t)) {
-      push_tensor(L, std::move(t));
+      push_dense_tensor(L, std::move(t));
       lua_setfield(L, -2, "data");
     }
     if (d.dtype == DType::Int64 || d.dtype == DType::Int32) {
@@ -144,14 +145,6 @@ void push_value_list(lua_State* L, const Graph& g, const std::vector<std::string
   }
 }
 
-// The userdata holds a LuaModel*; __gc deletes it and leaves nullptr (see check_model).
-int model_gc(lua_State* L) {
-  auto** slot = static_cast<LuaModel**>(luaL_checkudata(L, 1, kModelMetatable));
-  delete *slot;
-  *slot = nullptr;
-  return 0;
-}
-
 // ---- module functions -------------------------------------------------------
 
 int l_load(lua_State* L) {
@@ -192,8 +185,11 @@ int l_random_input(lua_State* L) {
     if (d.dtype != DType::Float32)
       throw Error("input '" + d.name + "' is " + dtype_name(d.dtype) +
                   "; random_input makes float32 inputs only");
-    Tensor& t = push_new_tensor(L, input_dims_at_batch(d, batch));
+    const std::vector<int64_t> dims = input_dims_at_batch(d, batch);
+    check_tensor_fits_memory(dims);
+    Tensor t(dims);
     fill_uniform(t, static_cast<uint64_t>(seed) + i);
+    push_dense_tensor(L, std::move(t));
     if (g.inputs.size() > 1) lua_setfield(L, -2, d.name.c_str());
   }
   return 1;
@@ -390,33 +386,17 @@ const LuaBinding kMethods[] = {{"inputs", m_inputs},
 
 }  // namespace
 
-LuaModel& check_model(lua_State* L, int idx) {
-  auto** slot = static_cast<LuaModel**>(luaL_checkudata(L, idx, kModelMetatable));
-  if (!*slot) throw Error("argument #" + std::to_string(idx) + " is a model that was already freed (__gc)");
-  return **slot;
-}
+LuaModel& check_model(lua_State* L, int idx) { return check_object<LuaModel>(L, idx, kModelType); }
 
 LuaModel& push_model(lua_State* L, Graph g, std::string origin) {
-  auto** slot = static_cast<LuaModel**>(
-      lua_newuserdatauv(L, sizeof(LuaModel*), 0));  // NOLINT(bugprone-sizeof-expression)
-  *slot = nullptr;
-  luaL_setmetatable(L, kModelMetatable);  // from here on __gc owns *slot
-  *slot = new LuaModel{std::move(g), std::move(origin)};
-  return **slot;
+  return push_object<LuaModel>(L, kModelType, LuaModel{std::move(g), std::move(origin)});
 }
 
 void open_lua_model(lua_State* L, int module_index) {
   module_index = lua_absindex(L, module_index);
-  luaL_newmetatable(L, kModelMetatable);
-  lua_pushcfunction(L, model_gc);
-  lua_setfield(L, -2, "__gc");
-  static const LuaBinding tostring_binding[] = {{"__tostring", m_tostring, "tostring(model)"},
-                                                {nullptr, nullptr}};
-  register_bindings(L, -1, tostring_binding, "");
-  lua_newtable(L);
-  register_bindings(L, -1, kMethods, "model:");
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  static const LuaBinding kMetamethods[] = {{"__tostring", m_tostring, "tostring(model)"},
+                                            {nullptr, nullptr}};
+  register_object_type<LuaModel>(L, kModelType, kMethods, kMetamethods);
   register_bindings(L, module_index, kModuleFunctions, "frugal.");
 }
 

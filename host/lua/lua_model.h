@@ -25,10 +25,12 @@
 #include <string>
 
 #include "graph/graph.h"
+#include "lua/lua_object.h"
 
 namespace frugal {
 
 constexpr const char* kModelMetatable = "frugal.Model";
+constexpr LuaObjectType kModelType{kModelMetatable, "model"};
 
 struct LuaModel {
   Graph graph;

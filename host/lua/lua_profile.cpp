@@ -66,15 +66,15 @@ int l_profile(lua_State* L) {
                      {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
                       "cache_dir", "progress", "fit"});
   const ProfileOptions opt = parse_profile_options(L, 2);
-  LuaExecutor* ex = test_executor(L, 1);
-  if (!ex) {
-    if (!luaL_testudata(L, 1, kModelMetatable))
+  LuaExecutor* ex = nullptr;
+  if (!is_object(L, 1, kExecutorType)) {
+    if (!is_object(L, 1, kModelType))
       throw Error(
           "argument #1 must be a model (frugal.load / frugal.zoo) or an executor (frugal.executor), got " +
           std::string(luaL_typename(L, 1)));
     ex = &push_executor(L, 1, parse_executor_settings(L, 2));  // stays on the stack while measuring
   } else {
-    check_executor(L, 1);  // refuses one freed by a hand-called __gc
+    ex = &check_executor(L, 1);  // refuses a closed one
     for (const char* k : {"executor", "threads", "device", "budget"}) {
       if (!lua_istable(L, 2)) break;
       lua_getfield(L, 2, k);

@@ -10,6 +10,7 @@
 #include "cli/byte_size.h"
 #include "cli/paths.h"
 #include "lua/lua_frugal.h"
+#include "util/error.h"
 
 namespace frugal {
 
@@ -47,6 +48,22 @@ int open_frugal_global(lua_State* L) {
   return 1;
 }
 
+// The standard libraries, `frugal` (global and require-able, the same table),
+// and scripts/lib on package.path (scripts share helpers: require "argparse").
+int open_libraries(lua_State* L) {
+  luaL_openlibs(L);
+  luaL_requiref(L, "frugal", open_frugal_global, 1);
+  lua_pop(L, 1);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  const std::string path = script_dir() + "/lib/?.lua;" + (lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+  lua_pop(L, 1);
+  lua_pushstring(L, path.c_str());
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+  return 0;
+}
+
 }  // namespace
 
 void* LuaRunner::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
@@ -67,19 +84,15 @@ LuaRunner::LuaRunner() : err_(&std::cerr) {
   heap_.limit = default_heap_limit();
   L_ = lua_newstate(&LuaRunner::allocate, &heap_);
   if (!L_) throw std::bad_alloc();
-  luaL_openlibs(L_);
-  // require("frugal") and the global `frugal` are the same table.
-  luaL_requiref(L_, "frugal", open_frugal_global, 1);
-  lua_pop(L_, 1);
-  // Scripts may share helpers through scripts/lib (require "argparse").
-  lua_getglobal(L_, "package");
-  std::string path = script_dir() + "/lib/?.lua;";
-  lua_getfield(L_, -1, "path");
-  path += lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "";
-  lua_pop(L_, 1);
-  lua_pushstring(L_, path.c_str());
-  lua_setfield(L_, -2, "path");
-  lua_pop(L_, 1);
+  // As lua.c's pmain: all set-up runs protected, so running out of memory
+  // there is an error, not an abort.
+  lua_pushcfunction(L_, open_libraries);
+  if (lua_pcall(L_, 0, 0, 0) != LUA_OK) {
+    const std::string msg = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "(no message)";
+    lua_close(L_);
+    L_ = nullptr;
+    throw Error("cannot set up Lua: " + msg);
+  }
 }
 
 LuaRunner::~LuaRunner() {

@@ -19,7 +19,7 @@ for i = 1, rows do
 end
 
 -- Matrix-vector product in Lua on tensor values vs the same on plain tables.
-local v = frugal.tensor_from_table({1, -2, 0.5, 4})
+local v = frugal.tensor({1, -2, 0.5, 4})
 local plain_m, plain_v = m:totable(), v:totable()
 for i = 1, rows do
   local a, b = 0, 0
@@ -31,7 +31,7 @@ for i = 1, rows do
 end
 
 -- size() is a table, size(k) a number, #t the first size.
-local t = frugal.tensor{2, 3, 5}
+local t = frugal.zeros{2, 3, 5}
 check(#t:size() == 3 and t:size(3) == 5 and #t == 2 and t:dim() == 3, "sizes")
 check(t:numel() == 30, "numel")
 
@@ -41,7 +41,7 @@ local copy = ones:clone():fill(2)
 check(ones:sum() == 4 and copy:sum() == 8, "fill/clone")
 
 -- print shows the values and the size line.
-local s = tostring(frugal.tensor_from_table({{1, 2}, {3, 4}}))
+local s = tostring(frugal.tensor({{1, 2}, {3, 4}}))
 check(s:find("[frugal.FloatTensor of size 2x2]", 1, true) ~= nil, "tostring size line")
 
 -- Errors are catchable and name the call.
