@@ -1,10 +1,4 @@
 -- frugal bench-costs: how well a measured cost table describes the runs it is used to plan
--- usage: frugal bench-costs [--nets squeezenet1_1,resnet18] [--batches 1,2,4,8,12] [--profiles 2]
---                           [--repeat 5] [--threads T]
---   --nets L       zoo networks (default squeezenet1_1,resnet18), BaN-OFF-folded as bench-vbs does
---   --batches L    batch sizes to profile and to run (default 1,2,4,8,12)
---   --profiles P   independent profiles per network (default 2; never taken from the cache)
---   --repeat R     timed rounds of the whole-network runs (default 5); each round runs every batch size once
 -- Two questions behind `frugal bench-vbs`'s predicted-vs-measured gaps:
 --   1. Stability: profile the same network P times and compare the per-sample
 --      time of every (layer, batch size) between profiles: the median and 90th
@@ -17,25 +11,23 @@
 local argparse = require("argparse")
 local common = require("cli_common")
 local bench = require("bench_common")
-local progress = require("progress").new()
 
-local usage = "frugal bench-costs [--nets squeezenet1_1,resnet18] [--batches 1,2,4,8,12] [--profiles 2] " ..
-              "[--repeat R] [--threads T]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  options = {nets = "string", batches = "string", profiles = "integer", ["repeat"] = "integer", threads = "integer"},
-  defaults = {nets = "squeezenet1_1,resnet18", batches = "1,2,4,8,12", profiles = 2, ["repeat"] = 5},
+  options = {
+    {"nets", "string", "zoo networks, BaN-OFF-folded as bench-vbs does", default = "squeezenet1_1,resnet18",
+     metavar = "L"},
+    {"batches", "list", "batch sizes to profile and to run", default = {1, 2, 4, 8, 12}, min = 1, max = 64},
+    {"profiles", "integer", "independent profiles per network (never taken from the cache)", default = 2,
+     min = 2, max = 10},
+    {"repeat", "integer", "timed rounds of the whole-network runs; each round runs every batch size once",
+     default = 5, min = 1},
+    {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+  },
+  progress = true,
 })
-if a.profiles < 2 or a.profiles > 10 then common.fail("--profiles must be in 2..10, got " .. a.profiles, 2) end
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
+local progress = require("progress").new(a.quiet)
 local batches = {}
-for s in a.batches:gmatch("[^,]+") do
-  local b = math.tointeger(tonumber(s))
-  if not b or b < 1 or b > 64 then common.fail("--batches: '" .. s .. "' is not a batch size in 1..64", 2) end
-  batches[#batches + 1] = b
-end
-if #batches == 0 then common.fail("--batches needs at least one batch size", 2) end
+for i, b in ipairs(a.batches) do batches[i] = b end
 table.sort(batches)
 local nets = bench.nets(a.nets)
 
@@ -56,13 +48,13 @@ local function predicted_per_sample(costs, b)
 end
 
 local function bench_network(name)
-  progress:status(name .. ": folding")
+  progress:stage(name .. ": folding")
   local folded = common.try(frugal.fold, common.load_model("zoo:" .. name), {method = "banoff"})
   local tables = {}
   for k = 1, a.profiles do
     progress:status(string.format("%s: profile %d/%d", name, k, a.profiles))
     tables[k] = common.try(frugal.profile, folded, {executor = "cpu", threads = a.threads, upto = batches[#batches],
-                                                     batches = batches, cache = false})
+                                                     batches = batches, cache = false, progress = not a.quiet})
   end
 
   -- 1. Stability of per-(layer, batch) times between independent profiles.

@@ -1,11 +1,4 @@
 -- frugal bench-fold: BatchNorm folding on the zoo: BNs folded by naive and BaN-OFF, parameters removed, time saved
--- usage: frugal bench-fold [--nets all | resnet50,...] [--batch 1] [--repeat R] [--threads T] [--no-toy]
---   --nets L     zoo networks, comma-separated, or "all" (default: all, toys included)
---   --batch N    samples per run (default 1)
---   --repeat R   timed rounds (default 5); each round runs the unfolded, the naive
---                and the BaN-OFF network once, in turn, after one warm-up round,
---                and the median of each is kept
---   --no-toy     skip the Figure 2(c) graph (below)
 -- The BaN-OFF paper's Tables 1-3 in form: per network the BN count, the BNs each
 -- method folds, the parameters each removes, and the time of the folded networks
 -- against the unfolded one on the CPU executor (time reduction %). All variants
@@ -19,17 +12,20 @@ local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
 local bench = require("bench_common")
-local progress = require("progress").new()
 
-local usage = "frugal bench-fold [--nets all | resnet50,...] [--batch 1] [--repeat R] [--threads T] [--no-toy]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  options = {nets = "string", batch = "integer", ["repeat"] = "integer", threads = "integer", no_toy = "flag"},
-  defaults = {nets = "all", batch = 1, ["repeat"] = 5},
+  options = {
+    {"nets", "string", "zoo networks, comma-separated, or \"all\" (toys included)", default = "all",
+     metavar = "L"},
+    {"batch", "integer", "samples per run", default = 1, min = 1, max = 1024},
+    {"repeat", "integer", "timed rounds; each runs the unfolded, the naive and the BaN-OFF network once, in " ..
+     "turn, after one warm-up round; medians", default = 5, min = 1},
+    {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+    {"no_toy", "flag", "skip the Figure 2(c) graph"},
+  },
+  progress = true,
 })
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.batch < 1 or a.batch > 1024 then common.fail("--batch must be in 1..1024, got " .. a.batch, 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
+local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets)
 
 -- ---- A minimal ONNX writer (protobuf wire format), for the Figure 2(c) graph ----
@@ -155,7 +151,7 @@ local function max_rel_diff(y, ref)
 end
 
 local function bench_network(label, original)
-  progress:status(label .. ": folding")
+  progress:stage(label .. ": folding")
   local variants = {{name = "unfolded", model = original}}
   for _, method in ipairs({"naive", "banoff"}) do
     local folded, report = common.try(frugal.fold, original, {method = method})

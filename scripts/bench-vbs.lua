@@ -1,19 +1,4 @@
 -- frugal bench-vbs: variable batch size (VBS) against fixed batch (FBS) and greedy over a sweep of memory budgets
--- usage: frugal bench-vbs [--nets squeezenet1_1,mobilenet_v2,resnet18 | all] [--batch 12] [--budgets 6]
---                         [--repeat R] [--threads T] [--no-cache]
---   --nets L     zoo networks (default squeezenet1_1,mobilenet_v2,resnet18; the
---                zoo builds them at 224x224, it has no reduced input size)
---   --batch N    samples in the request (default 12)
---   --budgets K  budgets per network (default 6), evenly spaced from just above the
---                smallest VBS plan to the whole batch's need (fixed batch N, no limit)
---   --repeat R   timed rounds per budget (default 3); each round runs the VBS, FBS
---                and greedy plans once, in turn; medians. One warm-up run per network.
---   --no-cache   profile again even if the cost table is cached
---   --fit        plan on fitted tables (frugal profile --fit: per layer, per-batch time =
---                fixed + per-sample x b fitted to the measurements), not the raw ones
---   --explain    after each budget's row, per plan: the sum of the executor's
---                per-step times against the run's time (run overhead), the
---                arena's compactions and bytes moved, and the step count
 -- The VBS paper's Figure 7 / Table II in form: per network and budget, the time
 -- per sample of each plan as the planner predicts it (from the cost table) and
 -- as measured by running the plan on the CPU executor inside an arena of
@@ -23,20 +8,25 @@
 local argparse = require("argparse")
 local common = require("cli_common")
 local bench = require("bench_common")
-local progress = require("progress").new()
 
-local usage = "frugal bench-vbs [--nets squeezenet1_1,mobilenet_v2,resnet18 | all] [--batch 12] [--budgets 6] " ..
-              "[--repeat R] [--threads T] [--no-cache] [--fit] [--explain]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  options = {nets = "string", batch = "integer", budgets = "integer", ["repeat"] = "integer", threads = "integer",
-             no_cache = "flag", explain = "flag", fit = "flag"},
-  defaults = {nets = "squeezenet1_1,mobilenet_v2,resnet18", batch = 12, budgets = 6, ["repeat"] = 3},
+  options = {
+    {"nets", "string", "zoo networks, comma-separated, or \"all\" (the zoo builds them at 224x224)",
+     default = "squeezenet1_1,mobilenet_v2,resnet18", metavar = "L"},
+    {"batch", "integer", "samples in the request", default = 12, min = 1, max = 64},
+    {"budgets", "integer", "budgets per network, evenly spaced from just above the smallest VBS plan to the " ..
+     "whole batch's need (fixed batch N, no limit)", default = 6, min = 1, max = 50},
+    {"repeat", "integer", "timed rounds per budget; each runs the VBS, FBS and greedy plans once, in turn; " ..
+     "medians. One warm-up run per network", default = 3, min = 1},
+    {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+    {"no_cache", "flag", "profile again even if the cost table is cached"},
+    {"fit", "flag", "plan on fitted tables (frugal profile --fit), not the raw ones"},
+    {"explain", "flag", "after each budget's row, per plan: the executor's summed step times against the " ..
+     "run's time, the arena's compactions and bytes moved, the step count"},
+  },
+  progress = true,
 })
-if a.batch < 1 or a.batch > 64 then common.fail("--batch must be in 1..64, got " .. a.batch, 2) end
-if a.budgets < 1 or a.budgets > 50 then common.fail("--budgets must be in 1..50, got " .. a.budgets, 2) end
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
+local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets)
 local B = a.batch
 local PLANNERS = {"vbs", "fbs", "greedy"}
@@ -47,11 +37,11 @@ local function gain(t_fbs, t_vbs)
 end
 
 local function bench_network(name, row)
-  progress:status(name .. ": folding")
+  progress:stage(name .. ": folding")
   local original = common.load_model("zoo:" .. name)
   local folded = common.try(frugal.fold, original, {method = "banoff"})
   local costs, info = common.try(frugal.profile, folded, {executor = "cpu", threads = a.threads, upto = B,
-                                                          cache = not a.no_cache, fit = a.fit})
+                                                          cache = not a.no_cache, fit = a.fit, progress = not a.quiet})
   local function plan(planner, budget)
     return pcall(frugal.plan, costs, {planner = planner, budget = budget, batch = B})
   end

@@ -1,16 +1,4 @@
 -- frugal bench-vulkan: images/s of zoo networks on each Vulkan device next to the CPU executor, and the conv indirection cost
--- usage: frugal bench-vulkan [--nets squeezenet1_1,mobilenet_v2,... | all] [--batch B] [--repeat R] [--threads T]
---                            [--devices 0,1] [--no-conv] [--conv-repeat R] [--conv-size S] [--conv-batch B]
---   --nets L        zoo networks, comma-separated, or "all" (default: squeezenet1_1,
---                   mobilenet_v2,resnet18: a few minutes on lavapipe and 2 cores)
---   --batch B       samples per run (default 1)
---   --repeat R      timed rounds after a warm-up round; each round runs every
---                   executor once, in turn, and the median is kept (default 3)
---   --threads T     the CPU executor's threads (default: its own, one per core)
---   --devices L     Vulkan device indices (default: every device; see frugal devices)
---   --no-conv       skip the conv-layer part (vulkan_bench)
---   --conv-repeat R, --conv-size S, --conv-batch B: vulkan_bench's --repeats
---                   (default 3), --size (28) and --batch (4)
 -- Part 1, per network: images/s of whole-batch runs (the executor's own run
 -- time: for Vulkan upload, dispatches and download) on the CPU executor and on
 -- every Vulkan device, measured side by side in ONE process, interleaved; the
@@ -23,23 +11,24 @@
 local argparse = require("argparse")
 local common = require("cli_common")
 local bench = require("bench_common")
-local progress = require("progress").new()
 
-local usage = "frugal bench-vulkan [--nets L | all] [--batch B] [--repeat R] [--threads T] [--devices 0,1] " ..
-              "[--no-conv] [--conv-repeat R] [--conv-size S] [--conv-batch B]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  options = {nets = "string", batch = "integer", ["repeat"] = "integer", threads = "integer", devices = "list",
-             no_conv = "flag", conv_repeat = "integer", conv_size = "integer", conv_batch = "integer"},
-  defaults = {nets = "squeezenet1_1,mobilenet_v2,resnet18", batch = 1, ["repeat"] = 3, conv_repeat = 3,
-              conv_size = 28, conv_batch = 4},
+  options = {
+    {"nets", "string", "zoo networks, comma-separated, or \"all\" (a few minutes on lavapipe and 2 cores " ..
+     "for the default)", default = "squeezenet1_1,mobilenet_v2,resnet18", metavar = "L"},
+    {"batch", "integer", "samples per run", default = 1, min = 1, max = 1024},
+    {"repeat", "integer", "timed rounds after a warm-up round; each runs every executor once, in turn; medians",
+     default = 3, min = 1},
+    {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+    {"devices", "list", "Vulkan device indices (see frugal devices)", min = 0, default_text = "every device"},
+    {"no_conv", "flag", "skip the conv-layer part (vulkan_bench)"},
+    {"conv_repeat", "integer", "vulkan_bench's --repeats", default = 3, min = 1},
+    {"conv_size", "integer", "vulkan_bench's --size", default = 28, min = 4},
+    {"conv_batch", "integer", "vulkan_bench's --batch", default = 4, min = 1},
+  },
+  progress = true,
 })
-if a.batch < 1 or a.batch > 1024 then common.fail("--batch must be in 1..1024, got " .. a.batch, 2) end
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
-if a.conv_repeat < 1 or a.conv_batch < 1 or a.conv_size < 4 then
-  common.fail("--conv-repeat and --conv-batch must be >= 1 and --conv-size >= 4", 2)
-end
+local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets, {exclude_toys = true})
 
 -- A CPU implementation of Vulkan (lavapipe's llvmpipe, SwiftShader) measures this
@@ -99,7 +88,7 @@ local shader_dir  -- the folder the host gave the Vulkan executors, for vulkan_b
 local function first_output(y) return frugal.is_tensor(y) and y or y[1] end
 
 for _, name in ipairs(nets) do
-  progress:status("preparing " .. name)
+  progress:stage("preparing " .. name)
   local m = common.try(frugal.zoo, name)
   local x = common.try(frugal.random_input, m, a.batch, 0)
   local variants = {}

@@ -1,11 +1,4 @@
 -- frugal bench: CPU executor throughput (images/s, GFLOP/s) next to OpenBLAS sgemm, measured in the same run
--- usage: frugal bench [--nets resnet50,mobilenet_v2,... | all] [--batch 1,8] [--repeat R] [--threads T] [--per-op]
---   --nets L     zoo networks, comma-separated, or "all" (default: resnet50,
---                resnet18, mobilenet_v2, squeezenet1_1: a few minutes on 2 cores)
---   --batch L    batch sizes (default 1,8)
---   --repeat R   timed runs per network and batch after a warm-up, median kept;
---                also the repeats of each conv layer's time_layer (default 5)
---   --per-op     also the seconds of the last run summed by each layer's ops
 -- The table comes from the cpu_bench program (plugins/cpu/bench, built next to
 -- the frugal executable): per network and batch, images/s and GFLOP/s
 -- (2 x MACs / time) of a whole-graph run, the GFLOP/s of the conv layers alone
@@ -17,22 +10,22 @@ local argparse = require("argparse")
 local common = require("cli_common")
 local bench = require("bench_common")
 
-local usage = "frugal bench [--nets resnet50,mobilenet_v2,... | all] [--batch 1,8] [--repeat R] [--threads T] [--per-op]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  options = {nets = "string", batch = "list", ["repeat"] = "integer", threads = "integer", per_op = "flag"},
-  defaults = {nets = "resnet50,resnet18,mobilenet_v2,squeezenet1_1", batch = {1, 8}, ["repeat"] = 5},
+  options = {
+    {"nets", "string", "zoo networks, comma-separated, or \"all\" (a few minutes on 2 cores for the default)",
+     default = "resnet50,resnet18,mobilenet_v2,squeezenet1_1", metavar = "L"},
+    {"batches", "list", "batch sizes", default = {1, 8}, min = 1, max = 1024},
+    {"repeat", "integer", "timed runs per network and batch size after a warm-up, median kept; also the " ..
+     "repeats of each conv layer's time_layer", default = 5, min = 1},
+    {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+    {"per_op", "flag", "also the seconds of the last run summed by each layer's ops"},
+  },
 })
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
-for _, b in ipairs(a.batch) do
-  if b < 1 or b > 1024 then common.fail("--batch: batch size " .. b .. " is outside 1..1024", 2) end
-end
 local nets = bench.nets(a.nets, {exclude_toys = true})
 
 local exe = bench.sibling_program("cpu_bench")
 local batches = {}
-for i, b in ipairs(a.batch) do batches[i] = tostring(b) end
+for i, b in ipairs(a.batches) do batches[i] = tostring(b) end
 local cmd = {exe, "--models", table.concat(nets, ","), "--batches", table.concat(batches, ","),
              "--repeats", tostring(a["repeat"])}
 if a.threads then cmd[#cmd + 1] = "--threads"; cmd[#cmd + 1] = tostring(a.threads) end

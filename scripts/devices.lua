@@ -1,6 +1,4 @@
 -- frugal devices: list the Vulkan devices (name, type, driver, API version, memory heaps and budget) and which one is used
--- usage: frugal devices [--json]
---   --json   print the raw device data (JSON) instead of the table
 -- The vulkan executor uses the marked device unless told otherwise: option
 -- {"device": N} or FRUGAL_VULKAN_DEVICE=N picks device N; by default the first
 -- discrete GPU, else integrated, virtual, then a CPU driver such as lavapipe.
@@ -9,7 +7,11 @@
 local argparse = require("argparse")
 local fmt = require("textfmt")
 
-local a = argparse.parse(arg, {usage = "frugal devices [--json]", options = {json = "flag"}})
+local a = argparse.parse(arg, {
+  json = "print the raw device data (JSON) instead of the table",
+  notes = "The vulkan executor uses the device marked * unless told otherwise: FRUGAL_VULKAN_DEVICE=N or the " ..
+          "executor option device = N. Exits 1 when there is no Vulkan loader, driver or device.",
+})
 
 if not frugal.devices then
   io.stderr:write("frugal: this build has no device listing (frugal.devices is not registered)\n")

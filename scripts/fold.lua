@@ -1,26 +1,21 @@
 -- frugal fold: fold BatchNorm layers into neighbouring convolutions (BaN-OFF or naive) and write the model
--- usage: frugal fold IN.onnx OUT.onnx [--method banoff|naive] [--report report.json]
---   IN.onnx      the model (or zoo:NAME)
---   OUT.onnx     where to write the folded model
---   --method M   banoff (default: every BN that can be removed exactly) or naive
---                (only a BN right after a conv or Gemm)
---   --report F   write the chosen method's report as JSON, with both methods' counts
 -- Prints each BatchNorm node: folded (into which nodes, in which direction) or
 -- kept (and why), then a summary line comparing both methods.
 local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
 
-local usage = "frugal fold IN.onnx OUT.onnx [--method banoff|naive] [--report report.json]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  positional = {"input", "output"},
-  options = {method = "string", report = "string"},
-  defaults = {method = "banoff"},
+  arguments = {{"input", "the model: an ONNX file or zoo:NAME", metavar = "IN"},
+               {"output", "where to write the folded model (.onnx)", metavar = "OUT"}},
+  options = {
+    {"method", "string", "banoff (every BN that can be removed exactly) or naive (only a BN right after a " ..
+     "conv or Gemm)", default = "banoff", choices = {"banoff", "naive"}},
+    {"report", "output", "write the chosen method's report as JSON, with both methods' counts",
+     default_text = "not written"},
+  },
 })
-if a.method ~= "banoff" and a.method ~= "naive" then
-  common.fail("--method must be banoff or naive, got '" .. a.method .. "'", 2)
-end
+common.check_writable(a.output, "OUT")
 
 local m = common.load_model(a.input)
 local results = {}
@@ -63,7 +58,7 @@ if a.report then
                   naive = {bn_folded = results.naive.report.bn_folded}}
   common.try(frugal.save_json, r, a.report)
 end
-print(string.format("summary: %d BatchNorm node%s; naive folds %d, BaN-OFF folds %d; wrote %s (%s: %d folded, %s -> %s parameters)",
+print(string.format("summary: %d BatchNorm node%s; naive folds %d, BaN-OFF folds %d; wrote %s (%s: %d folded, %s -> %s learned parameters)",
   report.bn_total, report.bn_total == 1 and "" or "s", results.naive.report.bn_folded, results.banoff.report.bn_folded,
   a.output, label[a.method], report.bn_folded, fmt.commas(m:parameter_count()),
   fmt.commas(chosen.model:parameter_count())))

@@ -1,35 +1,20 @@
 -- frugal info: describe a model: inputs, outputs, op histogram, parameters, per-layer shapes and MACs
--- usage: frugal info MODEL.onnx [--batch N]
---   MODEL.onnx   an ONNX model file, or zoo:NAME for a network of the built-in zoo
---   --batch N    batch size for shapes and MACs: sets dimension 0 of every graph
---                input (default: the model's own input shapes when they are
---                fixed, else batch 1)
 -- Unknown ops are listed together in one warning; everything else is still shown.
 local argparse = require("argparse")
+local common = require("cli_common")
 local fmt = require("textfmt")
 
 local a = argparse.parse(arg, {
-  usage = "frugal info MODEL.onnx [--batch N]",
-  positional = {"model"},
-  options = {batch = "integer"},
+  arguments = {{"model", "an ONNX file, or zoo:NAME for a network of the built-in zoo"}},
+  options = {
+    {"batch", "integer", "batch size for shapes and MACs: sets dimension 1 of every graph input", min = 1,
+     default_text = "the model's own input shapes when they are fixed, else 1"},
+  },
+  json = "print everything as one JSON object",
 })
-if a.batch and a.batch < 1 then
-  io.stderr:write("frugal: --batch must be >= 1, got " .. a.batch .. "\n")
-  os.exit(2)
-end
 
-local m
-local zoo_name = a.model:match("^zoo:(.+)$")
-if zoo_name then m = frugal.zoo(zoo_name) else m = frugal.load(a.model) end
-
+local m = common.load_model(a.model)
 local meta = m:metadata()
-local opsets = {}
-for _, o in ipairs(meta.opsets) do
-  opsets[#opsets + 1] = (o.domain == "" and "ai.onnx" or o.domain) .. " " .. o.version
-end
-print("model       " .. m:origin())
-print("graph       '" .. meta.name .. "', IR " .. meta.ir_version .. ", opset " .. table.concat(opsets, ", ") ..
-      (meta.producer_name ~= "" and ", from " .. (meta.producer_name .. " " .. meta.producer_version):gsub("%s+$", "") or ""))
 
 -- Shapes: at the asked batch, else at the declared shapes, else at batch 1.
 local function all_known(values)
@@ -42,8 +27,7 @@ local function all_known(values)
   return true
 end
 local declared_inputs = m:inputs()
-local batch_note
-local ok, err
+local batch_note, ok, err
 if a.batch then
   ok, err = pcall(m.infer_shapes, m, a.batch)
   batch_note = "batch " .. a.batch
@@ -54,17 +38,7 @@ else
   ok, err = pcall(m.infer_shapes, m, 1)
   batch_note = "batch 1"
 end
-
-local function value_rows(values)
-  local rows = {}
-  for _, v in ipairs(values) do rows[#rows + 1] = {v.name, v.dtype or "?", fmt.shape(v.shape)} end
-  return fmt.table(rows, nil, "  ")
-end
-print("inputs (declared)")
-print(value_rows(declared_inputs))
-print("outputs" .. (ok and " (at " .. batch_note .. ")" or ""))
-print(value_rows(m:outputs()))
-print("parameters  " .. fmt.commas(m:parameter_count()))
+local shape_error = not ok and common.message(err) or nil
 
 -- Op histogram, most frequent first.
 local nodes = m:nodes()
@@ -75,35 +49,69 @@ for _, n in ipairs(nodes) do
   counts[op] = (counts[op] or 0) + 1
 end
 table.sort(ops, function(x, y) return counts[x] > counts[y] or (counts[x] == counts[y] and x < y) end)
-local hist = {}
-for _, op in ipairs(ops) do hist[#hist + 1] = {op, tostring(counts[op])} end
-print("ops         " .. #nodes .. " nodes, " .. #ops .. " op types")
-print(fmt.table(hist, {nil, "r"}, "  "))
-
--- Unknown ops first among the problems: all of them, in one block.
-local unknown = m:unknown_ops()
-if #unknown > 0 then
-  print("warning: " .. #unknown .. " node(s) use ops frugal does not know; they get no shapes or MACs:")
-  for _, u in ipairs(unknown) do print("  " .. u) end
-end
-if not ok then
-  print("warning: shape inference failed, shapes below are the ones declared in the file:")
-  print("  " .. tostring(err):gsub("^model:infer_shapes: ", ""))
-end
 
 -- Per layer: name, op, output shape(s), MACs.
 local per_node, total, missing = m:macs()
-local rows = {{"#", "name", "op", "output shape", "MACs"}}
+local layers = {}
 for i, n in ipairs(nodes) do
   local shapes = {}
   for _, out in ipairs(n.outputs) do
     if out ~= "" then
       local t = m:tensor(out)
-      shapes[#shapes + 1] = fmt.shape(t and t.shape)
+      shapes[#shapes + 1] = t and t.shape or nil
     end
   end
-  local macs = per_node[i].macs
-  rows[#rows + 1] = {tostring(i), n.name, n.op, table.concat(shapes, " "), macs and fmt.commas(macs) or "?"}
+  layers[i] = {name = n.name, op = n.op, output_shapes = shapes, macs = per_node[i].macs}
+end
+local unknown = m:unknown_ops()
+
+if a.json then
+  local histogram = {}
+  for _, op in ipairs(ops) do histogram[#histogram + 1] = {op = op, count = counts[op]} end
+  print(frugal.json_encode({
+    model = a.model, graph = meta, inputs = declared_inputs, outputs = m:outputs(), shapes_at = batch_note,
+    parameters = m:parameter_count(), initializer_values = m:initializer_value_count(), ops = histogram,
+    layers = layers, total_macs = total, nodes_without_macs = missing, unknown_ops = unknown,
+    shape_inference_error = shape_error}, 1))
+  return
+end
+
+local opsets = {}
+for _, o in ipairs(meta.opsets) do
+  opsets[#opsets + 1] = (o.domain == "" and "ai.onnx" or o.domain) .. " " .. o.version
+end
+print("model       " .. m:origin())
+print("graph       '" .. meta.name .. "', IR " .. meta.ir_version .. ", opset " .. table.concat(opsets, ", ") ..
+      (meta.producer_name ~= "" and ", from " .. (meta.producer_name .. " " .. meta.producer_version):gsub("%s+$", "") or ""))
+local function value_rows(values)
+  local rows = {}
+  for _, v in ipairs(values) do rows[#rows + 1] = {v.name, v.dtype or "?", fmt.shape(v.shape)} end
+  return fmt.table(rows, nil, "  ")
+end
+print("inputs (declared)")
+print(value_rows(declared_inputs))
+print("outputs" .. (ok and " (at " .. batch_note .. ")" or ""))
+print(value_rows(m:outputs()))
+print("parameters  " .. fmt.commas(m:parameter_count()) .. " learned (weights, biases, BatchNorm scale and shift); " ..
+      fmt.commas(m:initializer_value_count()) .. " values stored in initializers")
+local hist = {}
+for _, op in ipairs(ops) do hist[#hist + 1] = {op, tostring(counts[op])} end
+print("ops         " .. #nodes .. " nodes, " .. #ops .. " op types")
+print(fmt.table(hist, {nil, "r"}, "  "))
+-- Unknown ops first among the problems: all of them, in one block.
+if #unknown > 0 then
+  print("warning: " .. #unknown .. " node(s) use ops frugal does not know; they get no shapes or MACs:")
+  for _, u in ipairs(unknown) do print("  " .. u) end
+end
+if shape_error then
+  print("warning: shape inference failed, shapes below are the ones declared in the file:")
+  print("  " .. shape_error)
+end
+local rows = {{"#", "name", "op", "output shape", "MACs"}}
+for i, l in ipairs(layers) do
+  local shapes = {}
+  for k, s in ipairs(l.output_shapes) do shapes[k] = fmt.shape(s) end
+  rows[#rows + 1] = {tostring(i), l.name, l.op, table.concat(shapes, " "), l.macs and fmt.commas(l.macs) or "?"}
 end
 print("layers (at " .. batch_note .. ")")
 print(fmt.table(rows, {"r", nil, nil, nil, "r"}, "  "))

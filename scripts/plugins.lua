@@ -1,12 +1,15 @@
 -- frugal plugins: list the plugins found (name, kind, version, file) and the files refused, with reasons
--- usage: frugal plugins
 -- Plugins are looked for in the build's plugin folder, then in each folder of
 -- FRUGAL_PLUGIN_PATH (':'-separated). A refused file does not stop the others.
 local argparse = require("argparse")
 local fmt = require("textfmt")
-argparse.parse(arg, {usage = "frugal plugins"})
+local a = argparse.parse(arg, {json = "print the folders searched, the plugins and the refusals as JSON"})
 
 local found = frugal.plugins()
+if a.json then
+  print(frugal.json_encode(found, 1))
+  return
+end
 print("searched: " .. (#found.dirs > 0 and table.concat(found.dirs, ", ") or "(no folders)"))
 if #found.plugins == 0 then
   print("no plugins loaded")

@@ -1,47 +1,37 @@
 -- frugal profile: measure per-layer time and memory at batch sizes 1..N: the planner's cost table
--- usage: frugal profile MODEL.onnx | zoo:NAME [--upto 16] [--batches 1,2,4,8] [-o costs.json]
---                       [--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan] [--fit]
---   MODEL          an ONNX file or zoo:NAME (profile the folded model: frugal fold)
---   --upto N       the table covers batch sizes 1..N (default 16)
---   --batches L    measure only these batch sizes (comma-separated); the others get
---                  times interpolated linearly in per-batch time, marked "interpolated"
---   -o FILE        write the cost table as JSON (--output FILE also works)
---   --no-cache     measure again even if this model was measured before on this
---                  executor, device, threads and batch list (the new table
---                  replaces the cached one)
---   --repeats R    timed runs per layer and batch after a warm-up (default 5; the
---                  median is kept, max - min reported as the spread)
---   --fit          smooth the times: per layer, fit per-batch time = fixed + per-sample x b
---                  to the measured sizes and use the fit everywhere (source "fitted";
---                  the raw times stay in measured_time_s). Planning on a fitted table
---                  does not chase measurement noise (docs/COSTS.md)
 -- Memory (in/out/workspace bytes) comes from the executor for every batch size.
 -- Results are cached in $XDG_CACHE_HOME/frugal/costs (default ~/.cache/frugal/costs).
 local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
 
-local usage = "frugal profile MODEL.onnx | zoo:NAME [--upto 16] [--batches 1,2,4,8] [-o costs.json] " ..
-              "[--no-cache] [--repeats R] [--threads T] [--executor cpu|vulkan] [--fit]"
-local a = argparse.parse(common.short_output(arg, "output"), {
-  usage = usage,
-  positional = {"model"},
-  options = {upto = "integer", batches = "list", output = "string", no_cache = "flag", repeats = "integer",
-             threads = "integer", executor = "string", fit = "flag"},
-  defaults = {executor = "cpu", repeats = 5},
+local a = argparse.parse(arg, {
+  arguments = {{"model", "an ONNX file or zoo:NAME (profile the folded model: frugal fold)"}},
+  options = {
+    {"upto", "integer", "the table covers batch sizes 1..N", min = 1, max = 1024,
+     default_text = "16, or the largest of --batches"},
+    {"batches", "list", "measure only these batch sizes; the others get times interpolated linearly in " ..
+     "per-batch time, marked \"interpolated\"", min = 1, max = 1024, default_text = "every one of 1..N"},
+    {"output", "output", "write the cost table as JSON (for frugal plan --costs)", short = "o",
+     default_text = "not written"},
+    {"no_cache", "flag", "measure again even if this model was measured before on this executor, device, " ..
+     "threads and batch list (the new table replaces the cached one)"},
+    {"repeat", "integer", "timed runs per layer and batch size after a warm-up; the median is kept, max - min " ..
+     "reported as the spread", default = 5, min = 1},
+    {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
+    {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
+    {"fit", "flag", "smooth the times: per layer, fit per-batch time = fixed + per-sample x b to the measured " ..
+     "sizes and use the fit everywhere (source \"fitted\"; the raw times stay in measured_time_s), so plans " ..
+     "do not chase measurement noise (docs/COSTS.md)"},
+  },
+  progress = true,
 })
-if a.upto and (a.upto < 1 or a.upto > 1024) then common.fail("--upto must be in 1..1024, got " .. a.upto, 2) end
-if a.repeats < 1 then common.fail("--repeats must be >= 1, got " .. a.repeats, 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
-for _, b in ipairs(a.batches or {}) do
-  if b < 1 or b > 1024 then common.fail("--batches: batch size " .. b .. " is outside 1..1024", 2) end
-end
 local upto = a.upto or (a.batches and nil) or 16
 
 local m = common.load_model(a.model)
 local costs, info = common.try(frugal.profile, m, {
-  executor = a.executor, threads = a.threads, upto = upto, batches = a.batches, repeats = a.repeats,
-  cache = not a.no_cache, fit = a.fit})
+  executor = a.executor, threads = a.threads, upto = upto, batches = a.batches, repeats = a["repeat"],
+  cache = not a.no_cache, fit = a.fit, progress = not a.quiet})
 
 local B = costs.batch_max
 local rows = {{"#", "layer", "time/sample b=1", "b=" .. B, "spread b=1", "in b=1", "out b=1", "ws b=1", "ws b=" .. B}}

@@ -1,42 +1,43 @@
 -- frugal run: run a model on a batch: time per image, peak arena bytes, top-5 classes
--- usage: frugal run [MODEL.onnx | zoo:NAME] [--batch N] [--budget 64MB] [--input x.npy]
---                   [--output y.npy] [--threads T] [--executor cpu|vulkan] [--plan plan.json]
---                   [--repeat R] [--seed S]
---   MODEL          an ONNX file or zoo:NAME (default: zoo:resnet18)
---   --batch N      samples in the batch (default 1, or the --input's first dimension)
---   --budget B     the executor's arena, e.g. 64MB (default: exactly what the whole
---                  batch needs, as the executor counts it; printed). A budget too
---                  small is refused with the smallest budget that works.
---   --input F      a float32 .npy input (default: uniform random in [-1, 1), --seed S)
---   --output F     write the output to this .npy (several outputs: F with the
---                  output's name before .npy)
---   --plan F       run a plan made by `frugal plan` (its budget unless --budget)
---   --repeat R     run R times and report the median time (default 3: the first
---                  run of a process pays for thread start-up and first touches)
--- For a classifier (output [N,K]) the top-5 classes of the first sample are printed.
--- Progress goes to stderr when it is a terminal.
+-- For a classifier (an output of size [N, K]) the top-5 classes of the first
+-- sample are printed; --json prints all of it as one JSON object.
 local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
-local progress = require("progress").new()
 
-local usage = "frugal run [MODEL.onnx | zoo:NAME] [--batch N] [--budget 64MB] [--input x.npy] " ..
-              "[--output y.npy] [--threads T] [--executor cpu|vulkan] [--plan plan.json] [--repeat R] [--seed S]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  optional_positional = {"model"},
-  options = {batch = "integer", budget = "bytes", input = "string", output = "string", threads = "integer",
-             executor = "string", plan = "string", ["repeat"] = "integer", seed = "integer"},
-  defaults = {executor = "cpu", ["repeat"] = 3, seed = 0},
+  arguments = {{"model", "an ONNX file or zoo:NAME", default = "zoo:resnet18"}},
+  options = {
+    {"batch", "integer", "samples in the batch", min = 1,
+     default_text = "1; the --input's first dimension; the --plan's request"},
+    {"budget", "bytes", "the executor's arena, e.g. 64MB; a budget too small is refused with the smallest " ..
+     "one that works", min = 1, default_text = "the --plan's budget, else exactly what the whole batch needs"},
+    {"input", "input", "a float32 .npy input", default_text = "uniform random in [-1, 1) from --seed"},
+    {"output", "output", "write the output to this .npy (several outputs: one file each, the output's name " ..
+     "before .npy)", short = "o", default_text = "not written"},
+    {"plan", "input", "run a plan made by frugal plan (its budget and request size unless given)",
+     default_text = "the whole batch layer by layer"},
+    {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
+    {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
+    {"repeat", "integer", "timed runs, the median kept (the first run of a process pays for thread start-up " ..
+     "and first touches)", default = 3, min = 1},
+    {"seed", "integer", "seed of the random input", default = 0, min = 0},
+  },
+  progress = true,
+  json = "print the results as one JSON object (report, timings, outputs with their top-5)",
 })
-a.model = a.model or "zoo:resnet18"
-if a.batch and a.batch < 1 then common.fail("--batch must be >= 1, got " .. a.batch, 2) end
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
-if a.seed < 0 then common.fail("--seed must be >= 0, got " .. a.seed, 2) end
+local progress = require("progress").new(a.quiet)
 
-progress:status("loading " .. a.model)
+progress:stage("loading " .. a.model)
 local m = common.load_model(a.model)
+
+local plan
+if a.plan then
+  plan = common.try(frugal.load_json, a.plan)
+  if type(plan) ~= "table" or type(plan.steps) ~= "table" then
+    common.fail("--plan " .. a.plan .. " is not a plan (no \"steps\"): make one with frugal plan -o FILE")
+  end
+end
 
 local x, batch
 if a.input then
@@ -46,32 +47,67 @@ if a.input then
     common.fail("--batch " .. a.batch .. " disagrees with --input " .. a.input .. ", which holds " .. batch .. " samples", 2)
   end
 else
-  batch = a.batch or 1
+  batch = a.batch or (plan and math.tointeger(plan.batch)) or 1
   x = common.try(frugal.random_input, m, batch, a.seed)
 end
-
-progress:status("preparing " .. m:name() .. " on " .. a.executor)
-local ex = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget})
-local run_opts = nil
-if a.plan then
-  local plan = common.try(frugal.load_json, a.plan)
-  if not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
-  run_opts = {plan = plan}
+if plan and plan.batch and plan.batch ~= batch then
+  common.fail(string.format("--plan %s is for a request of %d samples, not %d (%s)", a.plan, plan.batch, batch,
+    a.input and ("--input " .. a.input) or ("--batch " .. batch)), 2)
 end
+
+progress:stage("preparing " .. m:name() .. " on " .. a.executor)
+local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget})
+if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 
 local y, report
 local times = {}
+progress:stage(string.format("running %d sample%s, %d time%s", batch, batch == 1 and "" or "s", a["repeat"],
+  a["repeat"] == 1 and "" or "s"))
 for r = 1, a["repeat"] do
   progress:status(string.format("running %d sample%s (%d/%d)", batch, batch == 1 and "" or "s", r, a["repeat"]))
-  y, report = common.try(ex.run, ex, x, run_opts)
+  y, report = common.try(ex.run, ex, x, plan and {plan = plan} or nil)
   times[#times + 1] = report.seconds
 end
 progress:done()
 table.sort(times)
 local seconds = times[(#times + 1) // 2]
 
+-- Outputs by name; the top classes of sample 1 for [N, K] classifiers.
+local outputs = frugal.is_tensor(y) and {[m:outputs()[1].name] = y} or y
+local names = {}
+for name in pairs(outputs) do names[#names + 1] = name end
+table.sort(names)
+local function top_classes(t)
+  if t:dim() ~= 2 or t:size(2) < 2 then return nil end
+  local values, indices = t[1]:topk(math.min(5, t:size(2)))
+  local top = {}
+  for r = 1, values:numel() do top[r] = {class = math.tointeger(indices[r]) - 1, score = values[r]} end
+  return top
+end
+
+local written = {}
+if a.output then
+  for _, name in ipairs(names) do
+    local path = #names == 1 and a.output or (a.output:gsub("%.npy$", "") .. "_" .. name:gsub("[^%w_.-]", "_") .. ".npy")
+    common.try(outputs[name].save_npy, outputs[name], path)
+    written[#written + 1] = path
+  end
+end
+
 local d = ex:describe()
-print("model       " .. m:origin() .. " ('" .. m:name() .. "')")
+if a.json then
+  local out = {model = a.model, model_name = m:name(), executor = a.executor, device = d.device, batch = batch,
+               input = a.input or {random_seed = a.seed}, plan = a.plan, seconds = seconds,
+               seconds_per_sample = seconds / batch, times = times, report = report, outputs = {}, wrote = written}
+  for _, name in ipairs(names) do
+    local t = outputs[name]
+    out.outputs[#out.outputs + 1] = {name = name, shape = t:size(), top = top_classes(t)}
+  end
+  print(frugal.json_encode(out, 1))
+  return
+end
+
+print("model       " .. common.model_label(a) .. " ('" .. m:name() .. "')")
 print("executor    " .. a.executor .. (d.device and (", device: " .. d.device) or ""))
 print("batch       " .. batch .. (a.input and (" from " .. a.input) or " (random input, seed " .. a.seed .. ")") ..
       (a.plan and (", plan " .. a.plan .. " (" .. #report.steps .. " steps)") or ", whole batch layer by layer"))
@@ -87,39 +123,15 @@ print("peak arena  " .. common.bytes_exact(report.peak_bytes) .. (budget_note an
 if report.predicted_peak_bytes and report.predicted_peak_bytes ~= report.peak_bytes then
   print("            (the executor predicted " .. common.bytes(report.predicted_peak_bytes) .. ")")
 end
-
--- Outputs: print shapes; top-5 for [N,K] classifiers.
-local outputs = y
-if getmetatable(y) == getmetatable(x) then outputs = {[m:outputs()[1].name] = y} end
-local names = {}
-for name in pairs(outputs) do names[#names + 1] = name end
-table.sort(names)
 for _, name in ipairs(names) do
   local t = outputs[name]
-  print("output      " .. name .. " " .. fmt.shape(t:size()))
-  if t:dim() == 2 and t:size(2) >= 2 then
-    local k = t:size(2)
-    local scores = {}
-    for c = 1, k do scores[c] = {c - 1, t:get(1, c)} end
-    table.sort(scores, function(p, q) return p[2] > q[2] end)
+  print("output      " .. name .. " " .. tostring(t:size()))
+  local top = top_classes(t)
+  if top then
     local rows = {{"rank", "class", "score"}}
-    for r = 1, math.min(5, k) do
-      rows[#rows + 1] = {tostring(r), tostring(scores[r][1]), string.format("%.5g", scores[r][2])}
-    end
-    print("top-" .. math.min(5, k) .. " of sample 1 (class = 0-based index into the " .. k .. " outputs)")
+    for r, c in ipairs(top) do rows[#rows + 1] = {tostring(r), tostring(c.class), string.format("%.5g", c.score)} end
+    print("top-" .. #top .. " of sample 1 (class = 0-based index into the " .. t:size(2) .. " outputs)")
     print(fmt.table(rows, {"r", "r", "r"}, "  "))
   end
 end
-
-if a.output then
-  if #names == 1 then
-    common.try(outputs[names[1]].save_npy, outputs[names[1]], a.output)
-    print("wrote       " .. a.output)
-  else
-    for _, name in ipairs(names) do
-      local path = a.output:gsub("%.npy$", "") .. "_" .. name:gsub("[^%w_.-]", "_") .. ".npy"
-      common.try(outputs[name].save_npy, outputs[name], path)
-      print("wrote       " .. path)
-    end
-  end
-end
+for _, path in ipairs(written) do print("wrote       " .. path) end

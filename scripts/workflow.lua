@@ -1,20 +1,4 @@
 -- frugal workflow: the main job: fold, profile, plan under a budget, run the VBS and FBS plans and compare
--- usage: frugal workflow [MODEL.onnx | zoo:NAME] [--budget B] [--batch 12] [--threads T]
---                        [--executor cpu|vulkan] [--batches 1,2,4,8,12] [--repeat R] [--unit U]
---                        [--no-cache] [--report report.json] [--save PREFIX] [--seed S]
---   MODEL         an ONNX file or zoo:NAME (default: zoo:toy_branched, a small
---                 residual + concat network, so the whole job takes seconds)
---   --batch N     samples in the request (default 12)
---   --budget B    memory for the request (default: the budget, among a few between
---                 the smallest plan and the whole batch's need, where VBS gains most
---                 over fixed batch by the cost table; printed)
---   --batches L   batch sizes to measure (default: every one from 1 to N, the only
---                 ones a request of N can use; others are interpolated)
---   --repeat R    timed runs of each plan, median kept (default 5)
---   --report F    write the figures below as JSON
---   --save PREFIX write the input and both plans' outputs: PREFIX_input.npy,
---                 PREFIX_vbs.npy, PREFIX_fbs.npy (one-input, one-output models)
---   --seed S      seed of the random input (default 0)
 -- Steps: 1. fold BatchNorm (BaN-OFF); 2. profile the folded model on the executor
 -- (cached on disk); 3. plan the request with VBS and with fixed batch (FBS) under
 -- the budget; 4. run both plans on the same random input inside an arena of exactly
@@ -26,46 +10,58 @@ local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
 local summary = require("plan_summary")
-local progress = require("progress").new()
 
-local usage = "frugal workflow [MODEL.onnx | zoo:NAME] [--budget B] [--batch 12] [--threads T] " ..
-              "[--executor cpu|vulkan] [--batches 1,2,4,8,12] [--repeat R] [--unit U] [--no-cache] [--report report.json] " ..
-              "[--save PREFIX] [--seed S]"
 local a = argparse.parse(arg, {
-  usage = usage,
-  optional_positional = {"model"},
-  options = {budget = "bytes", batch = "integer", threads = "integer", executor = "string", batches = "list",
-             ["repeat"] = "integer", unit = "bytes", no_cache = "flag", report = "string", seed = "integer",
-             save = "string"},
-  defaults = {batch = 12, executor = "cpu", ["repeat"] = 5, seed = 0},
+  arguments = {{"model", "an ONNX file or zoo:NAME (the default is a small residual + concat network, so the " ..
+                "whole job takes seconds)", default = "zoo:toy_branched"}},
+  options = {
+    {"batch", "integer", "samples in the request", default = 12, min = 1, max = 1024},
+    {"budget", "bytes", "memory for the request", min = 1,
+     default_text = "among a few between the smallest plan and the whole batch's need, the one where VBS " ..
+                    "gains most over fixed batch by the cost table; printed"},
+    {"batches", "list", "batch sizes to measure (others are interpolated)", min = 1,
+     default_text = "every one of 1..N, the only ones a request of N can use"},
+    {"repeat", "integer", "timed runs of each plan, median kept", default = 5, min = 1},
+    {"unit", "bytes", "the planner's memory unit", min = 1, default_text = "budget/256, rounded up"},
+    {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
+    {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
+    {"no_cache", "flag", "profile again even if the cost table is cached"},
+    {"report", "output", "write the figures as JSON", default_text = "not written"},
+    {"save", "string", "write the input and both plans' outputs: PREFIX_input.npy, PREFIX_vbs.npy, " ..
+     "PREFIX_fbs.npy (one-input, one-output models)", metavar = "PREFIX", default_text = "not written"},
+    {"seed", "integer", "seed of the random input", default = 0, min = 0},
+  },
+  progress = true,
+  notes = "Steps: 1 fold BatchNorm (BaN-OFF); 2 profile the folded model (cached on disk); 3 plan the request " ..
+          "with VBS and fixed batch (FBS) under the budget; 4 run both plans in an arena of exactly the budget, " ..
+          "and the unfolded model as reference; 5 compare predicted and measured time and peak memory, and the " ..
+          "outputs. Exits 1 when an output disagrees or a measured peak exceeds its prediction.",
 })
-a.model = a.model or "zoo:toy_branched"
-if a.batch < 1 or a.batch > 1024 then common.fail("--batch must be in 1..1024, got " .. a.batch, 2) end
-if a["repeat"] < 1 then common.fail("--repeat must be >= 1, got " .. a["repeat"], 2) end
-if a.threads and a.threads < 1 then common.fail("--threads must be >= 1, got " .. a.threads, 2) end
-if a.seed < 0 then common.fail("--seed must be >= 0, got " .. a.seed, 2) end
-if a.budget and a.budget < 1 then common.fail("--budget must be positive", 2) end
+local progress = require("progress").new(a.quiet)
 for _, b in ipairs(a.batches or {}) do
-  if b < 1 or b > a.batch then
+  if b > a.batch then
     common.fail("--batches: batch size " .. b .. " is outside 1.." .. a.batch .. " (a request of " .. a.batch ..
                 " samples runs no larger batch)", 2)
   end
 end
+if a.save then common.check_writable(a.save .. "_input.npy", "--save") end
 local B = a.batch
 local t_start = frugal.clock()
 
 -- 1. Fold.
-progress:status("loading " .. a.model)
+progress:stage("loading " .. a.model)
 local original = common.load_model(a.model)
-progress:status("folding BatchNorm (BaN-OFF)")
+progress:stage("folding BatchNorm (BaN-OFF)")
 local folded, fold_report = common.try(frugal.fold, original, {method = "banoff"})
-print(string.format("1 fold      %s: BaN-OFF folded %d of %d BatchNorm node%s (%s -> %s parameters)", a.model,
+print(string.format("1 fold      %s: BaN-OFF folded %d of %d BatchNorm node%s (%s -> %s parameters)", common.model_label(a),
   fold_report.bn_folded, fold_report.bn_total, fold_report.bn_total == 1 and "" or "s",
   fmt.commas(original:parameter_count()), fmt.commas(folded:parameter_count())))
 
 -- 2. Profile: batch sizes 1..B only, since a request of B samples never runs more at once.
+progress:stage("profiling")
 local costs, info = common.try(frugal.profile, folded, {
-  executor = a.executor, threads = a.threads, upto = B, batches = a.batches, cache = not a.no_cache})
+  executor = a.executor, threads = a.threads, upto = B, batches = a.batches, cache = not a.no_cache,
+  progress = not a.quiet})
 local measured_note
 if #info.measured_batches == B then
   measured_note = "batch sizes 1.." .. B .. " (only those a request of " .. B .. " can use)"
@@ -81,7 +77,7 @@ print(string.format("2 profile   %d layers on %s (%s), %s: %s", #costs.layers, c
 local function plan(planner, budget)
   return frugal.plan(costs, {planner = planner, budget = budget, batch = B, unit = a.unit})
 end
-progress:status("planning")
+progress:stage("planning")
 -- The whole batch's need: fixed batch B with no memory limit.
 local whole_plan = common.try(plan, "fbs", 1 << 50)
 local whole = whole_plan.peak_bytes
@@ -109,7 +105,7 @@ print(string.format("3 plan      %d samples under %s (%s); whole batch at once n
 -- 4. Run: both plans in an arena of exactly the budget; the reference is the
 -- unfolded model's ordinary whole-batch run (its own arena).
 local x = common.try(frugal.random_input, original, B, a.seed)
-progress:status("running the reference (whole batch, unfolded model)")
+progress:stage("running the reference (whole batch, unfolded model)")
 local ref = common.try(frugal.run, original, nil, x, {executor = a.executor, threads = a.threads})
 local ex = common.try(frugal.executor, folded, {executor = a.executor, threads = a.threads, budget = budget})
 
@@ -125,6 +121,7 @@ local runs = {{name = "VBS", plan = vbs}}
 if fbs_ok then runs[2] = {name = "FBS", plan = fbs} end
 for _, r in ipairs(runs) do r.times, r.peak = {}, 0 end
 -- Alternate the plans so that a slow moment of the machine hits both alike.
+progress:stage(string.format("running the plans, %d timed run%s each", a["repeat"], a["repeat"] == 1 and "" or "s"))
 for i = 0, a["repeat"] do  -- i = 0: warm-up, not timed
   for _, r in ipairs(runs) do
     progress:status(string.format("running the %s plan (%d/%d)", r.name, i, a["repeat"]))

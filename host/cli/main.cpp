@@ -3,8 +3,11 @@
 //   frugal SCRIPT.lua [args]   runs any script, with `arg` set as lua does
 //   frugal -e CODE [args]      runs a chunk of Lua
 //   frugal --help | help CMD | --version
+//   frugal --debug ...         Lua tracebacks for every error (else only for
+//                              errors in the user's own scripts)
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -33,8 +36,10 @@ void print_help(std::ostream& os) {
      << "usage: frugal COMMAND [args]        run a sub-command (a Lua script in " << dir << ")\n"
      << "       frugal SCRIPT.lua [args]     run a Lua script with the frugal module loaded\n"
      << "       frugal -e 'CODE' [args]      run a chunk of Lua\n"
-     << "       frugal help COMMAND          show a command's usage\n"
-     << "       frugal --version\n\n";
+     << "       frugal help COMMAND          show a command's usage, options and defaults\n"
+     << "       frugal --version\n"
+     << "       frugal --debug ...           show Lua tracebacks for every error (also as an option\n"
+     << "                                    of any command); without it a command's error is one line\n\n";
   std::vector<frugal::ScriptCommand> cmds = frugal::list_script_commands(dir);
   if (cmds.empty()) {
     os << "no commands found in " << dir << " (set FRUGAL_SCRIPT_DIR?)\n";
@@ -75,24 +80,36 @@ bool is_command_name(const std::string& s) {
   return true;
 }
 
+// A command's help is what its argument spec prints (scripts/lib/argparse.lua).
 int help_for(const std::string& name) {
-  std::string path = command_path(name);
+  const std::string path = command_path(name);
   if (!is_command_name(name) || !is_file(path)) return unknown_command(name);
-  frugal::ScriptCommand c = frugal::read_script_command(path);
-  if (!c.summary.empty()) std::cout << "frugal " << c.name << ": " << c.summary << "\n";
-  if (!c.usage.empty()) std::cout << c.usage;
-  if (c.summary.empty() && c.usage.empty())
-    std::cout << "frugal " << name << ": no usage text in " << path << "\n";
-  return 0;
+  frugal::LuaRunner lua;
+  lua.set_tracebacks(false);
+  return lua.run_file(path, {"--help"});
+}
+
+// Removes every "--debug" from args; true if there was one.
+bool take_debug_flag(std::vector<std::string>* args) {
+  const auto end = std::remove(args->begin(), args->end(), std::string("--debug"));
+  const bool found = end != args->end();
+  args->erase(end, args->end());
+  return found;
 }
 
 int run(int argc, char** argv) {
-  if (argc < 2) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool debug = false;
+  while (!args.empty() && args[0] == "--debug") {
+    debug = true;
+    args.erase(args.begin());
+  }
+  if (args.empty()) {
     print_help(std::cerr);
     return kUsageError;
   }
-  const std::string first = argv[1];
-  std::vector<std::string> rest(argv + 2, argv + argc);
+  const std::string first = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
 
   if (first == "--help" || first == "-h" || (first == "help" && rest.empty())) {
     print_help(std::cout);
@@ -111,14 +128,16 @@ int run(int argc, char** argv) {
     std::string code = rest[0];
     rest.erase(rest.begin());
     frugal::LuaRunner lua;
+    lua.set_debug(debug);
     return lua.run_string(code, "(command line)", rest);
   }
   if (!first.empty() && first[0] == '-') {
     std::cerr << "frugal: unknown option '" << first << "'. Run 'frugal --help'.\n";
     return kUsageError;
   }
-  // A script path, or a command name.
+  // A script path (the user's: tracebacks), or a command name (one-line errors).
   std::string script;
+  bool builtin = false;
   if (ends_with(first, ".onnx")) {
     std::cerr << "frugal: '" << first << "' is a model, not a script; try 'frugal info " << first
               << "' or 'frugal --help'\n";
@@ -132,10 +151,14 @@ int run(int argc, char** argv) {
     script = first;
   } else if (is_command_name(first) && is_file(command_path(first))) {
     script = command_path(first);
+    builtin = true;
+    debug = take_debug_flag(&rest) || debug;
   } else {
     return unknown_command(first);
   }
   frugal::LuaRunner lua;
+  lua.set_debug(debug);
+  lua.set_tracebacks(debug || !builtin);
   return lua.run_file(script, rest);
 }
 

@@ -272,14 +272,16 @@ int m_unknown_ops(lua_State* L) {
   return 1;
 }
 
+// Learned parameters: weights, biases, BatchNorm scale and shift, as
+// torchvision counts them (zoo/zoo.h); not running statistics or constants.
 int m_parameter_count(lua_State* L) {
-  lua_pushinteger(L, check_model(L, 1).graph.parameter_count());
+  lua_pushinteger(L, torchvision_parameter_count(check_model(L, 1).graph));
   return 1;
 }
 
-// Parameters as torchvision counts them (no BN running statistics): zoo/zoo.h.
-int m_torchvision_parameter_count(lua_State* L) {
-  lua_pushinteger(L, torchvision_parameter_count(check_model(L, 1).graph));
+// Every float value stored in initializers (also BN statistics and constants).
+int m_initializer_value_count(lua_State* L) {
+  lua_pushinteger(L, check_model(L, 1).graph.parameter_count());
   return 1;
 }
 
@@ -359,7 +361,7 @@ int m_tostring(lua_State* L) {
   std::string s = "frugal.Model '" + m.graph.name + "' from " + m.origin + " (" +
                   std::to_string(m.graph.nodes.size()) + " nodes, " + std::to_string(m.graph.inputs.size()) +
                   " inputs, " + std::to_string(m.graph.outputs.size()) + " outputs, " +
-                  std::to_string(m.graph.parameter_count()) + " parameters)";
+                  std::to_string(torchvision_parameter_count(m.graph)) + " parameters)";
   lua_pushlstring(L, s.data(), s.size());
   return 1;
 }
@@ -375,7 +377,7 @@ const LuaBinding kMethods[] = {{"inputs", m_inputs},
                                {"infer_shapes", m_infer_shapes},
                                {"unknown_ops", m_unknown_ops},
                                {"parameter_count", m_parameter_count},
-                               {"torchvision_parameter_count", m_torchvision_parameter_count},
+                               {"initializer_value_count", m_initializer_value_count},
                                {"macs", m_macs},
                                {"save", m_save},
                                {"clone", m_clone},

@@ -11,7 +11,8 @@
 //                                and for integer ones also `values` (exact integers)
 //   m:infer_shapes(batch) / m:infer_shapes{input = {1, 3, 224, 224}}   -> m
 //   m:unknown_ops()           -> {"Foo (node 'x')", ...}
-//   m:parameter_count()
+//   m:parameter_count()       -> learned parameters (weights, biases, BN scale and shift)
+//   m:initializer_value_count() -> every float stored in initializers (also BN statistics)
 //   m:macs()                  -> per-node list {name=, op=, macs=}, total, missing:
 //                                MACs at the inferred shapes; a node that cannot be
 //                                counted (unknown op, no shapes) has macs = nil and

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 #include "lua/lua_binding.h"
 #include "lua/lua_executor.h"
@@ -18,11 +20,24 @@ namespace frugal {
 
 namespace {
 
-// "\r<line>" erasing the rest of the terminal line; "" clears it.
-void terminal_status(const std::string& line) {
-  std::fprintf(stderr, "\r%s\033[K", line.c_str());
-  if (line.empty()) std::fprintf(stderr, "\r");
-  std::fflush(stderr);
+// Progress on stderr: on a terminal a status line replaced in place ("\r<line>"
+// erasing the rest, "" clears it); otherwise a line at each tenth of the work,
+// so a log shows a long profile moving.
+std::function<void(const std::string&, double)> stderr_progress() {
+  if (isatty(STDERR_FILENO) == 1)
+    return [](const std::string& line, double) {
+      std::fprintf(stderr, "\r%s\033[K", line.c_str());
+      if (line.empty()) std::fprintf(stderr, "\r");
+      std::fflush(stderr);
+    };
+  auto next_tenth = std::make_shared<int>(0);
+  return [next_tenth](const std::string& line, double done) {
+    const int tenth = static_cast<int>(done * 10);
+    if (line.empty() || tenth < *next_tenth) return;
+    *next_tenth = tenth + 1;
+    std::fprintf(stderr, "frugal: %3d%% %s\n", static_cast<int>(done * 100), line.c_str());
+    std::fflush(stderr);
+  };
 }
 
 ProfileOptions parse_profile_options(lua_State* L, int idx) {
@@ -57,7 +72,7 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   o.repeats = static_cast<int>(repeats);
   o.reuse_cache = opt_bool_field(L, idx, "cache", true);
   o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
-  if (opt_bool_field(L, idx, "progress", isatty(STDERR_FILENO) == 1)) o.progress = terminal_status;
+  if (opt_bool_field(L, idx, "progress", true)) o.progress = stderr_progress();
   return o;
 }
 

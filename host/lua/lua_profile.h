@@ -8,7 +8,7 @@
 //       repeats = 5,            -- timed runs per layer and batch (after a warm-up)
 //       cache = true,           -- false: measure again (the new table replaces the cached one)
 //       cache_dir = PATH,       -- default $XDG_CACHE_HOME/frugal/costs or ~/.cache/...
-//       progress = true|false,  -- status line on stderr; default: when stderr is a terminal
+//       progress = true,        -- on stderr: a status line on a terminal, else a line per tenth of the work
 //   })
 //
 // costs is the cost table as a plain Lua table in the planner's format (see

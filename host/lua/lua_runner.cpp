@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <new>
+#include <regex>
 
 #include "cli/byte_size.h"
 #include "cli/paths.h"
@@ -16,16 +17,22 @@ namespace frugal {
 
 namespace {
 
-// Error message plus traceback; error objects that are not strings are described.
-int message_handler(lua_State* L) {
+// The error message as a string; error objects that are not strings are described.
+const char* error_text(lua_State* L) {
   const char* msg = lua_tostring(L, 1);
-  if (!msg) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      msg = lua_tostring(L, -1);
-    else
-      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  }
-  luaL_traceback(L, L, msg, 1);
+  if (msg) return msg;
+  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+  return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+}
+
+int message_only(lua_State* L) {
+  lua_pushstring(L, error_text(L));
+  return 1;
+}
+
+// Error message plus traceback.
+int message_handler(lua_State* L) {
+  luaL_traceback(L, L, error_text(L), 1);
   return 1;
 }
 
@@ -95,6 +102,20 @@ LuaRunner::LuaRunner() : err_(&std::cerr) {
   }
 }
 
+void LuaRunner::set_debug(bool on) {
+  lua_getglobal(L_, "frugal");
+  lua_pushboolean(L_, on);
+  lua_setfield(L_, -2, "debug");
+  lua_pop(L_, 1);
+}
+
+std::string user_error_message(const std::string& message) {
+  static const std::regex position(R"(^[^\n:]*\.lua:\d+: )");
+  static const std::regex binding(R"(^(frugal\.\w+|tensor:\w+|model:\w+|executor:\w+): )");
+  std::string m = std::regex_replace(message, position, "", std::regex_constants::format_first_only);
+  return std::regex_replace(m, binding, "", std::regex_constants::format_first_only);
+}
+
 LuaRunner::~LuaRunner() {
   if (L_) lua_close(L_);
 }
@@ -126,7 +147,7 @@ int LuaRunner::run_loaded(int load_status, const std::string& script, const std:
     lua_setglobal(L_, "arg");
 
     luaL_checkstack(L_, static_cast<int>(args.size()) + 4, "too many script arguments");
-    lua_pushcfunction(L_, message_handler);
+    lua_pushcfunction(L_, tracebacks_ ? message_handler : message_only);
     lua_insert(L_, base + 1);  // under the chunk
     for (const std::string& a : args) lua_pushlstring(L_, a.data(), a.size());
     load_status = lua_pcall(L_, static_cast<int>(args.size()), 0, base + 1);
@@ -137,6 +158,7 @@ int LuaRunner::run_loaded(int load_status, const std::string& script, const std:
   }
   const char* msg = lua_tostring(L_, -1);
   last_error_ = msg ? msg : "(error object is not a string)";
+  if (!tracebacks_) last_error_ = user_error_message(last_error_);
   std::fflush(stdout);  // keep what the script printed before the error
   *err_ << "frugal: " << last_error_ << std::endl;
   lua_settop(L_, base);

@@ -26,12 +26,20 @@ class LuaRunner {
   // Runs a script file: arg[0] = path, arg[1..] = args, arg[-1] = "frugal"; the
   // args are also the chunk's `...`. Returns 0, or 1 after writing
   // "frugal: <message>\n<traceback>" to `err` (and to last_error()).
+  // os.exit in the script ends the process, as in lua.
   int run_file(const std::string& path, const std::vector<std::string>& args);
   // Same for a chunk of code; `chunkname` names it in messages.
   int run_string(const std::string& code, const std::string& chunkname, const std::vector<std::string>& args);
 
   // Where errors go (std::cerr by default).
   void set_error_stream(std::ostream* err) { err_ = err; }
+  // Tracebacks (on by default) are for errors in a user's own script. Off,
+  // as for the built-in commands, an error is one line without the script
+  // position or the binding's name: "frugal: cannot open 'x.onnx': ...".
+  void set_tracebacks(bool on) { tracebacks_ = on; }
+  // Sets frugal.debug, which scripts read (true: let errors through with
+  // their tracebacks instead of one-line messages).
+  void set_debug(bool on);
   // The message and traceback of the last failure, "" after a success.
   const std::string& last_error() const { return last_error_; }
 
@@ -47,6 +55,11 @@ class LuaRunner {
   lua_State* L_ = nullptr;
   std::ostream* err_;
   std::string last_error_;
+  bool tracebacks_ = true;
 };
+
+// An error message for people: without a leading "script.lua:12: " and a
+// binding's name ("frugal.load: ", "executor:run: ").
+std::string user_error_message(const std::string& message);
 
 }  // namespace frugal

@@ -118,9 +118,10 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
       const int b = batches[k];
       if (opt.progress)
         opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " +
-                     std::to_string(i + 1) + "/" + std::to_string(n) + " '" + name + "' at batch " +
-                     std::to_string(b) + "  [" + std::to_string(i * batches.size() + k + 1) + "/" +
-                     std::to_string(total) + "]");
+                         std::to_string(i + 1) + "/" + std::to_string(n) + " '" + name + "' at batch " +
+                         std::to_string(b) + "  [" + std::to_string(i * batches.size() + k + 1) + "/" +
+                         std::to_string(total) + "]",
+                     static_cast<double>(i * batches.size() + k) / static_cast<double>(total));
       int reps = opt.repeats;
       LayerTiming t = ex.time_layer(index, b, reps);
       // Fast layers: the median of a few microsecond runs is mostly timer noise.
@@ -161,7 +162,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
         network_outputs.count(L["output_tensor"].get<std::string>()))
       out_layers.back()["network_output"] = true;
   }
-  if (opt.progress) opt.progress("");
+  if (opt.progress) opt.progress("", 1.0);
   r.seconds = now_seconds() - t0;
   r.costs = {{"model", subject.model_name},  {"model_hash", subject.model_hash},
              {"executor", subject.executor}, {"device", device},

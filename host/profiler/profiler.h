@@ -46,8 +46,9 @@ struct ProfileOptions {
   bool reuse_cache = true;  // take the cached table when there is one
   bool write_cache = true;  // store what was measured (so a re-measure refreshes the cache)
   std::string cache_dir;    // "": the default folder (cost_cache.h)
-  // Called with a status line before each measurement ("" at the end); may be empty.
-  std::function<void(const std::string&)> progress;
+  // Called before each measurement with a status line and the share of the
+  // work done so far (0..1), and with ("", 1) at the end; may be empty.
+  std::function<void(const std::string& status, double done)> progress;
 };
 
 // NOLINTNEXTLINE(bugprone-exception-escape): only nlohmann::json copies inside can throw (bad_alloc).

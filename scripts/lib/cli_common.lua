@@ -1,7 +1,23 @@
--- What the run / fold / profile / plan / workflow scripts share: the model
--- argument (a file or zoo:NAME), "-o" as a short form, user-facing failures
--- without a traceback, and number formats.
+-- What the sub-command scripts share: user-facing failures (one line, no
+-- traceback unless --debug), the model argument (a file or zoo:NAME), output
+-- files checked before the work, and number formats.
 local M = {}
+
+-- An error value as a message for people: without the script position
+-- ("/path/x.lua:12: "), the binding's name ("frugal.plan: ", "executor:run: ")
+-- and a plugin call's file and function ("vbs (/path/planner_vbs.so): plan: "
+-- becomes "vbs: ").
+function M.message(err)
+  local msg = tostring(err)
+  msg = msg:gsub("^[^:\n]*%.lua:%d+: ", "", 1)
+  for _ = 1, 2 do
+    msg = msg:gsub("^frugal%.[%w_]+: ", "", 1):gsub("^tensor:[%w_]+: ", "", 1):gsub("^model:[%w_]+: ", "", 1)
+             :gsub("^executor:[%w_]+: ", "", 1)
+  end
+  msg = msg:gsub("([%w_%-]+) %([^()\n]*%.so%): [%w_]+: ", "%1: ")
+  msg = msg:gsub("^([%w_%-]+): %1: ", "%1: ")
+  return msg
+end
 
 -- Prints "frugal: MESSAGE" and exits with `code` (default 1): for errors that
 -- are the user's (a budget too small, a missing file), not the script's.
@@ -11,25 +27,20 @@ function M.fail(msg, code)
   os.exit(code or 1)
 end
 
--- An error value as a message for people: without the script position prefix
--- ("/path/x.lua:12: ") and the binding's name ("frugal.plan: ").
-function M.message(err)
-  local msg = tostring(err):gsub("^[^:\n]*%.lua:%d+: ", ""):gsub("^frugal%.[%w_]+: ", "")
-  return msg
-end
-
--- pcall that turns an error into M.fail.
+-- pcall that turns an error into M.fail; with --debug the error goes through
+-- with its traceback.
 function M.try(f, ...)
+  if frugal.debug then return f(...) end
   local r = table.pack(pcall(f, ...))
   if not r[1] then M.fail(M.message(r[2])) end
   return table.unpack(r, 2, r.n)
 end
 
--- "-o X" -> "--NAME X" (argparse knows long options only).
-function M.short_output(argv, name)
-  local out = {}
-  for i, a in ipairs(argv) do out[i] = (a == "-o") and ("--" .. name) or a end
-  return out
+-- Fails unless `path` can be written (checked before long work, so that it
+-- does not fail at its end). `what` names it ("--report").
+function M.check_writable(path, what)
+  local err = require("argparse").check_writable(path)
+  if err then M.fail(what .. ": cannot write " .. err, 2) end
 end
 
 -- A model from "file.onnx" or "zoo:NAME".
@@ -37,6 +48,11 @@ function M.load_model(spec, seed)
   local zoo_name = spec:match("^zoo:(.+)$")
   if zoo_name then return M.try(frugal.zoo, zoo_name, {seed = seed or 1}) end
   return M.try(frugal.load, spec)
+end
+
+-- "zoo:resnet18 (the default model; give MODEL.onnx or zoo:NAME)" when MODEL was not given.
+function M.model_label(a)
+  return a.model .. (a.defaulted.model and " (the default; give MODEL.onnx or zoo:NAME)" or "")
 end
 
 -- Seconds with a unit that keeps 3 significant digits: "12.3 ms", "10 s".

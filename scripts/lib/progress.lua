@@ -1,24 +1,55 @@
--- Status lines for long steps, on stderr and only when stderr is a terminal
--- (a pipe or a log file gets nothing, so output stays clean and diffable).
+-- Progress of long commands, on stderr, in one of three ways:
+--   * on a terminal: a status line replaced in place; while it shows, print()
+--     erases it first, so results never land after half a status line;
+--   * when stderr is a file or a pipe: one line per stage ("frugal workflow:
+--     profiling"), so a log shows where a long run is;
+--   * nothing with --quiet.
 --
---   local progress = require("progress").new()   -- or .new(false) to silence
---   progress:status("profiling layer 3/20")      -- replaces the previous line
---   progress:done()                              -- erases it
+--   local progress = require("progress").new(a.quiet)
+--   progress:stage("profiling")            -- a stage: the status line, or a log line
+--   progress:status("layer 3/20")          -- a detail: the status line only
+--   progress:done()                        -- erases the status line
+-- progress.mode is "terminal", "lines" or "quiet"; frugal.profile follows the
+-- same rule with its option progress = (progress.mode ~= "quiet").
 local M = {}
 
-function M.new(enabled)
-  if enabled == nil then enabled = frugal.isatty("stderr") end
-  local p = {enabled = enabled}
+local function command_name()
+  return ((arg and arg[0] or ""):match("([^/]+)%.lua$")) or "script"
+end
+
+function M.new(quiet)
+  local mode = quiet and "quiet" or (frugal.isatty("stderr") and "terminal" or "lines")
+  local p = {mode = mode, showing = false}
+  local prefix = "frugal " .. command_name() .. ": "
+
   function p:status(text)
-    if self.enabled then
-      io.stderr:write("\r", text, "\27[K")
+    if self.mode ~= "terminal" then return end
+    io.stderr:write("\r", text, "\27[K")
+    io.stderr:flush()
+    self.showing = true
+  end
+
+  function p:stage(text)
+    if self.mode == "lines" then
+      io.stderr:write(prefix, text, "\n")
       io.stderr:flush()
+    else
+      self:status(text)
     end
   end
+
   function p:done()
-    if self.enabled then
-      io.stderr:write("\r\27[K")
-      io.stderr:flush()
+    if not self.showing then return end
+    io.stderr:write("\r\27[K")
+    io.stderr:flush()
+    self.showing = false
+  end
+
+  if mode == "terminal" then
+    local raw_print = print
+    print = function(...)  -- luacheck: ignore (global on purpose: every print of the script)
+      p:done()
+      raw_print(...)
     end
   end
   return p

@@ -56,7 +56,8 @@ TEST_CASE("cli: help CMD prints the script's usage block", "[cli]") {
   FrugalRun r = run_frugal("help info");
   CHECK(r.code == 0);
   CHECK_THAT(r.output, StartsWith("frugal info: " + summary_of("info")));
-  CHECK_THAT(r.output, Contains("usage: frugal info MODEL.onnx [--batch N]"));
+  CHECK_THAT(r.output, Contains("usage: frugal info MODEL [options]"));
+  CHECK_THAT(r.output, Contains("--batch N"));
   CHECK_THAT(r.output, Contains("--batch N"));
   FrugalRun bad = run_frugal("help nosuchcommand");
   CHECK(bad.code == 2);

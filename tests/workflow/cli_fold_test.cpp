@@ -65,11 +65,11 @@ TEST_CASE("frugal fold: bad arguments", "[workflow]") {
   ScratchDir dir("foldbad");
   FrugalRun r = frugal_in(dir, "fold zoo:toy_tiny out.onnx --method best");
   CHECK(r.code == 2);
-  CHECK(contains(r.output, "--method must be banoff or naive"));
+  CHECK(contains(r.output, "--method must be one of banoff, naive, got 'best'"));
   r = frugal_in(dir, "fold missing.onnx out.onnx");
   CHECK(r.code == 1);
   CHECK(contains(r.output, "missing.onnx"));
   r = frugal_in(dir, "fold zoo:toy_tiny");
   CHECK(r.code == 2);
-  CHECK(contains(r.output, "missing output"));
+  CHECK(contains(r.output, "missing OUT (where to write the folded model"));
 }

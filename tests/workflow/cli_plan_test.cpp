@@ -98,7 +98,7 @@ TEST_CASE("frugal plan: bad inputs are refused with their reason and a non-zero 
   CHECK(contains(r.output, "NaN"));
 
   r = frugal_in(dir, "plan --costs nowhere.json --budget 7 --batch 2");
-  CHECK(r.code == 1);
+  CHECK(r.code == 2);
   CHECK(contains(r.output, "nowhere.json"));
 
   // A plan for another model: its layer names are not the cost table's.
@@ -123,11 +123,15 @@ TEST_CASE("frugal run --plan: a plan for another model or request size is refuse
   CHECK(contains(r.output, "'block3.conv'"));
 
   // A plan made for toy_tiny at batch 2 given a batch of 3.
-  REQUIRE(frugal_in(dir, "profile zoo:toy_tiny --upto 2 --repeats 1 -o c.json").code == 0);
+  REQUIRE(frugal_in(dir, "profile zoo:toy_tiny --upto 2 --repeat 1 -o c.json").code == 0);
   REQUIRE(frugal_in(dir, "plan --costs c.json --budget 1MB --batch 2 -o p.json").code == 0);
   r = frugal_in(dir, "run zoo:toy_tiny --plan p.json --batch 3 --repeat 1");
-  CHECK(r.code == 1);
-  CHECK(contains(r.output, "is for a request of 2 samples, the input has 3"));
+  CHECK(r.code == 2);
+  CHECK(contains(r.output, "--plan p.json is for a request of 2 samples, not 3 (--batch 3)"));
   r = frugal_in(dir, "run zoo:toy_tiny --plan p.json --batch 2 --repeat 1");
   CHECK(r.code == 0);
+  // Without --batch or --input, the plan's request size.
+  r = frugal_in(dir, "run zoo:toy_tiny --plan p.json --repeat 1");
+  CHECK(r.code == 0);
+  CHECK(contains(r.output, "batch       2 (random input, seed 0), plan p.json"));
 }

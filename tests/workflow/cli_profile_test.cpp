@@ -23,7 +23,7 @@ std::vector<std::string> cache_files(const ScratchDir& dir) {
 
 TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; times positive", "[workflow]") {
   ScratchDir dir("profile");
-  FrugalRun r = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeats 2 -o c.json");
+  FrugalRun r = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeat 2 -o c.json");
   INFO(r.output);
   REQUIRE(r.code == 0);
   const nlohmann::json c = read_json(dir / "c.json");
@@ -56,7 +56,7 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
 TEST_CASE("frugal profile: the second run is a cache hit; --no-cache and a corrupt file measure again",
           "[workflow]") {
   ScratchDir dir("cache");
-  const std::string cmd = "profile zoo:toy_tiny --upto 2 --repeats 1 -o ";
+  const std::string cmd = "profile zoo:toy_tiny --upto 2 --repeat 1 -o ";
   FrugalRun first = frugal_in(dir, cmd + "a.json");
   REQUIRE(first.code == 0);
   CHECK(contains(first.output, "measured in"));
@@ -76,7 +76,7 @@ TEST_CASE("frugal profile: the second run is a cache hit; --no-cache and a corru
         read_json(dir / "c.json"));  // the cache now holds the new measurement
 
   // Other threads or batch sizes are other keys: a miss, a second file.
-  FrugalRun other = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeats 1");
+  FrugalRun other = frugal_in(dir, "profile zoo:toy_tiny --upto 3 --repeat 1");
   REQUIRE(other.code == 0);
   CHECK(contains(other.output, "measured in"));
   CHECK(cache_files(dir).size() == 2);
@@ -91,7 +91,7 @@ TEST_CASE("frugal profile: the second run is a cache hit; --no-cache and a corru
 
 TEST_CASE("frugal profile --batches: unmeasured sizes are interpolated in per-batch time", "[workflow]") {
   ScratchDir dir("interp");
-  FrugalRun r = frugal_in(dir, "profile zoo:toy_tiny --upto 5 --batches 1,3 --repeats 1 -o c.json");
+  FrugalRun r = frugal_in(dir, "profile zoo:toy_tiny --upto 5 --batches 1,3 --repeat 1 -o c.json");
   INFO(r.output);
   REQUIRE(r.code == 0);
   CHECK(contains(r.output, "measured: 1,3 (the others interpolated)"));

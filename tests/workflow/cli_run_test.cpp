@@ -56,8 +56,8 @@ TEST_CASE("frugal run: bad arguments are clear errors", "[workflow]") {
   r = frugal_in(dir, "run zoo:no_such_net");
   CHECK(r.code == 1);
   CHECK(contains(r.output, "unknown zoo model 'no_such_net'"));
-  r = frugal_in(dir, "run zoo:toy_tiny --input missing.npy");
-  CHECK(r.code == 1);
+  r = frugal_in(dir, "run zoo:toy_tiny --input missing.npy");  // refused before loading the model
+  CHECK(r.code == 2);
   CHECK(contains(r.output, "missing.npy"));
   r = frugal_in(dir, "run zoo:toy_tiny --executor nope");
   CHECK(r.code == 1);

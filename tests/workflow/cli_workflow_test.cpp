@@ -40,7 +40,7 @@ TEST_CASE("frugal workflow: measured peaks equal predicted peaks, outputs equal 
       const Tensor y = load_npy(dir / (std::string("out_") + plan + ".npy"));
       CHECK(max_rel_diff(to_ref(y), ref.at("output")) < 1e-4);
     }
-    CHECK(contains(r.output, "Figure 9"));
+    CHECK(contains(r.output, "per layer, the sizes of its steps in samples"));
   }
 }
 
