@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

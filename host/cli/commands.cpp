@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/paths.h"
+#include "loader/search_paths.h"
 #include "lua/lua_runner.h"
 
 namespace {

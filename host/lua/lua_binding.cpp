@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

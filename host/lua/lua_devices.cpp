@@ -24,9 +24,9 @@
 #include <string>
 
 #include "frugal/plugin.h"
+#include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
-#include "plugins/plugin_registry.h"
 
 namespace frugal {
 

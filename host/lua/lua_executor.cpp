@@ -4,17 +4,17 @@
 #include <cmath>
 #include <set>
 
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "loader/plugin_call.h"
+#include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
 #include "lua/lua_tensor.h"
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_call.h"
-#include "plugins/plugin_registry.h"
 #include "profiler/cost_cache.h"
 #include "profiler/json_file.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -33,8 +33,8 @@
 #include <optional>
 #include <string>
 
+#include "loader/executor_client.h"
 #include "lua/lua_object.h"
-#include "plugins/executor_client.h"
 
 namespace frugal {
 

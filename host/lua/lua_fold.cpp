@@ -1,11 +1,11 @@
 #include "lua/lua_fold.h"
 
+#include "loader/folder_client.h"
+#include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
-#include "plugins/folder_client.h"
-#include "plugins/plugin_registry.h"
 
 namespace frugal {
 

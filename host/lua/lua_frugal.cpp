@@ -3,7 +3,8 @@
 #include <cmath>
 
 #include "cli/byte_size.h"
-#include "cli/paths.h"
+#include "frugal/error.h"
+#include "loader/search_paths.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_devices.h"
 #include "lua/lua_executor.h"
@@ -16,7 +17,6 @@
 #include "lua/lua_tensor.h"
 #include "lua/lua_terminal.h"
 #include "lua/lua_zoo.h"
-#include "util/error.h"
 
 namespace frugal {
 

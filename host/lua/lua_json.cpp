@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
+#include "frugal/error.h"
 #include "lua/lua_binding.h"
 #include "profiler/json_file.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <map>
 
-#include "graph/macs.h"
-#include "graph/ops.h"
-#include "graph/shape_inference.h"
+#include "frugal/error.h"
+#include "frugal/model/macs.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/ops.h"
+#include "frugal/model/shape_inference.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_object.h"
 #include "lua/lua_tensor.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
 #include "tensor/tensor_random.h"
-#include "util/error.h"
 #include "zoo/zoo.h"
 
 namespace frugal {

@@ -25,7 +25,7 @@
 #include <lua.hpp>
 #include <string>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "lua/lua_object.h"
 
 namespace frugal {

@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "frugal/error.h"
 #include "lua/lua_binding.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "cli/byte_size.h"
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
+#include "frugal/error.h"
+#include "loader/planner_client.h"
+#include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
 #include "lua/lua_options.h"
-#include "plugins/planner_client.h"
-#include "plugins/plugin_registry.h"
 #include "profiler/json_file.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -1,7 +1,7 @@
 #include "lua/lua_plugins.h"
 
+#include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
-#include "plugins/plugin_registry.h"
 
 namespace frugal {
 

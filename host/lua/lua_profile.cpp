@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "frugal/error.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_executor.h"
 #include "lua/lua_json.h"
@@ -14,7 +15,6 @@
 #include "lua/lua_options.h"
 #include "profiler/cost_fit.h"
 #include "profiler/profiler.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -9,9 +9,9 @@
 #include <regex>
 
 #include "cli/byte_size.h"
-#include "cli/paths.h"
+#include "frugal/error.h"
+#include "loader/search_paths.h"
 #include "lua/lua_frugal.h"
-#include "util/error.h"
 
 namespace frugal {
 

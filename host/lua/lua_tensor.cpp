@@ -7,7 +7,6 @@
 
 #include "tensor/npy.h"
 #include "tensor/tensor_random.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <functional>
 
+#include "frugal/error.h"
 #include "lua/lua_tensor.h"
 #include "tensor/tensor_reduce.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <string>
 
+#include "frugal/error.h"
 #include "lua/lua_binding.h"
-#include "util/error.h"
 
 namespace frugal {
 

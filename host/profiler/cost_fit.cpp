@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

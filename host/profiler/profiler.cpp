@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
+#include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
-#include "util/error.h"
 
 namespace frugal {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/executor_client.h"
+#include "loader/executor_client.h"
 
 namespace frugal {
 

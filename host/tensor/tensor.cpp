@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

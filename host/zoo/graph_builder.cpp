@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "util/error.h"
+#include "frugal/error.h"
 #include "zoo/random_weights.h"
 
 namespace frugal::zoo {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "zoo/activation_moments.h"
 
 namespace frugal::zoo {

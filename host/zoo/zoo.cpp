@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "util/error.h"
+#include "frugal/error.h"
 #include "zoo/networks.h"
 
 namespace frugal {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::exec {
 

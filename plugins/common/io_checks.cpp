@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::exec {
 

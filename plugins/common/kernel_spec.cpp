@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::exec {
 

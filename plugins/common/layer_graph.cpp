@@ -4,8 +4,8 @@
 #include <cstring>
 #include <set>
 
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::exec {
 

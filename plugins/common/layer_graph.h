@@ -20,8 +20,8 @@
 
 #include "common/epilogue_steps.h"
 #include "common/kernel_spec.h"
+#include "frugal/model/graph.h"
 #include "frugal/plugin.h"
-#include "graph/graph.h"
 
 namespace frugal::exec {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::exec {
 

@@ -1,6 +1,6 @@
 #include "compiled_model.h"
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::cpu {
 

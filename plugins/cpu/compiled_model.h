@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/layer_graph.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "kernels/kernel.h"
 
 namespace frugal::cpu {

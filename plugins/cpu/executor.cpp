@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "frugal/error.h"
+#include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
 #include "kernels/kernel_util.h"
-#include "onnx/onnx_import.h"
-#include "util/error.h"
 
 namespace frugal::cpu {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "folder/feature_shapes.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal::folding {
 

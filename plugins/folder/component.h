@@ -25,7 +25,7 @@
 #include "folder/bn_affine.h"
 #include "folder/feature_shapes.h"
 #include "folder/weight_updates.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal::folding {
 

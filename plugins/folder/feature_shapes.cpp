@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "graph/ops.h"
+#include "frugal/model/ops.h"
 
 namespace frugal::folding {
 

@@ -7,7 +7,7 @@
 #include "folder/component.h"
 #include "folder/constants.h"
 #include "folder/feature_shapes.h"
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::folding {
 

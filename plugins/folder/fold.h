@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal::folding {
 

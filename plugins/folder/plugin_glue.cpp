@@ -3,9 +3,9 @@
 #include <string>
 
 #include "folder/fold.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
 
 namespace frugal::folding {
 

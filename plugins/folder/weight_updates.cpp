@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "folder/constants.h"
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::folding {
 

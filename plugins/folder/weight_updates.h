@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "folder/feature_map.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal::folding {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::planner {
 

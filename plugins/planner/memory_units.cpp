@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::planner {
 

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "chain_dp.h"
+#include "frugal/error.h"
 #include "linear_chain.h"
-#include "util/error.h"
 
 namespace frugal::planner {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cost_table.h"
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::planner {
 

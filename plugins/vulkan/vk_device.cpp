@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::vk {
 

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "frugal/error.h"
+#include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
-#include "onnx/onnx_import.h"
-#include "util/error.h"
 
 #ifndef FRUGAL_BUILD_SHADER_DIR
 #define FRUGAL_BUILD_SHADER_DIR "shaders"

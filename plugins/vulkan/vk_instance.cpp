@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::vk {
 

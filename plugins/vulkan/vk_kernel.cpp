@@ -8,8 +8,8 @@
 #include <map>
 
 #include "common/op_table.h"
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::vk {
 

@@ -13,7 +13,7 @@
 
 #include "common/epilogue_steps.h"
 #include "common/kernel_spec.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "vk_device.h"
 #include "vk_recorder.h"
 

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "common/window.h"
-#include "util/error.h"
+#include "frugal/error.h"
 #include "vk_kernel.h"
 
 namespace frugal::vk {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "frugal/error.h"
+#include "frugal/model/shape_inference.h"
 #include "frugal/plugin_sdk.hpp"
-#include "graph/shape_inference.h"
-#include "util/error.h"
 
 namespace frugal::vk {
 

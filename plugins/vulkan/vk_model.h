@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/layer_graph.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "vk_kernel.h"
 
 namespace frugal::vk {

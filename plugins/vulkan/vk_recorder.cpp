@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "common/chunk_memory.h"
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 namespace frugal::vk {
 

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 using Catch::Matchers::Contains;
 

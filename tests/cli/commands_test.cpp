@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 using Catch::Matchers::Contains;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "reference.h"
 
 namespace cpu_test {

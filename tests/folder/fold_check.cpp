@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::fold_test {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "reference.h"
 #include "zoo/graph_builder.h"
 

@@ -6,12 +6,12 @@
 
 #include "fold_check.h"
 #include "folder/fold.h"
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
 #include "frugal/plugin.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
-#include "plugins/folder_client.h"
-#include "plugins/plugin_registry.h"
-#include "util/error.h"
+#include "loader/folder_client.h"
+#include "loader/plugin_registry.h"
 #include "zoo/graph_builder.h"
 #include "zoo/zoo.h"
 

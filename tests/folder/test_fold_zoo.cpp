@@ -14,9 +14,9 @@
 
 #include "fold_check.h"
 #include "folder/fold.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
 #include "zoo/zoo.h"
 
 using namespace frugal;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "lua_fixture.h"
 #include "unknown_ops_model.h"
 #include "zoo/zoo.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "frugal/error.h"
 #include "lua_fixture.h"
-#include "util/error.h"
 
 using Catch::Matchers::Contains;
 

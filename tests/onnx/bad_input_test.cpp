@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "onnx/onnx_import.h"
-#include "onnx/tensor_pb.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/tensor_pb.h"
 #include "test_models.h"
 
 using namespace frugal;

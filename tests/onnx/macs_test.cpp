@@ -1,12 +1,12 @@
 // MAC counts: hand-computed values and a brute-force count over a conv's
 // output positions and kernel taps.
-#include "graph/macs.h"
+#include "frugal/model/macs.h"
 
 #include <catch2/catch.hpp>
 
-#include "graph/shape_inference.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/shape_inference.h"
 #include "graph_fixtures.h"
-#include "onnx/onnx_import.h"
 #include "test_models.h"
 
 using namespace frugal;

@@ -6,12 +6,12 @@
 #include <random>
 #include <set>
 
-#include "graph/shape_inference.h"
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/shape_inference.h"
 #include "graphs_equal.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
 #include "test_models.h"
-#include "util/error.h"
 
 using namespace frugal;
 using namespace frugal::test;

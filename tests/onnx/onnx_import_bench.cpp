@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <string>
 
-#include "graph/macs.h"
-#include "graph/shape_inference.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
+#include "frugal/model/macs.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/shape_inference.h"
 #include "zoo/zoo.h"
 
 using namespace frugal;

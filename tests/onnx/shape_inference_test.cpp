@@ -1,12 +1,12 @@
 // Shape inference per op, on hand-computed cases, and its error messages.
-#include "graph/shape_inference.h"
+#include "frugal/model/shape_inference.h"
 
 #include <catch2/catch.hpp>
 #include <climits>
 
-#include "graph/ops.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/ops.h"
 #include "graph_fixtures.h"
-#include "onnx/onnx_import.h"
 #include "test_models.h"
 
 using namespace frugal;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::test {
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "graph/ops.h"
-#include "graph/shape_inference.h"
-#include "onnx/onnx_import.h"
-#include "onnx/tensor_pb.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/ops.h"
+#include "frugal/model/shape_inference.h"
+#include "frugal/model/tensor_pb.h"
 #include "test_models.h"
 
 using namespace frugal;

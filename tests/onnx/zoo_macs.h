@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "graph/macs.h"
-#include "graph/shape_inference.h"
+#include "frugal/model/macs.h"
+#include "frugal/model/shape_inference.h"
 #include "zoo/zoo.h"
 
 namespace frugal::test {

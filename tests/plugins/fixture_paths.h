@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 
 namespace fixture_paths {
 

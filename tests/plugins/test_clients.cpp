@@ -5,15 +5,15 @@
 #include <random>
 
 #include "fixture_paths.h"
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
 #include "frugal/plugin.h"
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
-#include "plugins/executor_client.h"
-#include "plugins/folder_client.h"
-#include "plugins/planner_client.h"
-#include "plugins/plugin_call.h"
-#include "plugins/predictor_client.h"
-#include "util/error.h"
+#include "loader/executor_client.h"
+#include "loader/folder_client.h"
+#include "loader/planner_client.h"
+#include "loader/plugin_call.h"
+#include "loader/predictor_client.h"
 
 using namespace frugal;
 using fixture_paths::call_counter;

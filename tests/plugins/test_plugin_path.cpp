@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <optional>
 
-#include "cli/paths.h"
 #include "fixture_paths.h"
 #include "frugal/plugin.h"
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
+#include "loader/search_paths.h"
 
 using namespace frugal;
 using fixture_paths::dir;

@@ -6,10 +6,10 @@
 #include <set>
 
 #include "fixture_paths.h"
+#include "frugal/error.h"
 #include "frugal/plugin.h"
-#include "plugins/planner_client.h"
-#include "plugins/plugin_registry.h"
-#include "util/error.h"
+#include "loader/planner_client.h"
+#include "loader/plugin_registry.h"
 
 using namespace frugal;
 using fixture_paths::in_scan;

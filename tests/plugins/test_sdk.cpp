@@ -4,8 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
-#include "util/error.h"
 
 using frugal::sdk::guard;
 

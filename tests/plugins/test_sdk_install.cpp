@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "plugins/planner_client.h"
-#include "plugins/plugin_registry.h"
+#include "loader/planner_client.h"
+#include "loader/plugin_registry.h"
 
 namespace fs = std::filesystem;
 

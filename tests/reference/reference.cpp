@@ -8,7 +8,7 @@
 #include <limits>
 #include <set>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "tensor/tensor.h"
 
 namespace frugal {

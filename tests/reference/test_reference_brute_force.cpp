@@ -4,8 +4,8 @@
 // materialises the padding instead of clipping loop bounds. Plus its errors.
 #include <catch2/catch.hpp>
 
+#include "frugal/error.h"
 #include "reference.h"
-#include "util/error.h"
 
 using namespace frugal;
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "onnx/onnx_import.h"
-#include "onnx/tensor_pb.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/tensor_pb.h"
 #include "reference.h"
 
 using namespace frugal;

@@ -9,10 +9,10 @@
 #include <map>
 #include <set>
 
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
-#include "onnx/tensor_pb.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
+#include "frugal/model/tensor_pb.h"
 
 namespace exec_test {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <random>
 
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_registry.h"
+#include "frugal/model/onnx_export.h"
+#include "loader/plugin_registry.h"
 
 namespace exec_test {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "frugal/model/graph.h"
 #include "frugal/plugin.h"
-#include "graph/graph.h"
 
 namespace exec_test {
 

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "onnx/onnx_export.h"
-#include "plugins/executor_client.h"
-#include "plugins/plugin_registry.h"
+#include "frugal/model/onnx_export.h"
+#include "loader/executor_client.h"
+#include "loader/plugin_registry.h"
 #include "vk_test_util.h"
 #include "zoo/zoo.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/paths.h"
+#include "loader/search_paths.h"
 #include "lua/lua_runner.h"
 #include "vk_test_util.h"
 

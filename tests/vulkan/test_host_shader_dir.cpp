@@ -1,5 +1,5 @@
 // The host tells the vulkan executor where the shaders are: ExecutorClient adds
-// "shader_dir" from cli/paths.h (FRUGAL_SHADER_DIR, else an installed
+// "shader_dir" from loader/search_paths.h (FRUGAL_SHADER_DIR, else an installed
 // share/frugal/shaders next to bin/frugal, else the build's shaders/) unless
 // the caller gave one. Checked on the options themselves, through
 // ExecutorClient with the plugin of this build, and end to end with a copy of
@@ -17,11 +17,11 @@
 #include <sstream>
 #include <string>
 
-#include "cli/paths.h"
-#include "plugins/executor_client.h"
-#include "plugins/plugin_registry.h"
+#include "frugal/error.h"
+#include "loader/executor_client.h"
+#include "loader/plugin_registry.h"
+#include "loader/search_paths.h"
 #include "tensor/tensor.h"
-#include "util/error.h"
 #include "vk_test_util.h"
 
 namespace fs = std::filesystem;

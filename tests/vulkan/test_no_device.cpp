@@ -11,10 +11,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "frugal/model/graph.h"
+#include "frugal/model/onnx_export.h"
 #include "frugal/plugin.h"
-#include "graph/graph.h"
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "frugal/model/onnx_export.h"
 #include "frugal/plugin_sdk.hpp"
-#include "onnx/onnx_export.h"
 #include "vk_executor.h"
 #include "vk_test_util.h"
 

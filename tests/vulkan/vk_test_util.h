@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "executor_plugin.h"
+#include "frugal/model/graph.h"
 #include "frugal/plugin.h"
-#include "graph/graph.h"
 #include "memory_model.h"
 #include "reference.h"
 

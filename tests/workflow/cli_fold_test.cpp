@@ -1,7 +1,7 @@
 // frugal fold: the written model computes what the input model computes (float64
 // reference), its BatchNorm nodes are the ones not reported folded, and the
 // summary line's numbers are the report's.
-#include "onnx/onnx_import.h"
+#include "frugal/model/onnx_import.h"
 #include "reference.h"
 #include "workflow_test_util.h"
 #include "zoo/zoo.h"

@@ -1,6 +1,6 @@
 // frugal zoo: the written file is the zoo network of that seed (same function
 // under the float64 reference, different from another seed's); refusals.
-#include "onnx/onnx_import.h"
+#include "frugal/model/onnx_import.h"
 #include "reference.h"
 #include "workflow_test_util.h"
 #include "zoo/zoo.h"

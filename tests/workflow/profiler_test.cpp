@@ -2,10 +2,10 @@
 // batch list, and the on-disk cache (round trip, key mismatch, corrupt file).
 #include "profiler/profiler.h"
 
+#include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cost_fit.h"
-#include "util/error.h"
 #include "workflow_test_util.h"
 
 using namespace frugal;

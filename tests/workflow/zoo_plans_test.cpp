@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "plugins/executor_client.h"
-#include "plugins/planner_client.h"
-#include "plugins/plugin_registry.h"
+#include "loader/executor_client.h"
+#include "loader/planner_client.h"
+#include "loader/plugin_registry.h"
 #include "profiler/profiler.h"
 #include "zoo/zoo.h"
 

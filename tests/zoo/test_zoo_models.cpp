@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "util/error.h"
+#include "frugal/error.h"
 #include "zoo/zoo.h"
 #include "zoo_checks.h"
 

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
 #include "reference.h"
 #include "zoo/zoo.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal::zoo_test {
 

@@ -9,9 +9,9 @@
 //   - frugal::sdk::put_blob(out, bytes) hands a buffer to the host together with
 //     the function that frees it.
 //
-// Only the C++17 standard library and plugin.h are needed (nlohmann_json is used
-// when present), so an out-of-tree plugin builds against the installed headers
-// alone (see docs/PLUGINS.md).
+// It needs the C++17 standard library, plugin.h, error.h and nlohmann_json, all
+// of which come with the installed SDK (target frugal::sdk), so an out-of-tree
+// plugin builds exactly as an in-tree one does (see docs/PLUGINS.md).
 //
 //   static frugal_status my_plan(const char* costs, const char* options,
 //                                frugal_blob* out, frugal_error* err) {
@@ -36,27 +36,13 @@
 
 #include "plugin.h"
 
-// Inside the frugal tree, plugins link frugal_core and may throw frugal::Error
-// (bad input: it maps to FRUGAL_ERR_INVALID_ARGUMENT). Out of tree that header is
-// absent and guard() falls back to std::exception. Define FRUGAL_SDK_NO_HOST_ERROR
-// to opt out explicitly.
-#if !defined(FRUGAL_SDK_NO_HOST_ERROR) && defined(__has_include)
-#if __has_include("util/error.h") && __has_include("tensor/tensor.h") && __has_include("graph/graph.h")
-#include "util/error.h"
-#define FRUGAL_SDK_HAS_HOST_ERROR 1
-#endif
-#endif
-
-// Plugins usually read their JSON inputs with nlohmann_json; when it is on the
-// include path, its exceptions (malformed JSON, missing keys, wrong types in the
-// caller's input) map to FRUGAL_ERR_INVALID_ARGUMENT. Define FRUGAL_SDK_NO_JSON to
-// leave it out.
-#if !defined(FRUGAL_SDK_NO_JSON) && defined(__has_include)
-#if __has_include(<nlohmann/json.hpp>)
+// frugal::Error (bad input) and nlohmann_json's exceptions (malformed JSON, missing
+// keys, wrong types in the caller's input) map to FRUGAL_ERR_INVALID_ARGUMENT, the
+// same in and out of tree: both headers come with the installed SDK (frugal::sdk
+// brings nlohmann_json).
 #include <nlohmann/json.hpp>
-#define FRUGAL_SDK_HAS_JSON 1
-#endif
-#endif
+
+#include "error.h"
 
 namespace frugal {
 namespace sdk {
@@ -92,7 +78,7 @@ inline frugal_status error(frugal_error* err, frugal_status status, const std::s
 // Runs body() and maps what it throws to a status:
 //   sdk::Failure            -> its own status
 //   std::bad_alloc          -> FRUGAL_ERR_OUT_OF_MEMORY
-//   frugal::Error (in tree), nlohmann::json::exception (when available),
+//   frugal::Error, nlohmann::json::exception,
 //   std::invalid_argument, std::out_of_range
 //                           -> FRUGAL_ERR_INVALID_ARGUMENT
 //   any other exception     -> FRUGAL_ERR_INTERNAL
@@ -113,16 +99,12 @@ frugal_status guard(frugal_error* err, Body&& body) noexcept {
   } catch (const std::bad_alloc&) {
     set_error(err, "out of memory");
     return FRUGAL_ERR_OUT_OF_MEMORY;
-#ifdef FRUGAL_SDK_HAS_HOST_ERROR
   } catch (const frugal::Error& e) {
     set_error(err, e.what());
     return FRUGAL_ERR_INVALID_ARGUMENT;
-#endif
-#ifdef FRUGAL_SDK_HAS_JSON
   } catch (const nlohmann::json::exception& e) {
     set_error(err, e.what());
     return FRUGAL_ERR_INVALID_ARGUMENT;
-#endif
   } catch (const std::invalid_argument& e) {
     set_error(err, e.what());
     return FRUGAL_ERR_INVALID_ARGUMENT;

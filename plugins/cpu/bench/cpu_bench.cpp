@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "frugal/model/onnx_export.h"
 #include "frugal/plugin.h"
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 #include "zoo/zoo.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/kernel_spec.h"
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 #include "kernels/epilogue.h"
 #include "thread_pool.h"
 

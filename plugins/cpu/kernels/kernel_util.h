@@ -4,8 +4,8 @@
 #pragma once
 
 #include "common/kernel_spec.h"
+#include "frugal/error.h"
 #include "kernels/kernel.h"
-#include "util/error.h"
 
 namespace frugal::cpu {
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "onnx/onnx_export.h"
+#include "frugal/model/onnx_export.h"
 #include "vk_executor.h"
 
 namespace {

@@ -1,11 +1,11 @@
-#include "plugins/executor_client.h"
+#include "loader/executor_client.h"
 
 #include <cmath>
 #include <utility>
 
-#include "cli/paths.h"
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_call.h"
+#include "frugal/model/onnx_export.h"
+#include "loader/plugin_call.h"
+#include "loader/search_paths.h"
 
 namespace frugal {
 

@@ -1,7 +1,7 @@
-#include "plugins/predictor_client.h"
+#include "loader/predictor_client.h"
 
-#include "onnx/onnx_export.h"
-#include "plugins/plugin_call.h"
+#include "frugal/model/onnx_export.h"
+#include "loader/plugin_call.h"
 
 namespace frugal {
 

@@ -1,4 +1,4 @@
-#include "cli/paths.h"
+#include "loader/search_paths.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal {
 

@@ -1,4 +1,4 @@
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 
 #include <dlfcn.h>
 
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "cli/paths.h"
+#include "frugal/error.h"
 #include "frugal/plugin.h"
-#include "plugins/plugin_handshake.h"
-#include "util/error.h"
+#include "loader/plugin_handshake.h"
+#include "loader/search_paths.h"
 
 namespace fs = std::filesystem;
 

@@ -1,6 +1,6 @@
-#include "plugins/planner_client.h"
+#include "loader/planner_client.h"
 
-#include "plugins/plugin_call.h"
+#include "loader/plugin_call.h"
 
 namespace frugal {
 

@@ -1,4 +1,4 @@
-#include "onnx/onnx_export.h"
+#include "frugal/model/onnx_export.h"
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <set>
 
-#include "onnx/tensor_pb.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/tensor_pb.h"
 
 namespace frugal {
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "frugal/error.h"
 #include "frugal/plugin.h"
-#include "plugins/plugin_registry.h"
-#include "util/error.h"
+#include "loader/plugin_registry.h"
 
 namespace frugal {
 

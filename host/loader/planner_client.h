@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 
 namespace frugal {
 

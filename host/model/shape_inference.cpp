@@ -1,9 +1,9 @@
-#include "graph/shape_inference.h"
+#include "frugal/model/shape_inference.h"
 
 #include <algorithm>
 
-#include "graph/ops.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/ops.h"
 
 namespace frugal {
 

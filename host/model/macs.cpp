@@ -1,7 +1,7 @@
-#include "graph/macs.h"
+#include "frugal/model/macs.h"
 
-#include "graph/ops.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/ops.h"
 
 namespace frugal {
 

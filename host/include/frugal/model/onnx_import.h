@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal {
 

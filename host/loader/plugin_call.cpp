@@ -1,4 +1,4 @@
-#include "plugins/plugin_call.h"
+#include "loader/plugin_call.h"
 
 #include <cstring>
 

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/graph.h"
-#include "plugins/plugin_registry.h"
+#include "frugal/model/graph.h"
+#include "loader/plugin_registry.h"
 
 namespace frugal {
 

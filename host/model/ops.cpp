@@ -1,11 +1,11 @@
-#include "graph/ops.h"
+#include "frugal/model/ops.h"
 
 #include <algorithm>
 #include <cstring>
 #include <set>
 #include <sstream>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -1,4 +1,4 @@
-#include "onnx/tensor_pb.h"
+#include "frugal/model/tensor_pb.h"
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
@@ -7,8 +7,8 @@
 #include <limits>
 #include <sstream>
 
-#include "onnx/protobuf_io.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "model/protobuf_io.h"
 
 namespace frugal {
 

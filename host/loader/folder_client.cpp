@@ -1,8 +1,8 @@
-#include "plugins/folder_client.h"
+#include "loader/folder_client.h"
 
-#include "onnx/onnx_export.h"
-#include "onnx/onnx_import.h"
-#include "plugins/plugin_call.h"
+#include "frugal/model/onnx_export.h"
+#include "frugal/model/onnx_import.h"
+#include "loader/plugin_call.h"
 
 namespace frugal {
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace frugal {
 

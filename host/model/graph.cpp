@@ -1,4 +1,4 @@
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

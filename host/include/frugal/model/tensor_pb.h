@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "graph/graph.h"
+#include "frugal/model/graph.h"
 
 namespace onnx {
 class TensorProto;

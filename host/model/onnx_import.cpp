@@ -1,4 +1,4 @@
-#include "onnx/onnx_import.h"
+#include "frugal/model/onnx_import.h"
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
@@ -7,9 +7,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "onnx/protobuf_io.h"
-#include "onnx/tensor_pb.h"
-#include "util/error.h"
+#include "frugal/error.h"
+#include "frugal/model/tensor_pb.h"
+#include "model/protobuf_io.h"
 
 namespace frugal {
 

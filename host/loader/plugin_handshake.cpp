@@ -1,10 +1,10 @@
-#include "plugins/plugin_handshake.h"
+#include "loader/plugin_handshake.h"
 
 #include <cstring>
 #include <utility>
 #include <vector>
 
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 
 namespace frugal {
 

@@ -1,4 +1,4 @@
-#include "onnx/protobuf_io.h"
+#include "model/protobuf_io.h"
 
 #include <google/protobuf/message_lite.h>
 #include <google/protobuf/stubs/logging.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <mutex>
 
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "frugal/model/graph.h"
 #include "frugal/plugin.h"
-#include "graph/graph.h"
-#include "plugins/plugin_registry.h"
+#include "loader/plugin_registry.h"
 #include "tensor/tensor.h"
 
 namespace frugal {
@@ -24,7 +24,7 @@ struct LayerTiming {
   double median_seconds = 0, spread_seconds = 0;  // per batch
 };
 
-// `options` with the host's "shader_dir" (cli/paths.h: FRUGAL_SHADER_DIR, else an
+// `options` with the host's "shader_dir" (loader/search_paths.h: FRUGAL_SHADER_DIR, else an
 // installed share/frugal/shaders next to bin/frugal, else the build's shaders/)
 // added unless it is already there, so that an installed frugal's vulkan
 // executor finds its SPIR-V wherever the plugin itself was loaded from.
