@@ -24,15 +24,15 @@ ValueShape shape_of(const Graph& g, const Node& n, const std::string& name) {
 }  // namespace
 
 int64_t node_macs(const Graph& g, const Node& n) {
-  const OpDef* op = find_op(n);
-  if (!op) throw Error(n.op_type + " node '" + n.name + "': op is not known, cannot count its MACs");
-  if (!op->macs) return 0;
+  if (!find_op(n)) throw Error(n.op_type + " node '" + n.name + "': op is not known, cannot count its MACs");
+  const std::unique_ptr<Op> op = make_op(n, default_opset(g));
+  if (!op->counts_macs()) return 0;
   std::vector<ValueShape> in;
   for (const std::string& i : n.inputs) in.push_back(shape_of(g, n, i));
   try {
     // Outputs recomputed from the inputs: validates them, and stale output shapes cannot mislead.
-    const std::vector<ValueShape> out = op->shape(n, in);
-    return op->macs(n, in, out);
+    const std::vector<ValueShape> out = op->shape(in);
+    return op->macs(in, out);
   } catch (const std::exception& e) {
     throw Error(n.op_type + " node '" + n.name + "': " + e.what());
   }

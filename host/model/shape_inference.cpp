@@ -9,8 +9,8 @@ namespace frugal {
 
 namespace {
 
-// Integer tensors up to this many elements carry their values through inference
-// (shape arithmetic such as Shape -> Gather -> Concat -> Reshape).
+// Tensors up to this many elements carry their values through inference (shape
+// arithmetic such as Shape -> Gather -> Concat -> Reshape, Resize scales).
 constexpr int64_t kMaxTrackedInts = 1024;
 
 std::string dims_str(const std::vector<int64_t>& d) { return shape_to_string(make_shape(d)); }
@@ -21,8 +21,12 @@ ValueShape from_initializer(const TensorDesc& t) {
   v.present = true;
   v.dims = known_dims(t.shape);
   v.dtype = t.dtype;
-  if ((t.dtype == DType::Int64 || t.dtype == DType::Int32) && element_count(v.dims) <= kMaxTrackedInts)
-    v.ints = t.as_int64();
+  if (element_count(v.dims) > kMaxTrackedInts) return v;
+  if (t.dtype == DType::Int64 || t.dtype == DType::Int32) v.ints = t.as_int64();
+  if (t.dtype == DType::Float32 || t.dtype == DType::Float64) {
+    const std::vector<float> f = t.as_float();
+    v.floats = std::vector<double>(f.begin(), f.end());
+  }
   return v;
 }
 
@@ -73,8 +77,9 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
   for (const auto& kv : g.tensors)
     if (kv.second.is_initializer) values[kv.first] = from_initializer(kv.second);
 
+  const int64_t opset = default_opset(g);
   for (const Node& n : g.nodes) {
-    const OpDef* op = find_op(n);
+    const std::unique_ptr<Op> op = make_op(n, opset);  // Error "<Op> node '<name>': ..."
     std::vector<ValueShape> in;
     for (const std::string& name : n.inputs) {
       if (name.empty()) {
@@ -89,7 +94,7 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
     }
     std::vector<ValueShape> out;
     try {
-      out = op->shape(n, in);
+      out = op->shape(in);
     } catch (const std::exception& e) {
       throw Error(n.op_type + " node '" + n.name + "': " + e.what());
     }
@@ -98,6 +103,7 @@ void infer_shapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& i
       ValueShape& v = out[i];
       v.name = n.outputs[i];
       if (v.ints && static_cast<int64_t>(v.ints->size()) > kMaxTrackedInts) v.ints.reset();
+      if (v.floats && static_cast<int64_t>(v.floats->size()) > kMaxTrackedInts) v.floats.reset();
       values[n.outputs[i]] = std::move(v);
     }
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "folder/constants.h"
+#include "frugal/model/ops.h"
 
 namespace frugal::folding {
 
@@ -98,56 +99,6 @@ OpInteraction classify_resize(const Node& n) {
   return {Interaction::Commutes, ""};
 }
 
-// Rows in alphabetical order; classify() refines by attributes.
-const std::vector<OpTableRow> kTable = {
-    {"Add", Interaction::Sums,
-     "same rank and channel count on both inputs (broadcast over spatial axes only)"},
-    {"AveragePool", Interaction::Commutes,
-     "commutes; scale only (shift must be 0) when count_include_pad=1 and it pads or uses ceil_mode"},
-    {"BatchNormalization", Interaction::NonAffine,
-     "another BN is a boundary for this one; the folder folds it on its own and iterates"},
-    {"Clip", Interaction::NonAffine, "activation"},
-    {"Concat", Interaction::ChannelRemap,
-     "axis 1: each input owns a channel range; other axes: every input carries the same map"},
-    {"Constant", Interaction::NonAffine, "a constant cannot change"},
-    {"Conv", Interaction::Expressive,
-     "constant float32 W (and B); as a consumer it takes the shift only if it reads no zero padding; groups "
-     "map "
-     "channels per group"},
-    {"Div", Interaction::NonAffine, "not in the table"},
-    {"Dropout", Interaction::Commutes, "identity at inference (mask output unused)"},
-    {"Elu", Interaction::NonAffine, "activation"},
-    {"Flatten", Interaction::ChannelRemap,
-     "axis 1: channel c becomes the block of H*W features [c*H*W, (c+1)*H*W)"},
-    {"Gemm", Interaction::Expressive, "transA=0, constant float32 B (and C)"},
-    {"GlobalAveragePool", Interaction::Commutes, "commutes"},
-    {"GlobalMaxPool", Interaction::CommutesIfScaleNonNegative, "needs s >= 0 on every channel"},
-    {"HardSigmoid", Interaction::NonAffine, "activation"},
-    {"HardSwish", Interaction::NonAffine, "activation"},
-    {"Identity", Interaction::Commutes, "commutes"},
-    {"LeakyRelu", Interaction::NonAffine, "activation"},
-    {"LogSoftmax", Interaction::NonAffine, "activation"},
-    {"LRN", Interaction::NonAffine, "normalises across channels"},
-    {"MatMul", Interaction::Expressive,
-     "[M,K] x constant float32 [K,N]; converted to Gemm when it needs a bias"},
-    {"MaxPool", Interaction::CommutesIfScaleNonNegative,
-     "needs s >= 0 on every channel; Indices output unused"},
-    {"Mul", Interaction::NonAffine, "not in the table (a gate multiplies two computed values)"},
-    {"Pad", Interaction::Commutes,
-     "reflect/edge commute; constant 0 passes the scale only; padding axis 0 or 1 is a boundary"},
-    {"PRelu", Interaction::NonAffine, "activation"},
-    {"Relu", Interaction::NonAffine, "activation"},
-    {"Reshape", Interaction::ChannelRemap,
-     "batch kept and channels regrouped in order (flatten, unflatten, merging spatial axes)"},
-    {"Resize", Interaction::Commutes, "nearest/linear/cubic with channel scale 1; not tf_crop_and_resize"},
-    {"Selu", Interaction::NonAffine, "activation"},
-    {"Sigmoid", Interaction::NonAffine, "activation"},
-    {"Softmax", Interaction::NonAffine, "activation"},
-    {"Sub", Interaction::NonAffine, "not in the table"},
-    {"Tanh", Interaction::NonAffine, "activation"},
-    {"Upsample", Interaction::Commutes, "nearest/linear with channel scale 1"},
-};
-
 }  // namespace
 
 const char* interaction_name(Interaction i) {
@@ -170,8 +121,6 @@ const char* interaction_name(Interaction i) {
   return "?";
 }
 
-const std::vector<OpTableRow>& op_table() { return kTable; }
-
 std::string describe_node(const Node& n) { return "'" + n.name + "' (" + n.op_type + ")"; }
 
 std::vector<size_t> data_inputs(const Node& n) {
@@ -186,11 +135,10 @@ std::vector<size_t> data_inputs(const Node& n) {
 OpInteraction classify(const Graph& g, const Node& n, const ShapeMap& shapes) {
   if (!default_domain(n)) return non_affine(n, "is in domain '" + n.domain + "', unknown to the folder");
   const std::string& op = n.op_type;
-  auto row = std::find_if(kTable.begin(), kTable.end(), [&](const OpTableRow& r) { return op == r.op_type; });
-  if (row == kTable.end())
-    return non_affine(n, "is not in the folder's op table, so it is treated as non-affine");
-  if (row->kind == Interaction::NonAffine)
-    return non_affine(n, std::string("is non-affine (") + row->rule + ")");
+  const OpInfo* row = op_info(op);
+  if (!row) return non_affine(n, "is not in the op registry, so it is treated as non-affine");
+  if (row->fold == Interaction::NonAffine)
+    return non_affine(n, std::string("is non-affine (") + row->fold_rule + ")");
   // Nodes whose extra outputs are in use do more than the map-carrying output.
   if ((op == "Dropout" || op == "MaxPool") && output_used(g, n, 1))
     return non_affine(
@@ -210,7 +158,7 @@ OpInteraction classify(const Graph& g, const Node& n, const ShapeMap& shapes) {
   if (op == "Resize" || op == "Upsample") return classify_resize(n);
   if (op == "MaxPool" || op == "GlobalMaxPool")
     return {Interaction::CommutesIfScaleNonNegative, describe_node(n) + " takes a maximum"};
-  return {row->kind, ""};
+  return {row->fold, ""};
 }
 
 std::string zero_padding(const Node& n, const ShapeMap& shapes) {

@@ -1,10 +1,12 @@
-// THE table of how each op interacts with a per-channel affine map
-// m(x) = s * x + t (s, t vectors over the channel axis, axis 1).
+// How each op interacts with a per-channel affine map m(x) = s * x + t
+// (s, t vectors over the channel axis, axis 1).
 //
 // Folding a BN moves its map through the graph until expressive layers absorb
-// it; this table decides, per op, whether and how the map can pass. Everything
-// not listed is non-affine: a boundary the map cannot cross (safe: an unknown op
-// can only make the folder fold less, never fold wrongly).
+// it. Each op's class is part of its definition in the op registry
+// (frugal/model/ops.h: OpInfo::fold, fold_rule); classify() refines it by the
+// node's attributes, constants and shapes. An op not in the registry is
+// non-affine: a boundary the map cannot cross (safe: an unknown op can only make
+// the folder fold less, never fold wrongly).
 #pragma once
 
 #include <string>
@@ -12,28 +14,13 @@
 
 #include "folder/feature_shapes.h"
 #include "frugal/model/graph.h"
+#include "frugal/model/op.h"
 
 namespace frugal::folding {
 
-enum class Interaction {
-  Expressive,                  // y = W x + b with constant W, b: absorbs any map on either side
-  Commutes,                    // op(s x + t) = s op(x) + t, channels unchanged
-  CommutesIfScaleNonNegative,  // max(s x + t) = s max(x) + t only where s >= 0 (else max turns into min)
-  CommutesScaleOnly,           // reads zero padding: op(s x + t) = s op(x) + t only where t = 0
-  Sums,                        // Add: s (u + v) + t = (s u + t) + s v: the shift goes into one input only
-  ChannelRemap,                // Flatten, Reshape, Concat: channels move to other feature positions
-  NonAffine,                   // ReLU, Sigmoid, ... and every op not in the table: a boundary
-};
+using Interaction = FoldClass;
 
 const char* interaction_name(Interaction i);
-
-// One row of the table, as written in docs/FOLDING.md.
-struct OpTableRow {
-  const char* op_type;
-  Interaction kind;
-  const char* rule;  // the condition, in words
-};
-const std::vector<OpTableRow>& op_table();
 
 // The table row refined by the node's attributes, constant inputs and shapes
 // (e.g. AveragePool is Commutes, or CommutesScaleOnly when it counts padding).

@@ -8,7 +8,7 @@ namespace frugal::folding {
 
 namespace {
 
-constexpr int64_t kMaxTrackedInts = 1024;  // small integer tensors carry values (Reshape shapes)
+constexpr int64_t kMaxTrackedInts = 1024;  // small tensors carry values (Reshape shapes, Resize scales)
 
 std::optional<std::vector<int64_t>> declared(const TensorDesc& t, bool batch_may_be_symbolic) {
   if (!t.has_shape) return std::nullopt;
@@ -42,15 +42,26 @@ ShapeMap infer_feature_shapes(const Graph& g) {
       if (!shape_is_known(t.shape)) continue;
       remember(kv.first, known_dims(t.shape), t.dtype);
       ValueShape& v = values[kv.first];
-      if ((t.dtype == DType::Int64 || t.dtype == DType::Int32) && element_count(v.dims) <= kMaxTrackedInts)
-        v.ints = t.as_int64();
+      if (element_count(v.dims) <= kMaxTrackedInts) {
+        if (t.dtype == DType::Int64 || t.dtype == DType::Int32) v.ints = t.as_int64();
+        if (t.dtype == DType::Float32 || t.dtype == DType::Float64) {
+          const std::vector<float> f = t.as_float();
+          v.floats = std::vector<double>(f.begin(), f.end());
+        }
+      }
     } else if (auto d = declared(t, true)) {
       remember(kv.first, *d, t.dtype);
     }
   }
+  const int64_t opset = default_opset(g);
   for (const Node& n : g.nodes) {
-    const OpDef* op = find_op(n);
-    if (!op) continue;
+    if (!find_op(n)) continue;
+    std::unique_ptr<Op> op;
+    try {
+      op = make_op(n, opset);
+    } catch (const std::exception&) {
+      continue;  // an attribute the registry rejects: its outputs stay as declared
+    }
     std::vector<ValueShape> in;
     bool complete = true;
     for (const std::string& name : n.inputs) {
@@ -68,7 +79,7 @@ ShapeMap infer_feature_shapes(const Graph& g) {
     if (!complete) continue;
     std::vector<ValueShape> out;
     try {
-      out = op->shape(n, in);
+      out = op->shape(in);
     } catch (const std::exception&) {
       continue;  // a node the table rejects: its outputs stay as declared
     }

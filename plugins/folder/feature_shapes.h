@@ -20,7 +20,7 @@ namespace frugal::folding {
 using ShapeMap = std::map<std::string, std::vector<int64_t>>;
 
 // Declared shapes first (inputs, initializers, value_info), then the host's op
-// table (graph/ops.h) node by node; nodes that are unknown or fail keep their
+// registry (frugal/model/ops.h) node by node; nodes that are unknown or fail keep their
 // outputs' declared shapes, if any.
 ShapeMap infer_feature_shapes(const Graph& g);
 

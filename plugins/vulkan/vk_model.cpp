@@ -47,18 +47,11 @@ void Model::prepare(const Graph& g, const std::map<std::string, Dims>& at_declar
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? ", " : "") + problems[i];
     throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, msg);
   }
-  // The host's op table lacks Sub, Div and GlobalMaxPool; their shapes follow
-  // Add's and GlobalAveragePool's, so the copy used for inference says so.
-  Graph g0 = g;
-  for (Node& n : g0.nodes) {
-    if (n.op_type == "Sub" || n.op_type == "Div") n.op_type = "Add";
-    if (n.op_type == "GlobalMaxPool") n.op_type = "GlobalAveragePool";
-  }
-  dims0_ = inferred_dims(g0, at_declared);
+  dims0_ = inferred_dims(g, at_declared);
   probe_ok_ = batched();
   if (probe_ok_) {
     try {
-      dims1_ = inferred_dims(g0, at_probe);
+      dims1_ = inferred_dims(g, at_probe);
     } catch (const Error&) {
       probe_ok_ = false;  // the layer graph says which node (its probe_dims is nullopt)
     }

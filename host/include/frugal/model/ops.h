@@ -1,53 +1,46 @@
-// The ONE table of ops the host understands: for each, a shape function (used by
-// shape inference) and a MAC count (used by macs.h, the predictor and reports).
+// The op registry: every op the host and the plugins know, each defined once
+// (frugal/model/op.h, frugal/model/ops/*.h) and listed once
+// (host/model/op_registry.cpp). Shape inference, MAC counts, the folder and
+// both executors read their ops from here.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frugal/model/graph.h"
+#include "frugal/model/op.h"
 
 namespace frugal {
 
-// True for ops in the table (ONNX default domain).
+struct OpInfo {
+  const char* op_type;  // the ONNX name, also the class name in frugal::ops
+  FoldClass fold;       // how it treats a per-channel affine map (the folder's class)
+  const char* fold_rule;
+  bool activation;  // an ops::Activation: executors run it alone or fused into an epilogue
+  // The op for node `n`: attributes read and checked (Error without the node's name).
+  std::unique_ptr<Op> (*make)(const Node& n, int64_t opset);
+};
+
+// Every op, sorted by name.
+const std::vector<OpInfo>& all_ops();
+// The entry for `op_type` (ONNX default domain), or nullptr.
+const OpInfo* op_info(const std::string& op_type);
+// The entry for node `n` (checks the domain too), or nullptr.
+const OpInfo* find_op(const Node& n);
+
+// True for ops in the registry (ONNX default domain).
 bool op_is_known(const std::string& op_type);
-// Names of all ops in the table, sorted.
+// Names of all ops in the registry, sorted.
 std::vector<std::string> known_ops();
 // Every node whose op is not known (or whose domain is not the ONNX default),
 // as "OpType (node 'name')" strings, all of them, in graph order.
 std::vector<std::string> unknown_op_nodes(const Graph& g);
 
-// ---- What the table holds (used by shape_inference.cpp and macs.cpp) --------
-
-// One node input or output as a shape function sees it: concrete dims, dtype,
-// and for small integer tensors whose values are known at inference time
-// (initializers, Constant nodes, Shape results) the values themselves, so that
-// Reshape(x, Concat(Shape(x)[0], -1)) resolves.
-struct ValueShape {
-  std::string name;  // empty: optional input omitted
-  bool present = false;
-  std::vector<int64_t> dims;
-  DType dtype = DType::Undefined;
-  std::optional<std::vector<int64_t>> ints;
-};
-
-// Returns one ValueShape per node output (omitted optional outputs included).
-// Throws Error with a message that does not repeat the node (the caller prefixes
-// "<Op> node '<name>': ").
-using ShapeFn = std::vector<ValueShape> (*)(const Node& n, const std::vector<ValueShape>& in);
-// Multiply-accumulates of one execution at the given shapes.
-using MacFn = int64_t (*)(const Node& n, const std::vector<ValueShape>& in,
-                          const std::vector<ValueShape>& out);
-
-struct OpDef {
-  const char* op_type;
-  ShapeFn shape;
-  MacFn macs;
-};
-
-// The table entry for `n` (checks the domain too), or nullptr.
-const OpDef* find_op(const Node& n);
+// The op of node `n`; Error "<Op> node '<name>': ..." for an unknown op or a bad attribute.
+std::unique_ptr<Op> make_op(const Node& n, int64_t opset);
+// The model's default-domain (ai.onnx) opset; 13 when it declares none.
+int64_t default_opset(const Graph& g);
 
 }  // namespace frugal
