@@ -19,7 +19,8 @@ local a = argparse.parse(arg, {
     {"latency", "number", "bound on each phase's seconds (vbs)", default_text = "none"},
     {"output", "output", "write the plan as JSON (for frugal run --plan FILE, frugal plot)", short = "o",
      default_text = "not written"},
-    {"show", "input", "print the summary of a plan written before (checked against --costs: same layers)"},
+    {"show", "input", "print the summary of a plan written before (checked against --costs: same layers)",
+     default_text = "plan anew from --budget and --batch"},
   },
   json = "print the plan as JSON instead of the summary",
 })

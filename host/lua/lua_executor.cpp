@@ -12,6 +12,7 @@
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
+#include "lua/lua_records.h"
 #include "lua/lua_tensor.h"
 #include "profiler/cost_cache.h"
 #include "profiler/json_file.h"
@@ -148,7 +149,7 @@ int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::
       lua_setfield(L, -2, names.at(i).c_str());
     }
   }
-  push_json(L, report);
+  push_record(L, report, Record::RunReport);
   return 2;
 }
 

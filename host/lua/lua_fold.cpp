@@ -6,6 +6,7 @@
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
+#include "lua/lua_records.h"
 
 namespace frugal {
 
@@ -24,7 +25,7 @@ int l_fold(lua_State* L) {
   const LoadedPlugin& folder = PluginRegistry::instance().require(FRUGAL_KIND_FOLDER, method);
   FoldedModel f = fold_model(folder, m.graph, options);
   push_model(L, std::move(f.graph), m.origin + " (folded by " + method + ")");
-  push_json(L, f.report);
+  push_record(L, f.report, Record::FoldReport);
   return 2;
 }
 

@@ -14,6 +14,7 @@
 #include "lua/lua_plan.h"
 #include "lua/lua_plugins.h"
 #include "lua/lua_profile.h"
+#include "lua/lua_records.h"
 #include "lua/lua_tensor.h"
 #include "lua/lua_terminal.h"
 #include "lua/lua_zoo.h"
@@ -70,6 +71,7 @@ int open_frugal_module(lua_State* L) {
   open_lua_zoo(L, module);
   open_lua_plugins(L, module);
   open_lua_json(L, module);
+  open_lua_records(L);
   open_lua_terminal(L, module);
   open_lua_executor(L, module);
   open_lua_fold(L, module);

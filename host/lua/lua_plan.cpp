@@ -8,6 +8,7 @@
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
 #include "lua/lua_options.h"
+#include "lua/lua_records.h"
 #include "profiler/json_file.h"
 
 namespace frugal {
@@ -55,7 +56,7 @@ int l_plan(lua_State* L) {
   if (opt_bool_field(L, 2, "table", false)) options["table"] = true;
 
   const LoadedPlugin& p = PluginRegistry::instance().require(FRUGAL_KIND_PLANNER, planner);
-  push_json(L, make_plan(p, costs, options));
+  push_record(L, make_plan(p, costs, options), Record::Plan);
   return 1;
 }
 

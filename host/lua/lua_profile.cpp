@@ -13,6 +13,8 @@
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_options.h"
+#include "lua/lua_records.h"
+#include "lua/lua_terminal.h"
 #include "profiler/cost_fit.h"
 #include "profiler/profiler.h"
 
@@ -26,7 +28,10 @@ namespace {
 std::function<void(const std::string&, double)> stderr_progress() {
   if (isatty(STDERR_FILENO) == 1)
     return [](const std::string& line, double) {
-      std::fprintf(stderr, "\r%s\033[K", line.c_str());
+      // Cut to the terminal's width: a wrapped line would not be erased by "\r".
+      const int columns = terminal_columns(STDERR_FILENO);
+      const std::string shown = columns > 1 ? line.substr(0, static_cast<size_t>(columns - 1)) : line;
+      std::fprintf(stderr, "\r%s\033[K", shown.c_str());
       if (line.empty()) std::fprintf(stderr, "\r");
       std::fflush(stderr);
     };
@@ -106,7 +111,7 @@ int l_profile(lua_State* L) {
   if (fit) r.costs = fit_cost_times(r.costs);
   if (!r.warnings.empty()) std::fprintf(stderr, "%s\n", r.warnings.c_str());
 
-  push_json(L, r.costs);
+  push_record(L, r.costs, Record::CostTable);
   lua_createtable(L, 0, 5);
   lua_pushboolean(L, r.cached);
   lua_setfield(L, -2, "cached");

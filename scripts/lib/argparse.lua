@@ -134,7 +134,30 @@ local function wrap_rows(rows)
   return table.concat(lines, "\n")
 end
 
+-- The older spec form, {options = {name = kind}, defaults = {...}, usage = "..."},
+-- still parses (scripts not yet moved to the form above); its help lists the
+-- options with their defaults but without descriptions.
+local function upgrade(spec)
+  if not spec.options or #spec.options > 0 or next(spec.options) == nil then return spec end
+  local new = {arguments = {}, options = {}, progress = spec.progress, json = spec.json, notes = spec.usage}
+  for _, name in ipairs(spec.positional or {}) do new.arguments[#new.arguments + 1] = {name, name} end
+  for _, name in ipairs(spec.optional_positional or {}) do
+    new.arguments[#new.arguments + 1] = {name, name, optional = true}
+  end
+  local names = {}
+  for name in pairs(spec.options) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local kind = spec.options[name]
+    local d = (spec.defaults or {})[name]
+    new.options[#new.options + 1] = {name, kind, name:gsub("_", " "), default = d,
+                                     default_text = (d == nil and kind ~= "flag") and "none" or nil}
+  end
+  return new
+end
+
 function M.help(spec)
+  spec = upgrade(spec)
   local out = {}
   local f = io.open(arg[0], "r")
   local first = f and f:read("l")
@@ -246,6 +269,7 @@ local function find_option(spec, options, a)
 end
 
 function M.parse(argv, spec)
+  spec = upgrade(spec)
   local options = all_options(spec)
   local out, positional, i = {defaulted = {}}, {}, 1
   while i <= #argv do

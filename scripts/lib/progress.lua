@@ -24,6 +24,9 @@ function M.new(quiet)
 
   function p:status(text)
     if self.mode ~= "terminal" then return end
+    -- Cut to the terminal's width: a wrapped line would not be erased by "\r".
+    local columns = frugal.terminal_columns("stderr")
+    if columns and columns > 1 then text = text:sub(1, columns - 1) end
     io.stderr:write("\r", text, "\27[K")
     io.stderr:flush()
     self.showing = true
