@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <string>
 
+#include "frugal/error.h"
 #include "lua/lua_binding.h"
 #include "lua/lua_json.h"
-#include "frugal/error.h"
 
 namespace frugal {
 

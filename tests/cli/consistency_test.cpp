@@ -239,3 +239,11 @@ TEST_CASE("consistency: --json for run, info and plugins", "[cli]") {
   CHECK(cpu);
   std::remove(y.c_str());
 }
+
+TEST_CASE("tensors: a table is values, x[{i, j}] an element, and print shows shape and values", "[cli]") {
+  const FrugalRun r =
+      run_frugal("-e " + sh_quote("print(frugal.tensor({1,2,3})); print(frugal.tensor(2,2)[{1,1}]); "
+                                  "print(frugal.tensor{{1,2},{3,4}}:size())"));
+  CHECK(r.code == 0);
+  CHECK(r.output == "  1\n  2\n  3\n[frugal.FloatTensor of size 3]\n0.0\n2x2\n");
+}
