@@ -65,6 +65,8 @@ int open_frugal_module(lua_State* L) {
   int module = lua_gettop(L);
   lua_pushstring(L, FRUGAL_VERSION);
   lua_setfield(L, module, "version");
+  lua_pushboolean(L, 0);  // LuaRunner::set_debug sets it for --debug
+  lua_setfield(L, module, "debug");
   register_bindings(L, module, kFunctions, "frugal.");
   open_lua_tensor(L, module);
   open_lua_model(L, module);

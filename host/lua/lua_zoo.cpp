@@ -2,6 +2,7 @@
 
 #include "lua/lua_binding.h"
 #include "lua/lua_model.h"
+#include "lua/lua_options.h"
 #include "zoo/zoo.h"
 
 namespace frugal {
@@ -10,6 +11,7 @@ namespace {
 
 int l_zoo(lua_State* L) {
   std::string name = check_string_arg(L, 1);
+  check_option_names(L, 2, {"seed"});
   int64_t seed = opt_integer_field(L, 2, "seed", 1);
   push_model(L, build_zoo_model(name, static_cast<uint64_t>(seed)), "zoo:" + name);
   return 1;

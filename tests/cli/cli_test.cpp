@@ -138,7 +138,7 @@ TEST_CASE("cli: weird inputs to bindings are Lua errors, never crashes", "[cli]"
       {"frugal.load_npy('/')", "frugal.load_npy:"},
       {"frugal.load_npy(42)", "cannot open '42'"},
       {"frugal.zoo(nil)", "string expected"},
-      {"frugal.zoo('toy_tiny', 5)", "table expected"},
+      {"frugal.zoo('toy_tiny', 5)", "options must be a table, got number"},
       {"frugal.zoo('toy_tiny', {seed = 'x'})", "option 'seed' must be an integer"},
       {"frugal.random_input(frugal.zoo('toy_tiny'), -5)", "batch must be >= 1"},
       {"frugal.random_input(frugal.zoo('toy_tiny'), 1, -1)", "seed must be >= 0"},

@@ -27,3 +27,22 @@ TEST_CASE("frugal zoo --list: every network, counts equal the built graphs'", "[
     }
   }
 }
+
+TEST_CASE("frugal zoo --list --json: the same counts as JSON", "[workflow][slow]") {
+  ScratchDir dir("zoolistjson");
+  FrugalRun r = frugal_in(dir, "zoo --list --json --quiet");
+  REQUIRE(r.code == 0);
+  const nlohmann::json list = nlohmann::json::parse(r.output);
+  REQUIRE(list.size() == frugal::zoo_names().size());
+  for (const auto& n : list) {
+    const std::string name = n["name"].get<std::string>();
+    INFO(name);
+    if (name == "resnet18") CHECK(n["parameters"] == 11689512);
+    if (name.rfind("toy_", 0) == 0) {
+      const frugal::Graph g = frugal::build_zoo_model(name, 1);
+      CHECK(n["parameters"] == frugal::torchvision_parameter_count(g));
+      CHECK(n["initializer_values"] == g.parameter_count());
+      CHECK(n["input"][1] == 3);
+    }
+  }
+}
