@@ -31,8 +31,10 @@ uint flat_index() {
 }
 
 // ---- epilogue: up to 4 steps applied per output channel --------------------
-// Step kinds: 0 none, 1 affine (scale at w[EP_Ok + c], shift at w[EP_Ok + EP_C + c]),
-// 2 relu, 3 clip [lo, hi], 4 sigmoid.
+// Step kinds: 0 none, 1 affine (scale at w[EP_Ok + c], shift at w[EP_Ok + EP_C + c]);
+// activations keep their frugal::ops::ActivationKind value (frugal/model/ops/activation.h)
+// with parameters a, b (EP_LOk, EP_HIk): 2 relu, 3 clip [a, b], 4 sigmoid,
+// 5 hard sigmoid max(0, min(1, a v + b)), 6 hard swish, 7 leaky relu (slope a).
 layout(constant_id = 40) const uint EP_C = 1;
 layout(constant_id = 41) const uint EP_K0 = 0;
 layout(constant_id = 42) const uint EP_K1 = 0;
@@ -51,14 +53,17 @@ layout(constant_id = 54) const float EP_HI1 = 0.0;
 layout(constant_id = 55) const float EP_HI2 = 0.0;
 layout(constant_id = 56) const float EP_HI3 = 0.0;
 
-float epilogue_step(uint kind, uint off, float lo, float hi, float v, uint c) {
+float epilogue_step(uint kind, uint off, float a, float b, float v, uint c) {
   if (kind == 1u) return w[pc.w_off + off + c] * v + w[pc.w_off + off + EP_C + c];
   if (kind == 2u) return v > 0.0 ? v : 0.0;  // NaN -> 0, as the cpu executor
   if (kind == 3u) {
-    v = v < lo ? lo : v;
-    return hi < v ? hi : v;
+    v = v < a ? a : v;
+    return b < v ? b : v;
   }
   if (kind == 4u) return 1.0 / (1.0 + exp(-v));
+  if (kind == 5u) return clamp(a * v + b, 0.0, 1.0);
+  if (kind == 6u) return v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
+  if (kind == 7u) return v >= 0.0 ? v : a * v;
   return v;
 }
 

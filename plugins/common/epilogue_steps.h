@@ -2,33 +2,35 @@
 // Conv, Gemm or BatchNormalization layer applies to its output in place
 // (channels are axis 1). BatchNormalization becomes an affine step
 // y = scale[c] * x + shift[c] (consecutive affine steps, and a conv bias, merge
-// into one, in double); Relu, Clip and Sigmoid are steps of their own. How the
-// steps run is the backend's (plugins/cpu/kernels/epilogue.h applies them on
-// the host, plugins/vulkan/vk_kernel.h specialises the shaders for them).
+// into one, in double); each activation (ops::Activation: Relu, Clip, Sigmoid,
+// HardSigmoid, HardSwish, LeakyRelu) is a step of its own with its two
+// parameters. How the steps run is the backend's (plugins/cpu/kernels/epilogue.cpp
+// applies them on the host, shaders/common.glsl in the shaders).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "common/kernel_spec.h"
+#include "frugal/model/ops/activation.h"
 
 namespace frugal::exec {
 
 class EpilogueSteps {
  public:
-  // Values are those the shaders are specialised with (common.glsl).
-  enum class Kind { Affine = 1, Relu = 2, Clip = 3, Sigmoid = 4 };
+  // Values are those the shaders are specialised with (common.glsl): the affine
+  // map is 1, activations keep their ops::ActivationKind value.
+  static constexpr int kAffine = 1;
   struct Step {
-    Kind kind;
-    std::vector<float> scale, shift;  // Affine
-    float lo = 0, hi = 0;             // Clip
+    int kind;                         // kAffine or an ops::ActivationKind value
+    std::vector<float> scale, shift;  // affine
+    float a = 0, b = 0;               // the activation's parameters (Clip: lo, hi)
+    bool is(ops::ActivationKind k) const { return kind == int(k); }
   };
 
   // Appends y = scale[c] * x + shift[c]; merges with a directly preceding affine step.
   void add_affine(const std::vector<float>& scale, const std::vector<float>& shift);
-  void add_relu() { steps_.push_back(Step{Kind::Relu, {}, {}}); }
-  void add_clip(float lo, float hi);
-  void add_sigmoid() { steps_.push_back(Step{Kind::Sigmoid, {}, {}}); }
+  void add_activation(ops::ActivationKind kind, float a, float b);
 
   bool empty() const { return steps_.empty(); }
   const std::vector<Step>& steps() const { return steps_; }
@@ -43,9 +45,13 @@ class EpilogueSteps {
 // scale = gamma / sqrt(var + eps), shift = beta - scale * mean (computed in double).
 void batchnorm_affine(const KernelSpec& s, std::vector<float>& scale, std::vector<float>& shift);
 
-// Appends what node s (BatchNormalization, Relu, Clip, Sigmoid; Identity and
+// Appends what node s (BatchNormalization, an activation; Identity and
 // inference Dropout add nothing) does to `e`; unsupported() for training-mode
 // nodes and run-time parameters.
 void append_to_epilogue(const KernelSpec& s, EpilogueSteps& e);
+// True for ops that may join the epilogue of the layer producing their input.
+bool joins_epilogue(const Op& op);
+// True for ops that are the identity at inference (Identity, Dropout).
+bool is_passthrough(const Op& op);
 
 }  // namespace frugal::exec

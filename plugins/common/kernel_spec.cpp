@@ -69,18 +69,4 @@ int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const ch
   return axis < 0 ? axis + rank : axis;
 }
 
-LrnParams LrnParams::from_spec(const KernelSpec& s) {
-  const Node& n = *s.node;
-  LrnParams p;
-  if (!n.has_attr("size")) fail(s, "attribute size is required");
-  p.size = n.attr_int("size", 1);
-  if (p.size < 1) fail(s, "size must be >= 1");
-  p.alpha = n.attr_float("alpha", 1e-4f);
-  p.beta = n.attr_float("beta", 0.75f);
-  p.bias = n.attr_float("bias", 1.0f);
-  const Dims& d = required_input(s, 0, "input X").dims;
-  if (d.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(d));
-  return p;
-}
-
 }  // namespace frugal::exec

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "frugal/model/graph.h"
+#include "frugal/model/op.h"
 
 namespace frugal::exec {
 
@@ -28,13 +29,21 @@ struct InputInfo {
 // Everything a factory needs to build the kernel of node `node`.
 struct KernelSpec {
   const Node* node = nullptr;
+  const Op* op = nullptr;         // the node's op (frugal/model/ops/*.h): attributes already read
   std::vector<InputInfo> inputs;  // one per node input, in node order
   int64_t opset = 13;             // default-domain opset of the model
   std::string executor = "cpu";   // "cpu" / "vulkan": named in messages
   int threads = 1;                // cpu: threads the kernel runs with (its workspace may depend on it)
-  Dims output;                    // vulkan: output dims at the declared batch (graph shape inference)
-  bool batched = true;            // vulkan: activations keep the batch on axis 0
-  std::string label() const;      // "Conv node 'conv1'", prefixes messages
+  Dims output;                    // output dims at the declared batch (the op's shape function)
+  DType output_dtype = DType::Float32;
+  bool batched = true;        // every activation of the model keeps the batch on axis 0
+  std::string label() const;  // "Conv node 'conv1'", prefixes messages
+
+  // The node's op as its class, e.g. s.op_as<ops::Conv>() (the kernel registered for that op type).
+  template <class T>
+  const T& op_as() const {
+    return dynamic_cast<const T&>(*op);
+  }
 };
 
 // frugal::Error "<Op> node '<name>': msg" (malformed model).
@@ -56,12 +65,5 @@ int64_t product(const Dims& d, size_t from = 0, size_t to = SIZE_MAX);
 std::string dims_string(const Dims& d);
 // Axis in [-rank, rank) -> [0, rank); fail otherwise.
 int64_t normalize_axis(const KernelSpec& s, int64_t axis, int64_t rank, const char* what = "axis");
-
-// LRN's attributes, checked (size required and >= 1; input rank >= 3).
-struct LrnParams {
-  int64_t size = 1;
-  float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
-  static LrnParams from_spec(const KernelSpec& s);
-};
 
 }  // namespace frugal::exec

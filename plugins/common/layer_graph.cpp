@@ -5,19 +5,56 @@
 #include <set>
 
 #include "frugal/error.h"
+#include "frugal/model/ops.h"
+#include "frugal/model/ops/conv.h"
+#include "frugal/model/ops/matmul.h"
+#include "frugal/model/ops/normalization.h"
 #include "frugal/plugin_sdk.hpp"
 
 namespace frugal::exec {
 
+// One node's op and its output shapes at the declared batch and at the batch
+// probe (declared + 1), from the shape pass.
+struct NodeShapes {
+  std::unique_ptr<Op> op;  // null: unknown op, Constant node, or inputs without shapes
+  std::string error;       // the op refused the node's attributes or input shapes (a malformed model)
+  std::vector<ValueShape> out0, out1;
+  bool probe_ok = false;  // the shapes at the probe batch could be computed
+};
+
+// What one compile() has seen so far.
+struct CompileState {
+  explicit CompileState(const Graph& g) : graph(g), opset(default_opset(g)) {}
+  const Graph& graph;
+  const int64_t opset;
+  std::vector<std::string> problems;                 // every unsupported thing, reported at once
+  std::map<std::string, TensorDesc> constant_nodes;  // Constant node outputs
+  std::map<std::string, int> readers;                // node inputs reading each value
+  std::set<std::string> graph_outputs;
+  std::map<std::string, int> act;  // value name -> activation tensor
+  std::vector<Dims> dims1;         // per tensor: dims at the probe batch
+  std::vector<bool> probe_ok;      // per tensor
+  std::set<std::string> unknown;   // values downstream of something unsupported
+  std::vector<NodeShapes> shapes;  // per node
+  bool shapes_batched = true;      // every activation keeps the batch on axis 0
+
+  // Compile-time constants: initializers and Constant node outputs.
+  const TensorDesc* constant(const std::string& name) const {
+    auto it = constant_nodes.find(name);
+    if (it != constant_nodes.end()) return &it->second;
+    return graph.is_initializer(name) ? &graph.tensor(name) : nullptr;
+  }
+  [[noreturn]] void report(const std::string& executor) const {
+    std::string msg = "the " + executor + " executor cannot run " + std::to_string(problems.size()) +
+                      " part" + (problems.size() == 1 ? "" : "s") + " of this model: ";
+    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, msg);
+  }
+};
+
 namespace {
 
 std::string node_label(const Node& n) { return n.op_type + " node '" + n.name + "'"; }
-
-int64_t default_opset(const Graph& g) {
-  for (const OpsetImport& o : g.opsets)
-    if (o.domain.empty() || o.domain == "ai.onnx") return o.version;
-  return 13;
-}
 
 bool default_domain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
@@ -50,48 +87,60 @@ std::optional<TensorDesc> constant_value(const Node& n) {
   return std::nullopt;
 }
 
-// Ops that run in place right after their producer and may join its layer.
-bool is_epilogue_op(const std::string& t) {
-  return t == "BatchNormalization" || t == "Relu" || t == "Clip" || t == "Sigmoid";
+// Layers whose epilogue BatchNormalization and activations after them join.
+bool is_epilogue_head(const Op& op) {
+  return dynamic_cast<const ops::Conv*>(&op) || dynamic_cast<const ops::Gemm*>(&op) ||
+         dynamic_cast<const ops::BatchNormalization*>(&op);
 }
-bool is_passthrough_op(const std::string& t) { return t == "Dropout" || t == "Identity"; }
-bool is_epilogue_head(const std::string& t) {
-  return t == "Conv" || t == "Gemm" || t == "BatchNormalization";
+
+// Small constants carry their values to the shape functions (Reshape's shape, Resize's scales).
+ValueShape constant_shape(const TensorDesc& t) {
+  ValueShape v;
+  v.name = t.name;
+  v.present = true;
+  v.dims = known_dims(t.shape);
+  v.dtype = t.dtype;
+  if (element_count(v.dims) > 1024) return v;
+  if (t.dtype == DType::Int64 || t.dtype == DType::Int32) v.ints = t.as_int64();
+  if (t.dtype == DType::Float32 || t.dtype == DType::Float64) {
+    const std::vector<float> f = t.as_float();
+    v.floats = std::vector<double>(f.begin(), f.end());
+  }
+  return v;
+}
+
+// Dims `d` with the batch (dim 0) set to n.
+Dims with_batch(Dims d, int64_t n) {
+  if (!d.empty()) d[0] = n;
+  return d;
 }
 
 }  // namespace
 
 void LayerGraph::compile(const Graph& g) {
-  const int64_t opset = default_opset(g);
-  std::vector<std::string> problems;  // every unsupported thing, reported at once
-
-  // Compile-time constants: initializers and Constant node outputs.
-  std::map<std::string, TensorDesc> constant_nodes;
-  auto constant = [&](const std::string& name) -> const TensorDesc* {
-    auto it = constant_nodes.find(name);
-    if (it != constant_nodes.end()) return &it->second;
-    if (g.is_initializer(name)) return &g.tensor(name);
-    return nullptr;
-  };
-
-  // How many node inputs read each value (for bundling: a bundled op must be the only reader).
-  std::map<std::string, int> readers;
+  CompileState c(g);
   for (const Node& n : g.nodes)
     for (const std::string& in : n.inputs)
-      if (!in.empty()) ++readers[in];
-  const std::set<std::string> graph_outputs(g.outputs.begin(), g.outputs.end());
+      if (!in.empty()) ++c.readers[in];
+  c.graph_outputs.insert(g.outputs.begin(), g.outputs.end());
+  add_inputs(g, c);
+  if (!c.problems.empty()) c.report(executor_);  // the nodes below read these inputs
+  infer_node_shapes(g, c);
+  for (size_t i = 0; i < g.nodes.size(); ++i) compile_node(g.nodes[i], i, c);
+  if (!c.problems.empty()) c.report(executor_);
+  add_outputs(g, c);
+  finish();
+}
 
-  // Network inputs: float32, known shape, only dim 0 may be symbolic (the batch).
-  std::map<std::string, int> act;  // value name -> activation tensor
-  std::vector<Dims> dims1;         // dims of each tensor at the probe batch declared+1
-  std::vector<bool> probe_ok;
+// Network inputs: float32, known shape, only dim 0 may be symbolic (the batch).
+void LayerGraph::add_inputs(const Graph& g, CompileState& c) {
   int64_t n0 = -1;
   bool inputs_share_batch = true;
   for (const std::string& name : g.inputs) {
     const TensorDesc& d = g.tensor(name);
     if (d.dtype != DType::Float32) {
-      problems.push_back("input '" + name + "' has dtype " + dtype_name(d.dtype) + " (the " + executor_ +
-                         " executor runs float32 only)");
+      c.problems.push_back("input '" + name + "' has dtype " + dtype_name(d.dtype) + " (the " + executor_ +
+                           " executor runs float32 only)");
       continue;
     }
     if (!d.has_shape) throw Error("input '" + name + "' has no shape");
@@ -103,9 +152,9 @@ void LayerGraph::compile(const Graph& g) {
       else if (k == 0)
         dims.push_back(1);  // symbolic batch: compile for 1 sample
       else {
-        problems.push_back("input '" + name + "' has symbolic dimension " + std::to_string(k) +
-                           (d.shape[k].symbol.empty() ? "" : " ('" + d.shape[k].symbol + "')") +
-                           " (only dim 0, the batch, may be symbolic)");
+        c.problems.push_back("input '" + name + "' has symbolic dimension " + std::to_string(k) +
+                             (d.shape[k].symbol.empty() ? "" : " ('" + d.shape[k].symbol + "')") +
+                             " (only dim 0, the batch, may be symbolic)");
         ok = false;
       }
     }
@@ -120,191 +169,290 @@ void LayerGraph::compile(const Graph& g) {
     t.name = name;
     t.dims = dims;
     t.is_input = true;
-    act[name] = int(tensors_.size());
+    c.act[name] = int(tensors_.size());
     inputs_.push_back(int(tensors_.size()));
     tensors_.push_back(t);
   }
   declared_batch_ = n0 < 0 ? 1 : n0;
-  const int64_t n1 = declared_batch_ + 1;
   if (!inputs_share_batch) {
     batched_ = false;
     not_batched_reason_ = "the inputs do not share a batch dimension";
   }
-  std::map<std::string, Dims> at_declared, at_probe;
   for (const ActivationTensor& t : tensors_) {
-    Dims d = t.dims;
-    if (!d.empty()) d[0] = n1;
-    dims1.push_back(d);
-    probe_ok.push_back(true);
-    at_declared[t.name] = t.dims;
-    at_probe[t.name] = d;
+    c.dims1.push_back(with_batch(t.dims, declared_batch_ + 1));
+    c.probe_ok.push_back(true);
   }
-  auto report = [&] {
-    std::string msg = "the " + executor_ + " executor cannot run " + std::to_string(problems.size()) +
-                      " part" + (problems.size() == 1 ? "" : "s") + " of this model: ";
-    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, msg);
-  };
-  if (!problems.empty()) report();  // the nodes below read these inputs
-  prepare(g, at_declared, at_probe);
+}
 
-  std::set<std::string> unknown;  // values downstream of something unsupported
-  for (const Node& n : g.nodes) {
+namespace {
+
+// Shapes of every value at the declared batch (v0) and at the probe batch (v1);
+// values in probe_bad have no probe shapes.
+struct ValueShapes {
+  std::map<std::string, ValueShape> v0, v1;
+  std::set<std::string> probe_bad;
+};
+
+// Node n's op and output shapes from its inputs' shapes; leaves `ns` without an
+// op when an input has no shape (unknown upstream) or the op refuses the node.
+void shape_node(const Node& n, int64_t opset, ValueShapes& vs, NodeShapes& ns) {
+  std::vector<ValueShape> in0, in1;
+  bool probe_ok = true;
+  for (const std::string& name : n.inputs) {
+    if (name.empty()) {
+      in0.emplace_back();
+      in1.emplace_back();
+      continue;
+    }
+    auto it = vs.v0.find(name);
+    if (it == vs.v0.end()) return;
+    in0.push_back(it->second);
+    in1.push_back(vs.v1[name]);
+    if (vs.probe_bad.count(name)) probe_ok = false;
+  }
+  try {
+    ns.op = make_op(n, opset);
+    ns.out0 = ns.op->shape(in0);
+  } catch (const std::exception& e) {
+    ns.op.reset();
+    const std::string what = e.what();
+    ns.error = what.rfind(node_label(n), 0) == 0 ? what : node_label(n) + ": " + what;
+    return;
+  }
+  try {
+    if (probe_ok) ns.out1 = ns.op->shape(in1);
+  } catch (const std::exception&) {
+    probe_ok = false;  // its shapes do not follow a change of batch
+  }
+  ns.probe_ok = probe_ok;
+  for (size_t k = 0; k < n.outputs.size() && k < ns.out0.size(); ++k) {
+    const std::string& o = n.outputs[k];
+    if (o.empty()) continue;
+    ns.out0[k].name = o;
+    vs.v0[o] = ns.out0[k];
+    if (!probe_ok) {
+      vs.probe_bad.insert(o);
+      continue;
+    }
+    ns.out1[k].name = o;
+    vs.v1[o] = ns.out1[k];
+  }
+}
+
+// Whether node output `ns` keeps the batch on axis 0 (declared batch n0, probe n0 + 1).
+bool keeps_batch(const NodeShapes& ns, int64_t n0) {
+  if (!ns.probe_ok) return false;
+  const Dims &d0 = ns.out0[0].dims, &d1 = ns.out1[0].dims;
+  return !d0.empty() && !d1.empty() && d0[0] == n0 && d1[0] == n0 + 1 &&
+         std::equal(d0.begin() + 1, d0.end(), d1.begin() + 1, d1.end());
+}
+
+}  // namespace
+
+// Every node's op and output shapes at the declared batch and at declared + 1,
+// before any kernel is built: kernels learn whether the model is batched.
+void LayerGraph::infer_node_shapes(const Graph& g, CompileState& c) const {
+  ValueShapes vs;
+  for (const ActivationTensor& t : tensors_) {
+    ValueShape v;
+    v.name = t.name;
+    v.present = true;
+    v.dtype = t.dtype;
+    v.dims = t.dims;
+    vs.v0[t.name] = v;
+    v.dims = with_batch(t.dims, declared_batch_ + 1);
+    vs.v1[t.name] = v;
+  }
+  for (const auto& kv : g.tensors)
+    if (kv.second.is_initializer && kv.second.has_shape)
+      vs.v0[kv.first] = vs.v1[kv.first] = constant_shape(kv.second);
+  c.shapes_batched = batched_;
+  c.shapes.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     if (n.op_type == "Constant" && default_domain(n)) {
-      std::optional<TensorDesc> v = constant_value(n);
-      if (!v)
-        problems.push_back(node_label(n) + ": only tensor, float(s) and int(s) values are supported");
-      else
-        constant_nodes[n.outputs[0]] = std::move(*v);
+      if (std::optional<TensorDesc> v = constant_value(n); v && v->has_shape)
+        vs.v0[v->name] = vs.v1[v->name] = constant_shape(*v);
       continue;
     }
-    const bool known_op = default_domain(n) && op_supported(n.op_type);
-    if (!known_op) {
-      problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" +
+    if (!find_op(n)) continue;  // unknown: its outputs stay without shapes
+    shape_node(n, c.opset, vs, c.shapes[i]);
+    if (c.shapes[i].op && !keeps_batch(c.shapes[i], declared_batch_)) c.shapes_batched = false;
+  }
+}
+
+void LayerGraph::compile_node(const Node& n, size_t index, CompileState& c) {
+  if (n.op_type == "Constant" && default_domain(n)) {
+    std::optional<TensorDesc> v = constant_value(n);
+    if (!v)
+      c.problems.push_back(node_label(n) + ": only tensor, float(s) and int(s) values are supported");
+    else
+      c.constant_nodes[n.outputs[0]] = std::move(*v);
+    return;
+  }
+  if (!default_domain(n) || !op_supported(n.op_type)) {
+    c.problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" +
                          n.name + "')");
-      for (const std::string& o : n.outputs) unknown.insert(o);
-      continue;
-    }
-    bool skip = false;
-    for (const std::string& in : n.inputs)
-      if (!in.empty() && unknown.count(in)) skip = true;
-    for (size_t k = 1; k < n.outputs.size(); ++k) {
-      const std::string& o = n.outputs[k];
-      if (!o.empty() && (readers.count(o) || graph_outputs.count(o))) {
-        problems.push_back(node_label(n) + ": output " + std::to_string(k) + " '" + o + "' is used; the " +
+    for (const std::string& o : n.outputs) c.unknown.insert(o);
+    return;
+  }
+  bool skip = false;
+  for (const std::string& in : n.inputs)
+    if (!in.empty() && c.unknown.count(in)) skip = true;
+  for (size_t k = 1; k < n.outputs.size(); ++k) {
+    const std::string& o = n.outputs[k];
+    if (!o.empty() && (c.readers.count(o) || c.graph_outputs.count(o))) {
+      c.problems.push_back(node_label(n) + ": output " + std::to_string(k) + " '" + o + "' is used; the " +
                            executor_ + " executor computes only the first output");
-        skip = true;
-      }
-    }
-    if (n.outputs.empty() || n.outputs[0].empty()) throw Error(node_label(n) + ": has no output");
-    if (skip) {
-      for (const std::string& o : n.outputs) unknown.insert(o);
-      continue;
-    }
-
-    KernelSpec spec;
-    spec.node = &n;
-    spec.opset = opset;
-    spec.executor = executor_;
-    std::vector<Dims> in0, in1;
-    std::vector<int> node_inputs;
-    bool probe_inputs_ok = true;
-    for (const std::string& name : n.inputs) {
-      InputInfo info;
-      info.name = name;
-      int id = -1;
-      if (!name.empty()) {
-        info.present = true;
-        if (const TensorDesc* c = constant(name)) {
-          info.constant = true;
-          info.value = c;
-          info.dtype = c->dtype;
-          if (!c->has_shape) throw Error(node_label(n) + ": constant '" + name + "' has no shape");
-          info.dims = known_dims(c->shape);
-        } else {
-          auto it = act.find(name);
-          if (it == act.end()) throw Error(node_label(n) + ": reads undefined value '" + name + "'");
-          id = it->second;
-          info.dims = tensors_[size_t(id)].dims;
-          if (!probe_ok[size_t(id)]) probe_inputs_ok = false;
-        }
-      }
-      in0.push_back(info.dims);
-      in1.push_back(id >= 0 ? dims1[size_t(id)] : info.dims);
-      node_inputs.push_back(id);
-      spec.inputs.push_back(std::move(info));
-    }
-    complete_spec(spec);
-
-    try {
-      // Bundle into the producer's layer when this op runs in place right after it.
-      const int src = node_inputs.empty() ? -1 : node_inputs[0];
-      const int producer = src >= 0 ? tensors_[size_t(src)].producer : -1;
-      const bool sole_reader = src >= 0 && readers[n.inputs[0]] == 1 && !graph_outputs.count(n.inputs[0]);
-      const bool passthrough = is_passthrough_op(n.op_type);
-      EpilogueSteps* target = nullptr;
-      if (producer >= 0 && sole_reader && layers_[size_t(producer)].output == src && !passthrough &&
-          is_epilogue_op(n.op_type) && is_epilogue_head(layers_[size_t(producer)].ops[0]))
-        target = bundle_target(producer, n.op_type);
-      if (producer >= 0 && sole_reader && layers_[size_t(producer)].output == src &&
-          (passthrough || target)) {
-        Layer& L = layers_[size_t(producer)];
-        const Dims& d = tensors_[size_t(src)].dims;
-        if (n.op_type == "BatchNormalization") {
-          const int64_t C = product(required_input(spec, 1, "scale").dims);
-          if (d.size() < 2 || d[1] != C)
-            fail(spec,
-                 "scale has " + std::to_string(C) + " values, input " + dims_string(d) + " has " +
-                     (d.size() < 2 ? std::string("no channel axis") : std::to_string(d[1]) + " channels"));
-        }
-        EpilogueSteps scratch;  // passthrough ops add nothing; the call checks them
-        append_to_epilogue(spec, passthrough ? scratch : *target);
-        L.ops.push_back(n.op_type);
-        L.nodes.push_back(n.name);
-        tensors_[size_t(src)].name = n.outputs[0];  // the layer now writes this node's output
-        act[n.outputs[0]] = src;
-        continue;
-      }
-
-      const int l = int(layers_.size());
-      Layer L;
-      L.name = n.name;
-      L.ops = {n.op_type};
-      L.nodes = {n.name};
-      L.node_inputs = node_inputs;
-      for (size_t i = 0; i < node_inputs.size(); ++i) {
-        L.constant_dims.push_back(node_inputs[i] < 0 ? in0[i] : Dims{});
-        if (node_inputs[i] >= 0 &&
-            std::find(L.inputs.begin(), L.inputs.end(), node_inputs[i]) == L.inputs.end())
-          L.inputs.push_back(node_inputs[i]);
-      }
-      ActivationTensor out;
-      out.name = n.outputs[0];
-      out.dims = add_kernel(spec, in0);  // the kernel is layer l's from here on
-      out.producer = l;
-      // Probe at another batch: does every output keep the batch on axis 0?
-      bool ok = probe_inputs_ok;
-      Dims d1;
-      if (ok) {
-        const std::optional<Dims> p = probe_dims(l, spec, in1);
-        if (p)
-          d1 = *p;
-        else
-          ok = false;
-      }
-      if (batched_) {
-        std::string why;
-        if (!ok)
-          why = "its shapes do not follow a change of batch size";
-        else if (out.dims.empty() || d1.empty() || out.dims[0] != declared_batch_ || d1[0] != n1 ||
-                 !std::equal(out.dims.begin() + 1, out.dims.end(), d1.begin() + 1, d1.end()))
-          why = "its output " + dims_string(out.dims) + " does not keep the batch on axis 0";
-        else if (mixes_samples(l, in0))
-          why = "it combines values of different samples";
-        if (!why.empty()) {
-          batched_ = false;
-          not_batched_reason_ = node_label(n) + ": " + why;
-        }
-      }
-      L.output = int(tensors_.size());
-      act[out.name] = L.output;
-      tensors_.push_back(out);
-      dims1.push_back(d1);
-      probe_ok.push_back(ok);
-      layers_.push_back(std::move(L));
-    } catch (const sdk::Failure& f) {
-      if (f.status != FRUGAL_ERR_UNSUPPORTED) throw;
-      problems.push_back(f.what());
-      for (const std::string& o : n.outputs) unknown.insert(o);
+      skip = true;
     }
   }
+  if (n.outputs.empty() || n.outputs[0].empty()) throw Error(node_label(n) + ": has no output");
+  if (skip) {
+    for (const std::string& o : n.outputs) c.unknown.insert(o);
+    return;
+  }
+  NodeShapes& shapes = c.shapes[index];
+  std::vector<int> node_inputs;
+  const KernelSpec spec = make_spec(n, shapes, node_inputs, c);
+  try {
+    if (!try_bundle(n, spec, node_inputs, c)) add_layer(n, spec, node_inputs, shapes, c);
+  } catch (const sdk::Failure& f) {
+    if (f.status != FRUGAL_ERR_UNSUPPORTED) throw;
+    c.problems.push_back(f.what());
+    for (const std::string& o : n.outputs) c.unknown.insert(o);
+  }
+}
 
-  if (!problems.empty()) report();
+// The spec of node n: its op, its inputs (activation tensors in node_inputs, -1
+// for constants and omitted inputs) and its output at the declared batch.
+KernelSpec LayerGraph::make_spec(const Node& n, const NodeShapes& shapes, std::vector<int>& node_inputs,
+                                 CompileState& c) const {
+  KernelSpec spec;
+  spec.node = &n;
+  spec.opset = c.opset;
+  spec.executor = executor_;
+  for (const std::string& name : n.inputs) {
+    InputInfo info;
+    info.name = name;
+    int id = -1;
+    if (!name.empty()) {
+      info.present = true;
+      if (const TensorDesc* v = c.constant(name)) {
+        info.constant = true;
+        info.value = v;
+        info.dtype = v->dtype;
+        if (!v->has_shape) throw Error(node_label(n) + ": constant '" + name + "' has no shape");
+        info.dims = known_dims(v->shape);
+      } else {
+        auto it = c.act.find(name);
+        if (it == c.act.end()) throw Error(node_label(n) + ": reads undefined value '" + name + "'");
+        id = it->second;
+        info.dims = tensors_[size_t(id)].dims;
+        info.dtype = tensors_[size_t(id)].dtype;
+      }
+    }
+    node_inputs.push_back(id);
+    spec.inputs.push_back(std::move(info));
+  }
+  if (!shapes.error.empty()) throw Error(shapes.error);
+  if (!shapes.op) throw Error(node_label(n) + ": its output shapes are unknown");
+  spec.op = shapes.op.get();
+  spec.output = shapes.out0[0].dims;
+  spec.output_dtype = shapes.out0[0].dtype;
+  spec.batched = c.shapes_batched;
+  complete_spec(spec);
+  return spec;
+}
 
-  // Outputs, consumers, unique layer names, sample sizes.
+// Bundles node n into its producer's layer when it runs in place right after it
+// (a BatchNormalization or activation joining the epilogue, or a passthrough).
+bool LayerGraph::try_bundle(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                            CompileState& c) {
+  const int src = node_inputs.empty() ? -1 : node_inputs[0];
+  const int producer = src >= 0 ? tensors_[size_t(src)].producer : -1;
+  if (producer < 0 || layers_[size_t(producer)].output != src) return false;
+  if (c.readers[n.inputs[0]] != 1 || c.graph_outputs.count(n.inputs[0])) return false;  // not the sole reader
+  const bool passthrough = is_passthrough(*spec.op);
+  EpilogueSteps* target = nullptr;
+  if (!passthrough && joins_epilogue(*spec.op) && is_epilogue_head(*layer_ops_[size_t(producer)]))
+    target = bundle_target(producer, n.op_type);
+  if (!passthrough && !target) return false;
+  EpilogueSteps scratch;  // passthrough ops add nothing; the call checks them
+  append_to_epilogue(spec, passthrough ? scratch : *target);
+  Layer& L = layers_[size_t(producer)];
+  L.ops.push_back(n.op_type);
+  L.nodes.push_back(n.name);
+  tensors_[size_t(src)].name = n.outputs[0];  // the layer now writes this node's output
+  c.act[n.outputs[0]] = src;
+  return true;
+}
+
+void LayerGraph::add_layer(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                           NodeShapes& shapes, CompileState& c) {
+  const int l = int(layers_.size());
+  Layer L;
+  L.name = n.name;
+  L.ops = {n.op_type};
+  L.nodes = {n.name};
+  L.node_inputs = node_inputs;
+  std::vector<ValueShape> head_inputs;
+  std::vector<Dims> in0;  // per node input at the declared batch
+  for (size_t i = 0; i < node_inputs.size(); ++i) {
+    const InputInfo& in = spec.inputs[i];
+    L.constant_dims.push_back(node_inputs[i] < 0 ? in.dims : Dims{});
+    if (node_inputs[i] >= 0 && std::find(L.inputs.begin(), L.inputs.end(), node_inputs[i]) == L.inputs.end())
+      L.inputs.push_back(node_inputs[i]);
+    ValueShape v = in.constant ? constant_shape(*in.value) : ValueShape{};
+    v.name = in.name;
+    v.present = in.present;
+    v.dims = in.dims;
+    v.dtype = in.dtype;
+    head_inputs.push_back(std::move(v));
+    in0.push_back(in.dims);
+  }
+  add_kernel(spec);  // the kernel is layer l's from here on
+  ActivationTensor out;
+  out.name = n.outputs[0];
+  out.dims = spec.output;
+  out.dtype = spec.output_dtype;
+  out.producer = l;
+  note_batching(n, shapes, l, out, in0);
+  L.output = int(tensors_.size());
+  c.act[out.name] = L.output;
+  tensors_.push_back(out);
+  c.dims1.push_back(shapes.probe_ok ? shapes.out1[0].dims : Dims{});
+  c.probe_ok.push_back(shapes.probe_ok);
+  layers_.push_back(std::move(L));
+  layer_ops_.push_back(std::move(shapes.op));
+  layer_inputs_.push_back(std::move(head_inputs));
+}
+
+// A batched model keeps the batch on axis 0 of every activation and mixes no samples.
+void LayerGraph::note_batching(const Node& n, const NodeShapes& shapes, int layer,
+                               const ActivationTensor& out, const std::vector<Dims>& in0) {
+  if (!batched_) return;
+  const int64_t n1 = declared_batch_ + 1;
+  const Dims& d1 = shapes.probe_ok ? shapes.out1[0].dims : Dims{};
+  std::string why;
+  if (!shapes.probe_ok)
+    why = "its shapes do not follow a change of batch size";
+  else if (out.dims.empty() || d1.empty() || out.dims[0] != declared_batch_ || d1[0] != n1 ||
+           !std::equal(out.dims.begin() + 1, out.dims.end(), d1.begin() + 1, d1.end()))
+    why = "its output " + dims_string(out.dims) + " does not keep the batch on axis 0";
+  else if (mixes_samples(layer, in0))
+    why = "it combines values of different samples";
+  if (!why.empty()) {
+    batched_ = false;
+    not_batched_reason_ = node_label(n) + ": " + why;
+  }
+}
+
+// Outputs: computed by some layer, listed once, as declared.
+void LayerGraph::add_outputs(const Graph& g, CompileState& c) {
   for (const std::string& name : g.outputs) {
-    auto it = act.find(name);
-    if (it == act.end())
+    auto it = c.act.find(name);
+    if (it == c.act.end())
       throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
                          "output '" + name + "' is a constant, not computed by any node");
     if (std::find(outputs_.begin(), outputs_.end(), it->second) != outputs_.end())
@@ -322,6 +470,10 @@ void LayerGraph::compile(const Graph& g) {
                     " but computes to " + dims_string(got));
     }
   }
+}
+
+// Unique layer names, consumers, sample sizes, MACs.
+void LayerGraph::finish() {
   std::set<std::string> names;
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& L = layers_[l];
@@ -333,7 +485,18 @@ void LayerGraph::compile(const Graph& g) {
     for (int t : L.inputs) tensors_[size_t(t)].consumers.push_back(int(l));
   }
   for (ActivationTensor& t : tensors_) t.sample_elems = batched_ ? product(t.dims, 1) : product(t.dims);
-  for (size_t l = 0; l < layers_.size(); ++l) layers_[l].macs_per_sample = macs_per_sample(int(l));
+  for (size_t l = 0; l < layers_.size(); ++l) layers_[l].macs_per_sample = layer_macs(int(l));
+}
+
+// The head op's MACs for one sample (the whole request when not batched).
+int64_t LayerGraph::layer_macs(int l) const {
+  const Op& op = *layer_ops_[size_t(l)];
+  if (!op.counts_macs()) return 0;
+  std::vector<ValueShape> in = layer_inputs_[size_t(l)];
+  const std::vector<Dims> d = call_dims(l, 1);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i].present) in[i].dims = d[i];
+  return op.macs(in, op.shape(in));
 }
 
 int LayerGraph::layer_index(const std::string& name) const {

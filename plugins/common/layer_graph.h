@@ -2,9 +2,11 @@
 // schedulable layers (a head node, plus the BatchNormalization / activations /
 // Dropout / Identity that run in place right after it), network inputs and
 // outputs, batched detection and the in/out/ws byte accounting per layer.
-// Kernels are the backend's: a backend derives from LayerGraph, keeps one
-// kernel per layer (same index), answers the hooks below, and calls compile()
-// from its constructor.
+// Every node's op comes from the model library's registry (frugal/model/ops.h),
+// which gives the shapes at the declared batch and at the batch probe and the
+// MAC counts. Kernels are the backend's: a backend derives from LayerGraph,
+// keeps one kernel per layer (same index), answers the hooks below, and calls
+// compile() from its constructor.
 //
 // Samples: when every activation keeps the batch on axis 0 and no op mixes
 // samples, the model is "batched": a run may have any number B of samples and a
@@ -14,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,12 +28,16 @@
 
 namespace frugal::exec {
 
+struct NodeShapes;    // layer_graph.cpp: one node's op and output shapes
+struct CompileState;  // layer_graph.cpp: what one compile() has seen so far
+
 struct ActivationTensor {
   std::string name;
-  Dims dims;                   // at the declared batch
-  int64_t sample_elems = 0;    // elements of one sample (batched) or of the whole tensor
-  int producer = -1;           // layer index; -1: a network input
-  std::vector<int> consumers;  // distinct layers reading it, ascending
+  Dims dims;                     // at the declared batch
+  DType dtype = DType::Float32;  // Bool tensors are held as float 0 / 1
+  int64_t sample_elems = 0;      // elements of one sample (batched) or of the whole tensor
+  int producer = -1;             // layer index; -1: a network input
+  std::vector<int> consumers;    // distinct layers reading it, ascending
   bool is_input = false, is_output = false;
 };
 
@@ -83,28 +90,39 @@ class LayerGraph {
   void compile(const Graph& g);
 
   // ---- the backend's hooks ----
+  // True when the backend has a kernel for the op (its kernel registry).
   virtual bool op_supported(const std::string& op_type) const = 0;
-  // Called once the network inputs are known, before any node: input dims at the
-  // declared batch and at declared + 1 (the batch probe). May throw.
-  virtual void prepare(const Graph& g, const std::map<std::string, Dims>& at_declared,
-                       const std::map<std::string, Dims>& at_probe) {}
   // Fills backend fields of a spec before a kernel is built from it.
   virtual void complete_spec(KernelSpec& s) const {}
-  // Builds the kernel of a new layer (index layers().size()) and returns its
-  // output dims for input dims `in` (one per node input) at the declared batch.
-  virtual Dims add_kernel(const KernelSpec& s, const std::vector<Dims>& in) = 0;
-  // The output dims of layer l's kernel at the probe batch; nullopt when its
-  // shapes do not follow a change of batch.
-  virtual std::optional<Dims> probe_dims(int l, const KernelSpec& s, const std::vector<Dims>& in) const = 0;
+  // Builds the kernel of a new layer (index layers().size()) from a spec whose
+  // output dims the op's shape function gave.
+  virtual void add_kernel(const KernelSpec& s) = 0;
   // True when layer l's op combines values of different samples (dim 0).
   virtual bool mixes_samples(int l, const std::vector<Dims>& in) const = 0;
-  // The epilogue a BN / Relu / Clip / Sigmoid node `op` after layer l joins,
-  // or nullptr when it cannot (then it heads a layer of its own).
+  // The epilogue a BN or activation node `op` after layer l joins, or nullptr
+  // when it cannot (then it heads a layer of its own).
   virtual EpilogueSteps* bundle_target(int l, const std::string& op) = 0;
-  virtual int64_t macs_per_sample(int l) const = 0;
   virtual uint64_t workspace_bytes(int l, int64_t n) const = 0;
 
  private:
+  // The steps of compile(), in order.
+  void add_inputs(const Graph& g, CompileState& c);
+  void infer_node_shapes(const Graph& g, CompileState& c) const;
+  void compile_node(const Node& n, size_t index, CompileState& c);
+  KernelSpec make_spec(const Node& n, const NodeShapes& shapes, std::vector<int>& node_inputs,
+                       CompileState& c) const;
+  bool try_bundle(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                  CompileState& c);
+  void add_layer(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                 NodeShapes& shapes, CompileState& c);
+  void note_batching(const Node& n, const NodeShapes& shapes, int layer, const ActivationTensor& out,
+                     const std::vector<Dims>& in0);
+  void add_outputs(const Graph& g, CompileState& c);
+  void finish();
+  int64_t layer_macs(int l) const;
+
+  std::vector<std::unique_ptr<Op>> layer_ops_;         // per layer: its head node's op
+  std::vector<std::vector<ValueShape>> layer_inputs_;  // per layer: its head's inputs at the declared batch
   std::string executor_;
   std::vector<ActivationTensor> tensors_;
   std::vector<Layer> layers_;

@@ -1,6 +1,7 @@
-// Sliding-window geometry shared by Conv and the pooling ops: kernel, strides,
-// dilations, pads (explicit or auto_pad), output size, ceil_mode. 1-D windows
-// are 2-D windows of height 1. Used by both executors.
+// The sliding window of a Conv or pooling node as both executors' kernels use
+// it: 2-D (1-D windows are 2-D windows of height 1), its geometry computed once
+// by the model library (frugal/model/ops/window.h) from the attributes the op
+// read.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +20,10 @@ struct Window {
   int64_t Ho = 1, Wo = 1;
   int spatial_rank = 2;  // 1 or 2
 
-  // Reads kernel (given: from the weights for Conv, kernel_shape for pools),
-  // strides, dilations, pads / auto_pad and ceil_mode of the node; fails naming the node.
-  static Window from_node(const KernelSpec& s, const Dims& input, const Dims& kernel, bool allow_ceil_mode);
+  // The window of node s (an ops::Conv or ops::WindowPool) over `input` with
+  // kernel extents `kernel` (from the weights for Conv, kernel_shape for pools);
+  // unsupported() beyond 2-D, fails naming the node when they do not fit.
+  static Window from_node(const KernelSpec& s, const Dims& input, const Dims& kernel);
 
   // Output columns ow whose input column ow*sw - pl + j*dw lies inside [0, W): [lo, hi).
   void valid_cols(int64_t j, int64_t& lo, int64_t& hi) const;

@@ -28,11 +28,9 @@ class CompiledModel : public exec::LayerGraph {
  private:
   bool op_supported(const std::string& op_type) const override;
   void complete_spec(KernelSpec& s) const override { s.threads = threads_; }
-  Dims add_kernel(const KernelSpec& s, const std::vector<Dims>& in) override;
-  std::optional<Dims> probe_dims(int l, const KernelSpec& s, const std::vector<Dims>& in) const override;
+  void add_kernel(const KernelSpec& s) override { kernels_.push_back(kernels().make(s)); }
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
-  int64_t macs_per_sample(int l) const override;
   uint64_t workspace_bytes(int l, int64_t n) const override;
 
   int threads_;

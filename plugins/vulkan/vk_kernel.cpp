@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 
-#include "common/op_table.h"
 #include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
 
@@ -37,14 +36,14 @@ uint32_t WeightPacker::add_words(const std::vector<uint32_t>& v) {
 // ---- Epilogue --------------------------------------------------------------------
 
 bool Epilogue::has_room(bool affine) const {
-  if (affine && !steps_.empty() && steps_.back().kind == Kind::Affine) return true;
+  if (affine && !steps_.empty() && steps_.back().kind == kAffine) return true;
   return steps_.size() < kMaxSteps;
 }
 
 void Epilogue::pack(WeightPacker& p) {
   offsets_.assign(steps_.size(), 0);
   for (size_t k = 0; k < steps_.size(); ++k) {
-    if (steps_[k].kind != Kind::Affine) continue;
+    if (steps_[k].kind != kAffine) continue;
     offsets_[k] = p.add_floats(steps_[k].scale);
     p.add_floats(steps_[k].shift);
   }
@@ -59,13 +58,13 @@ void Epilogue::specialize(SpecConstants& sc, uint32_t channels) const {
       continue;
     }
     const Step& s = steps_[k];
-    if (s.kind == Kind::Affine && s.scale.size() != channels)
+    if (s.kind == kAffine && s.scale.size() != channels)
       throw Error("internal: epilogue of " + std::to_string(s.scale.size()) + " channels on an output of " +
                   std::to_string(channels));
     sc.set(41 + i, uint32_t(s.kind));
     sc.set(45 + i, k < offsets_.size() ? offsets_[k] : 0);
-    sc.set_float(49 + i, s.lo);
-    sc.set_float(53 + i, s.hi);
+    sc.set_float(49 + i, s.a);
+    sc.set_float(53 + i, s.b);
   }
 }
 
@@ -111,33 +110,11 @@ int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io,
   return std::max<int64_t>(1, g);
 }
 
-// ---- the op table: the common op list with this executor's factories ------------------
+// ---- the kernel registry (filled by FRUGAL_VULKAN_KERNEL in the kernel files) ----
 
-namespace {
-
-const exec::OpTable<Kernel>& table() {
-  static const exec::OpTable<Kernel> t = [] {
-    exec::KernelFamilies<Kernel> f;
-    f.conv = &make_conv;
-    f.pool = &make_pool;
-    f.binary = &make_binary;
-    f.pointwise = &make_pointwise;
-    f.passthrough = &make_copy;
-    f.lrn = &make_lrn;
-    f.gemm = &make_matmul;
-    f.matmul = &make_matmul;
-    f.reshape = &make_copy;
-    f.concat = &make_copy;
-    f.softmax = &make_softmax;
-    return exec::OpTable<Kernel>(f);
-  }();
-  return t;
+exec::KernelRegistry<Kernel>& kernels() {
+  static exec::KernelRegistry<Kernel> registry;
+  return registry;
 }
-
-}  // namespace
-
-bool op_is_supported(const std::string& op_type) { return table().supports(op_type); }
-std::vector<std::string> supported_ops() { return table().ops(); }
-std::unique_ptr<Kernel> make_kernel(const KernelSpec& s) { return table().make(s); }
 
 }  // namespace frugal::vk

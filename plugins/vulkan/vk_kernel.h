@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/epilogue_steps.h"
+#include "common/kernel_registry.h"
 #include "common/kernel_spec.h"
 #include "frugal/model/graph.h"
 #include "vk_device.h"
@@ -106,8 +107,6 @@ struct Gating {
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // Multiply-accumulates per sample.
-  virtual int64_t macs_per_sample() const { return 0; }
   // Workspace bytes in the arena at n samples.
   virtual uint64_t workspace_bytes(int64_t n) const { return 0; }
   // True when the op combines values of different samples (a batch split would change it).
@@ -137,21 +136,19 @@ class Kernel {
                                const std::vector<uint64_t>& sample_bytes, const std::string& label) const;
 };
 
-// Factories (vk_kernels_*.cpp). They throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED)
+// The kernels of this executor, one registration per op in the kernel's own
+// file: FRUGAL_VULKAN_KERNEL(Conv, ConvKernel); where ConvKernel has a
+// constructor from a KernelSpec. It throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED)
 // for features this executor lacks and frugal::Error for malformed nodes, both
 // naming the node.
-std::unique_ptr<Kernel> make_conv(const KernelSpec& s);
-std::unique_ptr<Kernel> make_pool(const KernelSpec& s);       // MaxPool, AveragePool, Global*Pool
-std::unique_ptr<Kernel> make_binary(const KernelSpec& s);     // Add, Sub, Mul, Div
-std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);  // BN, Relu, Clip, Sigmoid
-std::unique_ptr<Kernel> make_copy(const KernelSpec& s);       // Flatten, Reshape, Identity, Dropout, Concat
-std::unique_ptr<Kernel> make_lrn(const KernelSpec& s);
-std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);  // Gemm, MatMul
-std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
-
-bool op_is_supported(const std::string& op_type);
-std::vector<std::string> supported_ops();
-std::unique_ptr<Kernel> make_kernel(const KernelSpec& s);
+exec::KernelRegistry<Kernel>& kernels();
+#define FRUGAL_VULKAN_KERNEL(OP, KERNEL)                                      \
+  [[maybe_unused]] static const bool frugal_vulkan_kernel_##OP##_registered = \
+      ::frugal::vk::kernels().add(#OP, &::frugal::exec::make_kernel_of<::frugal::vk::Kernel, KERNEL>)
+// One kernel for every activation the model library defines (ops::Activation).
+#define FRUGAL_VULKAN_ACTIVATIONS(KERNEL)                                         \
+  [[maybe_unused]] static const bool frugal_vulkan_activation_kernel_registered = \
+      ::frugal::vk::kernels().add_activations(&::frugal::exec::make_kernel_of<::frugal::vk::Kernel, KERNEL>)
 using exec::append_to_epilogue;
 
 // ---- helpers for the factories (plugins/common/kernel_spec.h) ------------------

@@ -5,6 +5,9 @@
 // LRN (lrn.comp) and Softmax (softmax.comp).
 #include <algorithm>
 
+#include "frugal/model/ops/elementwise.h"
+#include "frugal/model/ops/normalization.h"
+#include "frugal/model/ops/shape_ops.h"
 #include "frugal/plugin_sdk.hpp"
 #include "vk_kernel.h"
 
@@ -87,8 +90,7 @@ class PointwiseKernel : public FlatKernel {
 class BinaryKernel : public Kernel {
  public:
   explicit BinaryKernel(const KernelSpec& s) : label_(s.label()) {
-    const std::string& t = s.node->op_type;
-    op_ = t == "Add" ? 0 : t == "Sub" ? 1 : t == "Mul" ? 2 : 3;
+    op_ = int(s.op_as<ops::Arithmetic>().fn);  // binary.comp's codes: Add 0, Sub 1, Mul 2, Div 3
     const Dims& out = s.output;
     const size_t r = out.size();
     for (size_t i = 0; i < 2; ++i) {
@@ -218,12 +220,11 @@ class BinaryKernel : public Kernel {
 class CopyKernel : public Kernel {
  public:
   explicit CopyKernel(const KernelSpec& s) : label_(s.label()) {
-    const std::string& t = s.node->op_type;
     require_activation(s, 0, "input");
-    if (t == "Dropout" || t == "Identity") {
+    if (exec::is_passthrough(*s.op)) {
       Epilogue none;
       append_to_epilogue(s, none);  // checks Dropout's training mode
-    } else if (t == "Reshape") {
+    } else if (dynamic_cast<const ops::Reshape*>(s.op)) {
       constant_ints(s, 1, "shape");  // the shape must be known when compiling
     }
     const Dims& d = s.inputs[0].dims;
@@ -249,11 +250,9 @@ class CopyKernel : public Kernel {
 class ConcatKernel : public Kernel {
  public:
   explicit ConcatKernel(const KernelSpec& s) : label_(s.label()) {
-    if (!s.node->has_attr("axis")) fail(s, "attribute axis is required");
-    if (s.inputs.empty()) fail(s, "needs at least one input");
     const Dims& out = s.output;
     const int64_t r = int64_t(out.size());
-    const int64_t axis = normalize_axis(s, s.node->attr_int("axis", 0), r);
+    const int64_t axis = normalize_axis(s, s.op_as<ops::Concat>().axis, r);
     declared_dim0_ = out[0];
     const int64_t out_block = product(out, size_t(axis));
     // Blocks of one sample: batched models concatenate on axis >= 1.
@@ -349,7 +348,7 @@ class LrnKernel : public FlatKernel {
  public:
   explicit LrnKernel(const KernelSpec& s) : label_(s.label()) {
     require_activation(s, 0, "input X");
-    const exec::LrnParams p = exec::LrnParams::from_spec(s);
+    const ops::LRN& p = s.op_as<ops::LRN>();
     size_ = p.size;
     alpha_ = p.alpha;
     beta_ = p.beta;
@@ -387,8 +386,9 @@ class SoftmaxKernel : public FlatKernel {
   explicit SoftmaxKernel(const KernelSpec& s) : label_(s.label()) {
     require_activation(s, 0, "input");
     const Dims& d = s.inputs[0].dims;
-    const bool coerce_2d = s.opset < 13;
-    const int64_t axis = normalize_axis(s, s.node->attr_int("axis", coerce_2d ? 1 : -1), int64_t(d.size()));
+    const ops::Softmax& op = s.op_as<ops::Softmax>();
+    const bool coerce_2d = op.coerce_2d;
+    const int64_t axis = normalize_axis(s, op.axis, int64_t(d.size()));
     len_ = coerce_2d ? product(d, size_t(axis)) : d[size_t(axis)];
     inner_ = coerce_2d ? 1 : product(d, size_t(axis) + 1);
     mixes_ = axis == 0;
@@ -429,14 +429,18 @@ class SoftmaxKernel : public FlatKernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s) { return std::make_unique<PointwiseKernel>(s); }
-std::unique_ptr<Kernel> make_binary(const KernelSpec& s) { return std::make_unique<BinaryKernel>(s); }
-std::unique_ptr<Kernel> make_lrn(const KernelSpec& s) { return std::make_unique<LrnKernel>(s); }
-std::unique_ptr<Kernel> make_softmax(const KernelSpec& s) { return std::make_unique<SoftmaxKernel>(s); }
-
-std::unique_ptr<Kernel> make_copy(const KernelSpec& s) {
-  if (s.node->op_type == "Concat") return std::make_unique<ConcatKernel>(s);
-  return std::make_unique<CopyKernel>(s);
-}
+FRUGAL_VULKAN_ACTIVATIONS(PointwiseKernel);
+FRUGAL_VULKAN_KERNEL(BatchNormalization, PointwiseKernel);
+FRUGAL_VULKAN_KERNEL(Add, BinaryKernel);
+FRUGAL_VULKAN_KERNEL(Sub, BinaryKernel);
+FRUGAL_VULKAN_KERNEL(Mul, BinaryKernel);
+FRUGAL_VULKAN_KERNEL(Div, BinaryKernel);
+FRUGAL_VULKAN_KERNEL(Identity, CopyKernel);
+FRUGAL_VULKAN_KERNEL(Dropout, CopyKernel);
+FRUGAL_VULKAN_KERNEL(Flatten, CopyKernel);
+FRUGAL_VULKAN_KERNEL(Reshape, CopyKernel);
+FRUGAL_VULKAN_KERNEL(Concat, ConcatKernel);
+FRUGAL_VULKAN_KERNEL(LRN, LrnKernel);
+FRUGAL_VULKAN_KERNEL(Softmax, SoftmaxKernel);
 
 }  // namespace frugal::vk

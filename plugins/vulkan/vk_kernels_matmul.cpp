@@ -8,6 +8,7 @@
 // the first epilogue step, so a BatchNormalization bundled after it merges in.
 #include <algorithm>
 
+#include "frugal/model/ops/matmul.h"
 #include "frugal/plugin_sdk.hpp"
 #include "vk_kernel.h"
 
@@ -26,7 +27,7 @@ struct Operand {
 class MatMulKernel : public Kernel {
  public:
   explicit MatMulKernel(const KernelSpec& s) : label_(s.label()) {
-    if (s.node->op_type == "Gemm")
+    if (dynamic_cast<const ops::Gemm*>(s.op))
       init_gemm(s);
     else
       init_matmul(s);
@@ -37,7 +38,6 @@ class MatMulKernel : public Kernel {
     units_ = declared_dim0_;
   }
 
-  int64_t macs_per_sample() const override { return rows_ * N_ * K_ * batch_ / std::max<int64_t>(1, units_); }
   bool mixes_samples() const override { return mixes_; }
   Epilogue* epilogue() override { return gemm_ ? &epilogue_ : nullptr; }
 
@@ -139,20 +139,16 @@ class MatMulKernel : public Kernel {
 
   void init_gemm(const KernelSpec& s) {
     gemm_ = true;
-    const Node& n = *s.node;
+    const ops::Gemm& op = s.op_as<ops::Gemm>();
     a_ = operand(s, 0, "input A");
     b_ = operand(s, 1, "input B");
-    const bool ta = n.attr_int("transA", 0) != 0, tb = n.attr_int("transB", 0) != 0;
-    alpha_ = n.attr_float("alpha", 1.0f);
-    beta_ = n.attr_float("beta", 1.0f);
-    const Dims &ad = s.inputs[0].dims, &bd = s.inputs[1].dims;
-    if (ad.size() != 2 || bd.size() != 2)
-      fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " must both have rank 2");
-    const int64_t M = ta ? ad[1] : ad[0];
+    const bool ta = op.trans_a, tb = op.trans_b;
+    alpha_ = op.alpha;
+    beta_ = op.beta;
+    const Dims& ad = s.inputs[0].dims;  // the op's shape function checked A, B and C
+    const int64_t M = s.output[0];
     K_ = ta ? ad[0] : ad[1];
-    N_ = tb ? bd[0] : bd[1];
-    if ((tb ? bd[1] : bd[0]) != K_)
-      fail(s, "A " + dims_string(ad) + " and B " + dims_string(bd) + " disagree on K");
+    N_ = s.output[1];
     rows_ = M;
     A_SR_ = ta ? 1 : K_;
     A_SK_ = ta ? M : 1;
@@ -167,17 +163,9 @@ class MatMulKernel : public Kernel {
       B_SN_ = 1;
     }
     mixes_ = (!a_.constant && ta) || !b_.constant;  // the batch would sit on the K axis
-    if (s.output != Dims{M, N_})
-      fail(s, "output " + dims_string(s.output) + " differs from [M, N] = " + dims_string({M, N_}));
     if (has_input(s, 2)) {
       c_ = operand(s, 2, "input C");
       const Dims& cd = s.inputs[2].dims;
-      if (cd.size() > 2) fail(s, "C " + dims_string(cd) + " has rank > 2");
-      for (size_t k = 0; k < cd.size(); ++k) {
-        const int64_t od = k + 2 - cd.size() == 0 ? M : N_;
-        if (cd[k] != 1 && cd[k] != od)
-          fail(s, "C " + dims_string(cd) + " does not broadcast to " + dims_string({M, N_}));
-      }
       const int64_t cr = cd.size() == 2 ? cd[0] : 1, cc = cd.empty() ? 1 : cd.back();
       if (c_.constant && product(cd) == N_ && !cd.empty() && cd.back() == N_) {
         // One value per column: the first epilogue step.
@@ -202,25 +190,15 @@ class MatMulKernel : public Kernel {
     a_ = operand(s, 0, "input A");
     b_ = operand(s, 1, "input B");
     const Dims &a_in = s.inputs[0].dims, &b_in = s.inputs[1].dims;
-    if (a_in.empty() || b_in.empty()) fail(s, "MatMul inputs must have rank >= 1");
-    Dims a = a_in, b = b_in;
-    if (a.size() == 1) a.insert(a.begin(), 1);
-    if (b.size() == 1) b.push_back(1);
-    const int64_t M = a[a.size() - 2];
-    K_ = a.back();
-    N_ = b.back();
-    if (b[b.size() - 2] != K_)
-      fail(s, "A " + dims_string(a_in) + " and B " + dims_string(b_in) + " disagree on K");
-    const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
-    Dims batch(r, 1), ab(r, 1), bb(r, 1);
-    for (size_t k = 0; k < r; ++k) {
-      const int64_t da = k + ra >= r ? a[k + ra - r] : 1, db = k + rb >= r ? b[k + rb - r] : 1;
-      if (da != db && da != 1 && db != 1)
-        fail(s, "batch dims of A " + dims_string(a_in) + " and B " + dims_string(b_in) + " do not broadcast");
-      ab[k] = da;
-      bb[k] = db;
-      batch[k] = std::max(da, db);
-    }
+    ValueShape va, vb;
+    va.dims = a_in;
+    vb.dims = b_in;
+    const ops::MatMulShape shape = ops::MatMulShape::of(va, vb);  // checked by the op's shape function
+    const int64_t M = shape.M;
+    K_ = shape.K;
+    N_ = shape.N;
+    const Dims &batch = shape.batch, &ab = shape.a_batch, &bb = shape.b_batch;
+    const size_t r = batch.size();
     A_SR_ = K_;
     A_SK_ = 1;
     B_SK_ = N_;
@@ -254,11 +232,6 @@ class MatMulKernel : public Kernel {
       // A batched model splits by samples: every activation must carry them on axis 0.
       if ((!a_.constant && a_in.size() != 2 + r) || (!b_.constant && b_in.size() != 2 + r)) mixes_ = true;
     }
-    Dims out = batch;
-    if (a_in.size() > 1) out.push_back(M);
-    if (b_in.size() > 1) out.push_back(N_);
-    if (s.output != out)
-      fail(s, "output " + dims_string(s.output) + " differs from the computed " + dims_string(out));
   }
 
   std::string label_;
@@ -279,6 +252,7 @@ class MatMulKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_matmul(const KernelSpec& s) { return std::make_unique<MatMulKernel>(s); }
+FRUGAL_VULKAN_KERNEL(Gemm, MatMulKernel);
+FRUGAL_VULKAN_KERNEL(MatMul, MatMulKernel);
 
 }  // namespace frugal::vk

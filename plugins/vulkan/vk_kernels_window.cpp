@@ -12,6 +12,7 @@
 
 #include "common/window.h"
 #include "frugal/error.h"
+#include "frugal/model/ops/pool.h"
 #include "vk_kernel.h"
 
 namespace frugal::vk {
@@ -45,7 +46,6 @@ class ConvKernel : public Kernel {
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
   }
 
-  int64_t macs_per_sample() const override { return M_ * win_.Ho * win_.Wo * Cg_ * win_.kh * win_.kw; }
   Epilogue* epilogue() override { return &epilogue_; }
   int64_t gate_channels() const override { return M_; }
   int64_t gate_list_length() const override { return list_len_; }
@@ -164,10 +164,12 @@ class PoolKernel : public Kernel {
  public:
   explicit PoolKernel(const KernelSpec& s) : label_(s.label()) {
     const Node& n = *s.node;
-    max_ = n.op_type == "MaxPool" || n.op_type == "GlobalMaxPool";
+    const auto* pool = dynamic_cast<const ops::WindowPool*>(s.op);
+    const auto* avg = dynamic_cast<const ops::AveragePool*>(s.op);
+    max_ = dynamic_cast<const ops::MaxPool*>(s.op) || dynamic_cast<const ops::GlobalMaxPool*>(s.op);
     require_activation(s, 0, "input X");
     const Dims& x = s.inputs[0].dims;
-    if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") {
+    if (!pool) {
       // One window over the whole plane, flattened to 1 x (product of spatial dims).
       if (x.size() < 3) fail(s, "input must have rank >= 3, got " + dims_string(x));
       win_.H = 1;
@@ -175,17 +177,16 @@ class PoolKernel : public Kernel {
       win_.kh = 1;
       win_.kw = win_.W;
     } else {
-      if (!n.has_attr("kernel_shape")) fail(s, "attribute kernel_shape is required");
-      const Dims kernel = n.attr_ints("kernel_shape", {});
+      const Dims& kernel = pool->kernel();
       if (kernel.size() == 3 || x.size() == 5)
         unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
-      if (!max_ && n.has_attr("dilations"))
-        for (int64_t d : n.attr_ints("dilations", {}))
+      if (avg)
+        for (int64_t d : pool->window.dilations)
           if (d != 1) unsupported(s, "AveragePool with dilations is not supported");
       if (max_ && n.attr_int("storage_order", 0) != 0 && s.node->outputs.size() > 1)
         unsupported(s, "storage_order applies to the Indices output, which is not supported");
-      win_ = Window::from_node(s, x, kernel, true);
-      count_include_pad_ = n.attr_int("count_include_pad", 0) != 0;
+      win_ = Window::from_node(s, x, kernel);
+      count_include_pad_ = avg && avg->count_include_pad;
     }
     C_ = x[1];
     declared_dim0_ = x[0];
@@ -244,8 +245,10 @@ class PoolKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_conv(const KernelSpec& s) { return std::make_unique<ConvKernel>(s); }
-
-std::unique_ptr<Kernel> make_pool(const KernelSpec& s) { return std::make_unique<PoolKernel>(s); }
+FRUGAL_VULKAN_KERNEL(Conv, ConvKernel);
+FRUGAL_VULKAN_KERNEL(MaxPool, PoolKernel);
+FRUGAL_VULKAN_KERNEL(AveragePool, PoolKernel);
+FRUGAL_VULKAN_KERNEL(GlobalAveragePool, PoolKernel);
+FRUGAL_VULKAN_KERNEL(GlobalMaxPool, PoolKernel);
 
 }  // namespace frugal::vk

@@ -21,29 +21,21 @@ namespace fs = std::filesystem;
 namespace {
 
 // The ops both executors run (kept here independently of the plugins' own tables).
-const std::set<std::string> kSupportedOps = {"Conv",
-                                             "BatchNormalization",
-                                             "Relu",
-                                             "Clip",
-                                             "Sigmoid",
-                                             "Mul",
-                                             "Add",
-                                             "Sub",
-                                             "Div",
-                                             "Concat",
-                                             "MaxPool",
-                                             "AveragePool",
-                                             "GlobalAveragePool",
-                                             "GlobalMaxPool",
-                                             "LRN",
-                                             "Gemm",
-                                             "MatMul",
-                                             "Flatten",
-                                             "Reshape",
-                                             "Softmax",
-                                             "Dropout",
-                                             "Identity",
-                                             "Constant"};
+const std::set<std::string> kSupportedOps = {
+    "Conv",          "BatchNormalization",
+    "Relu",          "Clip",
+    "Sigmoid",       "HardSigmoid",
+    "HardSwish",     "LeakyRelu",
+    "Mul",           "Add",
+    "Sub",           "Div",
+    "Concat",        "MaxPool",
+    "AveragePool",   "GlobalAveragePool",
+    "GlobalMaxPool", "LRN",
+    "Gemm",          "MatMul",
+    "Flatten",       "Reshape",
+    "Softmax",       "Dropout",
+    "Identity",      "Constant",
+};
 
 // Node inputs this executor needs as constants (weights, shapes, bounds). In the
 // node tests they are graph inputs with data in input_N.pb; such inputs are

@@ -3,13 +3,14 @@
 // long contiguous inner loops.
 #include <algorithm>
 
+#include "frugal/model/ops/elementwise.h"
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
 
 namespace {
 
-enum class BinOp { Add, Sub, Mul, Div };
+enum class BinOp { Add, Sub, Mul, Div };  // as ops::Arithmetic::Fn
 
 template <BinOp op>
 inline float apply(float a, float b) {
@@ -35,8 +36,7 @@ void inner(const float* a, int64_t sa, const float* b, int64_t sb, float* y, int
 class BinaryKernel : public Kernel {
  public:
   explicit BinaryKernel(const KernelSpec& s) : label_(s.label()) {
-    const std::string& t = s.node->op_type;
-    op_ = t == "Add" ? BinOp::Add : t == "Sub" ? BinOp::Sub : t == "Mul" ? BinOp::Mul : BinOp::Div;
+    op_ = BinOp(int(s.op_as<ops::Arithmetic>().fn));
     for (size_t i = 0; i < 2; ++i) {
       const InputInfo& in = required_input(s, i, i == 0 ? "input A" : "input B");
       if (in.constant) {
@@ -46,20 +46,6 @@ class BinaryKernel : public Kernel {
         require_float_activation(s, i, i == 0 ? "input A" : "input B");
       }
     }
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    const Dims &a = in[0], &b = in[1];
-    const size_t r = std::max(a.size(), b.size());
-    Dims out(r);
-    for (size_t i = 0; i < r; ++i) {
-      const int64_t da = i + a.size() >= r ? a[i + a.size() - r] : 1;
-      const int64_t db = i + b.size() >= r ? b[i + b.size() - r] : 1;
-      if (da != db && da != 1 && db != 1)
-        throw Error(label_ + ": inputs " + dims_string(a) + " and " + dims_string(b) + " do not broadcast");
-      out[i] = da == 1 ? db : da;
-    }
-    return out;
   }
 
   void run(const KernelArgs& a) const override {
@@ -141,6 +127,9 @@ class BinaryKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_binary(const KernelSpec& s) { return std::make_unique<BinaryKernel>(s); }
+FRUGAL_CPU_KERNEL(Add, BinaryKernel);
+FRUGAL_CPU_KERNEL(Sub, BinaryKernel);
+FRUGAL_CPU_KERNEL(Mul, BinaryKernel);
+FRUGAL_CPU_KERNEL(Div, BinaryKernel);
 
 }  // namespace frugal::cpu

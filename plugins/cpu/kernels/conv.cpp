@@ -125,25 +125,12 @@ class ConvKernel : public Kernel {
     }
   }
 
-  Dims infer(const std::vector<Dims>& in) const override {
-    const Dims& x = in[0];
-    if (x.size() != size_t(win_.spatial_rank) + 2 || x[1] != C_ ||
-        x[2] != (win_.spatial_rank == 2 ? win_.H : win_.W) || (win_.spatial_rank == 2 && x[3] != win_.W))
-      throw Error(label_ + ": input " + dims_string(x) + " does not match the compiled shape [N, " +
-                  std::to_string(C_) + (win_.spatial_rank == 2 ? ", " + std::to_string(win_.H) : "") + ", " +
-                  std::to_string(win_.W) + "]");
-    if (win_.spatial_rank == 2) return {x[0], M_, win_.Ho, win_.Wo};
-    return {x[0], M_, win_.Wo};
-  }
-
   // One im2col chunk buffer per thread that runs whole (sample, chunk) items:
   // min(threads, items) of them (run() uses slots below that).
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
     const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, in[0][0] * chunks_));
     return uint64_t(buffers * ws_floats()) * sizeof(float);
   }
-
-  int64_t macs(const std::vector<Dims>& in) const override { return in[0][0] * M_ * win_.Ho * win_.Wo * K_; }
 
   Epilogue* epilogue() override { return &epilogue_; }
 
@@ -285,6 +272,6 @@ class ConvKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_conv(const KernelSpec& s) { return std::make_unique<ConvKernel>(s); }
+FRUGAL_CPU_KERNEL(Conv, ConvKernel);
 
 }  // namespace frugal::cpu

@@ -6,22 +6,31 @@
 namespace frugal::cpu {
 
 void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
-  switch (s.kind) {
-    case Kind::Affine: {
-      const float a = s.scale[size_t(c)], b = s.shift[size_t(c)];
-      for (int64_t i = 0; i < count; ++i) x[i] = a * x[i] + b;
-      break;
-    }
-    case Kind::Relu:
+  using ops::ActivationKind;
+  const float a = s.a, b = s.b;
+  if (s.kind == kAffine) {
+    const float scale = s.scale[size_t(c)], shift = s.shift[size_t(c)];
+    for (int64_t i = 0; i < count; ++i) x[i] = scale * x[i] + shift;
+    return;
+  }
+  switch (ActivationKind(s.kind)) {
+    case ActivationKind::Relu:
       for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
       break;
-    case Kind::Clip: {
-      const float lo = s.lo, hi = s.hi;
-      for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], lo), hi);
+    case ActivationKind::Clip:
+      for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], a), b);
       break;
-    }
-    case Kind::Sigmoid:
+    case ActivationKind::Sigmoid:
       for (int64_t i = 0; i < count; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
+      break;
+    case ActivationKind::HardSigmoid:
+      for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(a * x[i] + b, 0.0f), 1.0f);
+      break;
+    case ActivationKind::HardSwish:
+      for (int64_t i = 0; i < count; ++i) x[i] *= std::min(std::max(x[i] / 6.0f + 0.5f, 0.0f), 1.0f);
+      break;
+    case ActivationKind::LeakyRelu:
+      for (int64_t i = 0; i < count; ++i) x[i] = x[i] >= 0.0f ? x[i] : a * x[i];
       break;
   }
 }
@@ -34,7 +43,7 @@ void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {
   for (int64_t r = 0; r < rows; ++r) {
     float* row = x + r * channels;
     for (const Step& s : steps_) {
-      if (s.kind == Kind::Affine) {
+      if (s.kind == kAffine) {
         for (int64_t c = 0; c < channels; ++c) row[c] = s.scale[size_t(c)] * row[c] + s.shift[size_t(c)];
       } else {
         apply_step(s, row, 0, channels);  // channel-independent: the channel index is not read

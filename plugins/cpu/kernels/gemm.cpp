@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "frugal/model/ops/matmul.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
 
@@ -33,22 +34,21 @@ Operand operand(const KernelSpec& s, size_t i, const char* role) {
 
 class GemmKernel : public Kernel {
  public:
-  explicit GemmKernel(const KernelSpec& s) : label_(s.label()) {
-    const Node& n = *s.node;
+  explicit GemmKernel(const KernelSpec& s) {
+    const ops::Gemm& op = s.op_as<ops::Gemm>();
     a_ = operand(s, 0, "input A");
     b_ = operand(s, 1, "input B");
-    trans_a_ = n.attr_int("transA", 0) != 0;
-    trans_b_ = n.attr_int("transB", 0) != 0;
-    alpha_ = n.attr_float("alpha", 1.0f);
-    beta_ = n.attr_float("beta", 1.0f);
+    trans_a_ = op.trans_a;
+    trans_b_ = op.trans_b;
+    alpha_ = op.alpha;
+    beta_ = op.beta;
     has_c_ = has_input(s, 2);
     if (has_c_) {
       c_ = operand(s, 2, "input C");
       c_dims_ = s.inputs[2].dims;
     }
-    const Dims out = infer_dims(s.inputs[0].dims, s.inputs[1].dims, label_);
     // A constant bias of one value per column (shape [N] or [1, N]) is an epilogue shift.
-    const int64_t N = out[1];
+    const int64_t N = s.output[1];
     if (has_c_ && c_.constant && product(c_dims_) == N && !c_dims_.empty() && c_dims_.back() == N &&
         c_dims_.size() <= 2) {
       std::vector<float> shift(static_cast<size_t>(N));
@@ -56,26 +56,6 @@ class GemmKernel : public Kernel {
       epilogue_.add_affine(std::vector<float>(size_t(N), 1.0f), shift);
       has_c_ = false;
     }
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    Dims out = infer_dims(in[0], in[1], label_);
-    if (has_c_) {
-      const Dims& c = in[2];
-      if (c.size() > 2) throw Error(label_ + ": C " + dims_string(c) + " has rank > 2");
-      for (size_t k = 0; k < c.size(); ++k) {
-        const int64_t od = out[2 - c.size() + k];
-        if (c[k] != 1 && c[k] != od)
-          throw Error(label_ + ": C " + dims_string(c) + " does not broadcast to " + dims_string(out));
-      }
-    }
-    return out;
-  }
-
-  int64_t macs(const std::vector<Dims>& in) const override {
-    const Dims out = infer_dims(in[0], in[1], label_);
-    const int64_t K = trans_a_ ? in[0][0] : in[0][1];
-    return out[0] * out[1] * K;
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
@@ -99,18 +79,6 @@ class GemmKernel : public Kernel {
   }
 
  private:
-  Dims infer_dims(const Dims& a, const Dims& b, const std::string& label) const {
-    if (a.size() != 2 || b.size() != 2)
-      throw Error(label + ": A " + dims_string(a) + " and B " + dims_string(b) + " must both have rank 2");
-    const int64_t M = trans_a_ ? a[1] : a[0], Ka = trans_a_ ? a[0] : a[1];
-    const int64_t Kb = trans_b_ ? b[1] : b[0], N = trans_b_ ? b[0] : b[1];
-    if (Ka != Kb)
-      throw Error(label + ": A " + dims_string(a) + (trans_a_ ? " (transposed)" : "") + " and B " +
-                  dims_string(b) + (trans_b_ ? " (transposed)" : "") + " disagree on K");
-    return {M, N};
-  }
-
-  std::string label_;
   Operand a_, b_, c_;
   Dims c_dims_;
   bool trans_a_ = false, trans_b_ = false, has_c_ = false;
@@ -120,16 +88,9 @@ class GemmKernel : public Kernel {
 
 class MatMulKernel : public Kernel {
  public:
-  explicit MatMulKernel(const KernelSpec& s) : label_(s.label()) {
+  explicit MatMulKernel(const KernelSpec& s) {
     a_ = operand(s, 0, "input A");
     b_ = operand(s, 1, "input B");
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override { return shape(in[0], in[1]).out; }
-
-  int64_t macs(const std::vector<Dims>& in) const override {
-    const Shape s = shape(in[0], in[1]);
-    return product(s.batch) * s.M * s.N * s.K;
   }
 
   void run(const KernelArgs& args) const override {
@@ -157,59 +118,28 @@ class MatMulKernel : public Kernel {
   }
 
  private:
-  struct Shape {
-    int64_t M = 1, N = 1, K = 1;
-    Dims batch, a_batch, b_batch;             // broadcast batch dims, and each operand's (padded with 1)
-    std::vector<int64_t> a_stride, b_stride;  // in matrices
-    bool b_batch_free = false;                // B is one matrix shared by every batch index, A unbroadcast
-    Dims out;
+  // The product's geometry at these input dims (ops::MatMulShape), and whether
+  // B is one matrix shared by every batch index with A unbroadcast: then the
+  // batch dims of A fold into M and one sgemm does it all.
+  struct Shape : ops::MatMulShape {
+    bool b_batch_free = false;
   };
-
-  Shape shape(const Dims& a_in, const Dims& b_in) const {
-    if (a_in.empty() || b_in.empty()) throw Error(label_ + ": MatMul inputs must have rank >= 1");
-    Dims a = a_in, b = b_in;
-    const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
-    if (a_vec) a.insert(a.begin(), 1);
-    if (b_vec) b.push_back(1);
+  static Shape shape(const Dims& a, const Dims& b) {
+    ValueShape va, vb;
+    va.dims = a;
+    vb.dims = b;
     Shape s;
-    s.M = a[a.size() - 2];
-    s.K = a.back();
-    s.N = b.back();
-    if (b[b.size() - 2] != s.K)
-      throw Error(label_ + ": A " + dims_string(a_in) + " and B " + dims_string(b_in) + " disagree on K");
-    const size_t ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb);
-    s.batch.assign(r, 1);
-    s.a_batch.assign(r, 1);
-    s.b_batch.assign(r, 1);
-    for (size_t k = 0; k < r; ++k) {
-      const int64_t da = k + ra >= r ? a[k + ra - r] : 1, db = k + rb >= r ? b[k + rb - r] : 1;
-      if (da != db && da != 1 && db != 1)
-        throw Error(label_ + ": batch dims of A " + dims_string(a_in) + " and B " + dims_string(b_in) +
-                    " do not broadcast");
-      s.a_batch[k] = da;
-      s.b_batch[k] = db;
-      s.batch[k] = std::max(da, db);
-    }
-    s.a_stride.assign(r, 1);
-    s.b_stride.assign(r, 1);
-    for (size_t k = r; k-- > 1;) {
-      s.a_stride[k - 1] = s.a_stride[k] * s.a_batch[k];
-      s.b_stride[k - 1] = s.b_stride[k] * s.b_batch[k];
-    }
+    static_cast<ops::MatMulShape&>(s) = ops::MatMulShape::of(va, vb);
     s.b_batch_free = product(s.b_batch) == 1 && s.a_batch == s.batch;
-    s.out = s.batch;
-    if (!a_vec) s.out.push_back(s.M);
-    if (!b_vec) s.out.push_back(s.N);
     return s;
   }
 
-  std::string label_;
   Operand a_, b_;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_gemm(const KernelSpec& s) { return std::make_unique<GemmKernel>(s); }
-std::unique_ptr<Kernel> make_matmul(const KernelSpec& s) { return std::make_unique<MatMulKernel>(s); }
+FRUGAL_CPU_KERNEL(Gemm, GemmKernel);
+FRUGAL_CPU_KERNEL(MatMul, MatMulKernel);
 
 }  // namespace frugal::cpu

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel_registry.h"
 #include "common/kernel_spec.h"
 #include "frugal/model/graph.h"
 #include "kernels/epilogue.h"
@@ -37,13 +38,10 @@ struct KernelArgs {
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // Output dims for the given dims of every node input (constants included,
-  // omitted inputs empty); throws frugal::Error naming the node when they do not fit.
-  virtual Dims infer(const std::vector<Dims>& in) const = 0;
-  // Arena workspace bytes one call needs at these input dims.
+  // Arena workspace bytes one call needs at these input dims (of every node
+  // input: constants included, omitted inputs empty). Output dims and MACs are
+  // the op's (frugal/model/ops/*.h).
   virtual uint64_t workspace_bytes(const std::vector<Dims>& in) const { return 0; }
-  // Multiply-accumulates of one call at these input dims.
-  virtual int64_t macs(const std::vector<Dims>& in) const { return 0; }
   // True when the op combines values of different samples (dim 0), e.g. a
   // Softmax over axis 0: such a graph cannot be split by samples.
   virtual bool mixes_samples(const std::vector<Dims>& in) const { return false; }
@@ -56,22 +54,18 @@ class Kernel {
   virtual Epilogue* epilogue() { return nullptr; }
 };
 
-// Factories, one per kernel family (kernels/<family>.cpp). They throw
-// sdk::Failure(FRUGAL_ERR_UNSUPPORTED) for features this executor lacks and
-// frugal::Error for malformed nodes, both naming the node.
-std::unique_ptr<Kernel> make_conv(const KernelSpec& s);
-std::unique_ptr<Kernel> make_pool(const KernelSpec& s);       // MaxPool, AveragePool, Global*Pool
-std::unique_ptr<Kernel> make_binary(const KernelSpec& s);     // Add, Sub, Mul, Div
-std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s);  // BN, Relu, Clip, Sigmoid, Identity, Dropout
-std::unique_ptr<Kernel> make_lrn(const KernelSpec& s);
-std::unique_ptr<Kernel> make_gemm(const KernelSpec& s);
-std::unique_ptr<Kernel> make_matmul(const KernelSpec& s);
-std::unique_ptr<Kernel> make_shape_op(const KernelSpec& s);  // Flatten, Reshape, Concat
-std::unique_ptr<Kernel> make_softmax(const KernelSpec& s);
-
-// The ops this executor runs (default ONNX domain), and the factory for each.
-bool op_is_supported(const std::string& op_type);
-std::vector<std::string> supported_ops();
-std::unique_ptr<Kernel> make_kernel(const KernelSpec& s);
+// The kernels of this executor, one registration per op in the kernel's own
+// file: FRUGAL_CPU_KERNEL(Conv, ConvKernel); where ConvKernel has a constructor
+// from a KernelSpec. It throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) for features
+// this executor lacks and frugal::Error for malformed nodes, both naming the node.
+exec::KernelRegistry<Kernel>& kernels();
+#define FRUGAL_CPU_KERNEL(OP, KERNEL)                                      \
+  [[maybe_unused]] static const bool frugal_cpu_kernel_##OP##_registered = \
+      ::frugal::cpu::kernels().add(#OP, &::frugal::exec::make_kernel_of<::frugal::cpu::Kernel, KERNEL>)
+// One kernel for every activation the model library defines (ops::Activation).
+#define FRUGAL_CPU_ACTIVATIONS(KERNEL)                                         \
+  [[maybe_unused]] static const bool frugal_cpu_activation_kernel_registered = \
+      ::frugal::cpu::kernels().add_activations(                                \
+          &::frugal::exec::make_kernel_of<::frugal::cpu::Kernel, KERNEL>)
 
 }  // namespace frugal::cpu

@@ -1,3 +1,5 @@
+#include "frugal/model/ops/normalization.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -13,16 +15,11 @@ class LrnKernel : public Kernel {
  public:
   explicit LrnKernel(const KernelSpec& s) : label_(s.label()) {
     require_float_activation(s, 0, "input X");
-    const exec::LrnParams p = exec::LrnParams::from_spec(s);
+    const ops::LRN& p = s.op_as<ops::LRN>();
     size_ = p.size;
     alpha_ = p.alpha;
     beta_ = p.beta;
     bias_ = p.bias;
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    if (in[0].size() < 3) throw Error(label_ + ": input must have rank >= 3, got " + dims_string(in[0]));
-    return in[0];
   }
 
   void run(const KernelArgs& a) const override {
@@ -56,6 +53,6 @@ class LrnKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_lrn(const KernelSpec& s) { return std::make_unique<LrnKernel>(s); }
+FRUGAL_CPU_KERNEL(LRN, LrnKernel);
 
 }  // namespace frugal::cpu

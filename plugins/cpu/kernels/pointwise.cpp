@@ -1,8 +1,9 @@
 // Ops that map each value on its own (per channel at most): BatchNormalization
-// (inference form, an affine map per channel), Relu, Clip, Sigmoid, Identity and
+// (inference form, an affine map per channel), every activation (Relu, Clip,
+// Sigmoid, HardSigmoid, HardSwish, LeakyRelu: ops::Activation), Identity and
 // Dropout (inference: identity). As the head of a layer they copy the input to
 // the output and apply their epilogue; bundled after a Conv/Gemm/BN they become
-// steps of that layer's epilogue instead (see compile.cpp).
+// steps of that layer's epilogue instead (common/layer_graph.cpp).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -20,13 +21,6 @@ class PointwiseKernel : public Kernel {
     require_float_activation(s, 0, "input X");
     append_to_epilogue(s, epilogue_);
     channels_ = epilogue_.channels();
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    if (channels_ > 0 && (in[0].size() < 2 || in[0][1] != channels_))
-      throw Error(label_ + ": input " + dims_string(in[0]) + " does not have " + std::to_string(channels_) +
-                  " channels on axis 1");
-    return in[0];
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
@@ -56,6 +50,9 @@ class PointwiseKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_pointwise(const KernelSpec& s) { return std::make_unique<PointwiseKernel>(s); }
+FRUGAL_CPU_ACTIVATIONS(PointwiseKernel);
+FRUGAL_CPU_KERNEL(BatchNormalization, PointwiseKernel);
+FRUGAL_CPU_KERNEL(Identity, PointwiseKernel);
+FRUGAL_CPU_KERNEL(Dropout, PointwiseKernel);
 
 }  // namespace frugal::cpu

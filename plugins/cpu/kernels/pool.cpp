@@ -5,6 +5,8 @@
 // outputs, fixed at compile time) run a loop over output columns without bounds
 // checks that the compiler vectorises; only the border outputs take the generic
 // loop that checks every window element against the input and the padding.
+#include "frugal/model/ops/pool.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -109,32 +111,23 @@ InteriorRow pick_interior_row(int64_t sw) {
 class PoolKernel : public Kernel {
  public:
   explicit PoolKernel(const KernelSpec& s) : label_(s.label()) {
-    const Node& n = *s.node;
-    max_ = n.op_type == "MaxPool";
+    const auto& op = s.op_as<ops::WindowPool>();
+    const auto* avg = dynamic_cast<const ops::AveragePool*>(&op);
+    max_ = avg == nullptr;
     require_float_activation(s, 0, "input X");
-    if (!n.has_attr("kernel_shape")) fail(s, "attribute kernel_shape is required");
-    const Dims kernel = n.attr_ints("kernel_shape", {});
     const Dims& x = s.inputs[0].dims;
-    if (kernel.size() == 3 || x.size() == 5) unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
-    if (!max_ && n.has_attr("dilations")) {
-      for (int64_t d : n.attr_ints("dilations", {}))
+    if (op.kernel().size() == 3 || x.size() == 5)
+      unsupported(s, "3-D pooling is not supported (1-D and 2-D are)");
+    if (avg) {
+      for (int64_t d : op.window.dilations)
         if (d != 1) unsupported(s, "AveragePool with dilations is not supported");
     }
-    win_ = Window::from_node(s, x, kernel, true);
+    win_ = Window::from_node(s, x, op.kernel());
     C_ = x[1];
-    count_include_pad_ = n.attr_int("count_include_pad", 0) != 0;
+    count_include_pad_ = avg && avg->count_include_pad;
     interior_range(win_.Ho, win_.H, win_.kh, win_.sh, win_.dh, win_.pt, oh_lo_, oh_hi_);
     interior_range(win_.Wo, win_.W, win_.kw, win_.sw, win_.dw, win_.pl, ow_lo_, ow_hi_);
     interior_row_ = max_ ? pick_interior_row<true>(win_.sw) : pick_interior_row<false>(win_.sw);
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    const Dims& x = in[0];
-    const bool two = win_.spatial_rank == 2;
-    if (x.size() != size_t(win_.spatial_rank) + 2 || x[1] != C_ ||
-        (two && (x[2] != win_.H || x[3] != win_.W)) || (!two && x[2] != win_.W))
-      throw Error(label_ + ": input " + dims_string(x) + " does not match the compiled shape");
-    return two ? Dims{x[0], C_, win_.Ho, win_.Wo} : Dims{x[0], C_, win_.Wo};
   }
 
   void run(const KernelArgs& a) const override {
@@ -199,17 +192,10 @@ class PoolKernel : public Kernel {
 class GlobalPoolKernel : public Kernel {
  public:
   explicit GlobalPoolKernel(const KernelSpec& s) : label_(s.label()) {
-    max_ = s.node->op_type == "GlobalMaxPool";
+    max_ = dynamic_cast<const ops::GlobalMaxPool*>(s.op) != nullptr;
     require_float_activation(s, 0, "input X");
     if (s.inputs[0].dims.size() < 3)
       fail(s, "input must have rank >= 3, got " + dims_string(s.inputs[0].dims));
-  }
-
-  Dims infer(const std::vector<Dims>& in) const override {
-    if (in[0].size() < 3) throw Error(label_ + ": input must have rank >= 3, got " + dims_string(in[0]));
-    Dims out = in[0];
-    for (size_t i = 2; i < out.size(); ++i) out[i] = 1;
-    return out;
   }
 
   void run(const KernelArgs& a) const override {
@@ -239,10 +225,9 @@ class GlobalPoolKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_pool(const KernelSpec& s) {
-  if (s.node->op_type == "GlobalAveragePool" || s.node->op_type == "GlobalMaxPool")
-    return std::make_unique<GlobalPoolKernel>(s);
-  return std::make_unique<PoolKernel>(s);
-}
+FRUGAL_CPU_KERNEL(MaxPool, PoolKernel);
+FRUGAL_CPU_KERNEL(AveragePool, PoolKernel);
+FRUGAL_CPU_KERNEL(GlobalAveragePool, GlobalPoolKernel);
+FRUGAL_CPU_KERNEL(GlobalMaxPool, GlobalPoolKernel);
 
 }  // namespace frugal::cpu

@@ -3,6 +3,7 @@
 // row is normalised. Max-subtracted, sums in double.
 #include <cmath>
 
+#include "frugal/model/ops/normalization.h"
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
@@ -13,13 +14,9 @@ class SoftmaxKernel : public Kernel {
  public:
   explicit SoftmaxKernel(const KernelSpec& s) : label_(s.label()) {
     require_float_activation(s, 0, "input");
-    coerce_2d_ = s.opset < 13;
-    axis_ = s.node->attr_int("axis", coerce_2d_ ? 1 : -1);
-    normalize_axis(s, axis_, int64_t(s.inputs[0].dims.size()));
-  }
-  Dims infer(const std::vector<Dims>& in) const override {
-    axis_of(in[0]);
-    return in[0];
+    const ops::Softmax& op = s.op_as<ops::Softmax>();
+    coerce_2d_ = op.coerce_2d;
+    axis_ = op.axis;
   }
   bool mixes_samples(const std::vector<Dims>& in) const override { return axis_of(in[0]) == 0; }
 
@@ -64,6 +61,6 @@ class SoftmaxKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_softmax(const KernelSpec& s) { return std::make_unique<SoftmaxKernel>(s); }
+FRUGAL_CPU_KERNEL(Softmax, SoftmaxKernel);
 
 }  // namespace frugal::cpu

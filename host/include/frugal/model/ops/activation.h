@@ -51,6 +51,12 @@ class Clip : public Activation {
                    n.attr_float("min", -std::numeric_limits<float>::infinity()),
                    n.attr_float("max", std::numeric_limits<float>::infinity())) {}
   std::vector<ValueShape> shape(const std::vector<ValueShape>& in) const override;
+
+ private:
+  static constexpr float kInf = std::numeric_limits<float>::infinity();
+  static float bound(const Node& n, int64_t opset, const char* name, float dflt) {
+    return opset < 11 ? n.attr_float(name, dflt) : dflt;
+  }
 };
 
 // max(0, min(1, alpha x + beta))
