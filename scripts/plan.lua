@@ -64,23 +64,11 @@ if not a.budget then common.fail("--budget is required (e.g. --budget 20MB)", 2)
 if not a.batch then common.fail("--batch is required (samples in the request, e.g. --batch 12)", 2) end
 if a.latency and not (a.latency > 0) then common.fail("--latency must be a positive number of seconds", 2) end
 
--- The planner's words for its options are the command's (budget_bytes is --budget).
-local OPTION_NAMES = {budget_bytes = "--budget", unit_bytes = "--unit", latency_bound_s = "--latency",
-                      batch = "--batch"}
-local function planner_message(err)
-  local msg = common.message(err):gsub("^([%w_%-]+): cost table: ", "%1: " .. a.costs .. ": ", 1)
-  msg = msg:gsub("%f[%w_]([%a_]+_[%a_]+)%f[^%w_]", function(word) return OPTION_NAMES[word] end)
-  msg = msg:gsub("^([%w_%-]+): options: ", "%1: ")
-  local need = msg:match("needs at least (%d+) bytes") or msg:match("needs (%d+) bytes")
-  if need and tonumber(need) >= 10000 then msg = msg .. " (that is " .. common.bytes(tonumber(need)) .. ")" end
-  return msg
-end
-
 local ok, plan = pcall(frugal.plan, costs, {planner = a.planner, budget = a.budget, batch = a.batch, unit = a.unit,
                                             latency = a.latency})
 if not ok then
   if frugal.debug then error(plan, 0) end
-  common.fail(planner_message(plan))
+  common.fail(common.planner_message(plan, a.costs))
 end
 
 if a.output then common.try(frugal.save_json, plan, a.output) end

@@ -97,7 +97,7 @@ if not budget then
     common.bytes(smallest), common.bytes(whole))
 end
 local ok, vbs = pcall(plan, "vbs", budget)
-if not ok then common.fail(common.message(vbs)) end
+if not ok then common.fail(common.planner_message(vbs)) end
 local fbs_ok, fbs = pcall(plan, "fbs", budget)
 print(string.format("3 plan      %d samples under %s (%s); whole batch at once needs %s", B, common.bytes(budget),
   budget_note, common.bytes(whole)))
@@ -174,7 +174,7 @@ print(string.format("4 run       %d timed run%s of each plan after a warm-up, me
   a["repeat"], a["repeat"] == 1 and "" or "s"))
 print("5 compare")
 print(fmt.table(rows, {nil, "r", "r", "r", "r", "r"}, "  "))
-if not fbs_ok then print("  FBS: no fixed-batch plan fits: " .. common.message(fbs)) end
+if not fbs_ok then print("  FBS: no fixed-batch plan fits: " .. common.planner_message(fbs)) end
 for _, r in ipairs(runs) do
   if r.peak ~= r.plan.peak_bytes then
     print(string.format("  %s: measured peak %s %s the predicted %s", r.name, common.bytes(r.peak),

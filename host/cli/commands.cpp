@@ -48,23 +48,10 @@ ScriptCommand read_script_command(const std::string& path) {
   c.name = base_name(path);
   c.path = path;
   std::string line;
-  bool first = true, in_usage = false;
-  while (std::getline(f, line)) {
-    if (first && line.rfind("#!", 0) == 0) continue;  // shebang line
-    if (line.rfind("--", 0) != 0) break;              // end of the comment block
-    std::string text = line.substr(2);
-    if (!text.empty() && text[0] == ' ') text.erase(0, 1);
-    if (first) {
-      first = false;
-      std::string prefix = "frugal " + c.name + ":";
-      if (text.rfind(prefix, 0) == 0) {
-        c.summary = trim(text.substr(prefix.size()));
-        continue;
-      }
-    }
-    if (!in_usage && trim(text).rfind("usage:", 0) == 0) in_usage = true;
-    if (in_usage) c.usage += text + "\n";
-  }
+  while (std::getline(f, line) && line.rfind("#!", 0) == 0) {
+  }  // a shebang line
+  const std::string prefix = "-- frugal " + c.name + ":";
+  if (line.rfind(prefix, 0) == 0) c.summary = trim(line.substr(prefix.size()));
   return c;
 }
 
@@ -82,7 +69,7 @@ std::vector<ScriptCommand> list_script_commands(const std::string& dir) {
       out.push_back(read_script_command(path));
     } catch (const std::exception&) {
       // An unreadable script still shows up in the list, without a summary.
-      out.push_back(ScriptCommand{base_name(path), path, "", ""});
+      out.push_back(ScriptCommand{base_name(path), path, ""});
     }
   }
   closedir(d);

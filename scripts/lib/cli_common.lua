@@ -15,7 +15,23 @@ function M.message(err)
              :gsub("^executor:[%w_]+: ", "", 1)
   end
   msg = msg:gsub("([%w_%-]+) %([^()\n]*%.so%): [%w_]+: ", "%1: ")
-  msg = msg:gsub("^([%w_%-]+): %1: ", "%1: ")
+  repeat
+    local before = msg
+    msg = msg:gsub("^([%w_%-]+): %1: ", "%1: ")
+  until msg == before
+  return msg
+end
+
+-- A planner's error in the commands' words: its options are --budget, --unit,
+-- --latency, --batch; "cost table: " names the file when given.
+local PLANNER_OPTIONS = {budget_bytes = "--budget", unit_bytes = "--unit", latency_bound_s = "--latency"}
+function M.planner_message(err, costs_file)
+  local msg = M.message(err)
+  if costs_file then msg = msg:gsub("^([%w_%-]+): cost table: ", "%1: " .. costs_file .. ": ", 1) end
+  msg = msg:gsub("%f[%w_]([%a_]+_[%a_]+)%f[^%w_]", function(word) return PLANNER_OPTIONS[word] end)
+  msg = msg:gsub("^([%w_%-]+): options: ", "%1: ")
+  local need = msg:match("needs at least (%d+) bytes") or msg:match("needs (%d+) bytes")
+  if need and tonumber(need) >= 10000 then msg = msg .. " (that is " .. M.bytes(tonumber(need)) .. ")" end
   return msg
 end
 
