@@ -197,7 +197,7 @@ end
 for _, name in ipairs(nets) do add(name, common.load_model("zoo:" .. name)) end
 if not a.no_toy then add("figure_2c (64ch, 56x56)", figure_2c_model(64, 56, 1)) end
 print("columns     BN: BatchNorm nodes; naive / BaN-OFF: BNs folded; comp.: layers BaN-OFF compensated; params -X: " ..
-      "parameters removed by X; unfolded / naive / BaN-OFF: median time per run; saved X: time reduction of X against " ..
+      "initializer values removed by X (BatchNorm scale, shift and statistics); unfolded / naive / BaN-OFF: median time per run; saved X: time reduction of X against " ..
       "unfolded; max rel diff: largest |folded - unfolded| output difference over max(1, |output|)")
 print(string.format("done in %s; outputs of folded networks agree with the unfolded ones to %.1e (relative)",
   common.seconds(frugal.clock() - t0), worst))

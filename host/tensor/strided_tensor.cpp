@@ -60,6 +60,7 @@ int64_t StridedTensor::numel() const {
 }
 
 bool StridedTensor::is_contiguous() const {
+  if (numel() == 0) return true;  // nothing to lay out
   int64_t expected = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
     if (sizes[d] != 1 && strides[d] != expected) return false;
