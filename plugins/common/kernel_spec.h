@@ -1,7 +1,7 @@
 // What a kernel factory of either executor knows about the node it builds, and
 // the small helpers every factory uses: messages that name the node, constant
 // inputs, attribute arithmetic. Kernels themselves are backend-specific
-// (plugins/cpu/kernels, plugins/vulkan/vk_kernels_*); this is the part of
+// (plugins/cpu/kernels, plugins/vulkan/kernels); this is the part of
 // their construction both share.
 #pragma once
 

@@ -61,7 +61,7 @@ void Executor::use_threads() const { openblas_set_num_threads(1); }
 
 std::string Executor::describe_json() const {
   using nlohmann::json;
-  const CompiledModel& m = model_;
+  const Model& m = model_;
   json d = exec::describe_graph(m, [&](int l) { return m.kernel(l).algorithm(); });
   d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" +
                 (options_.threads == 1 ? "" : "s") + ")";
@@ -91,7 +91,7 @@ PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
 }
 
 void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws) const {
-  const CompiledModel& m = model_;
+  const Model& m = model_;
   const Layer& L = m.layers()[size_t(s.layer)];
   const int64_t a = s.first;
   const Arena& arena = arena_;
@@ -118,7 +118,7 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
 
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
                           frugal_tensor* outputs, size_t n_outputs) {
-  const CompiledModel& m = model_;
+  const Model& m = model_;
   const exec::Request req = exec::check_request(m, plan_json, inputs, n_inputs, outputs, n_outputs);
   const std::vector<const frugal_tensor*>& ins = req.inputs;
   const std::vector<frugal_tensor*>& outs = req.outputs;
@@ -180,7 +180,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
 }
 
 void Executor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
-  const CompiledModel& m = model_;
+  const Model& m = model_;
   exec::check_time_layer(m, layer, batch, repeats);
   const Layer& L = m.layers()[size_t(layer)];
   const frugal_layer_bytes need = m.layer_bytes(layer, batch);

@@ -12,8 +12,8 @@
 #include "common/plan.h"
 #include "common/plan_memory.h"
 #include "common/sample_store.h"
-#include "compiled_model.h"
 #include "frugal/plugin.h"
+#include "model.h"
 #include "thread_pool.h"
 
 namespace frugal::cpu {
@@ -34,7 +34,7 @@ class Executor {
  public:
   Executor(const void* onnx, size_t size, const ExecutorOptions& options);
 
-  const CompiledModel& model() const { return model_; }
+  const Model& model() const { return model_; }
   std::string describe_json() const;
   frugal_layer_bytes layer_bytes(int layer, int batch) const;
   void set_budget(uint64_t bytes);
@@ -53,7 +53,7 @@ class Executor {
   void run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws) const;
   void use_threads() const;
 
-  CompiledModel model_;
+  Model model_;
   ExecutorOptions options_;
   mutable ThreadPool pool_;  // shared by const run paths; holds no model state
   Arena arena_;

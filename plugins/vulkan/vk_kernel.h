@@ -136,6 +136,20 @@ class Kernel {
                                const std::vector<uint64_t>& sample_bytes, const std::string& label) const;
 };
 
+// A kernel of one 1-D shader over count(io) "outer" units (samples) of
+// `sample_elems` values each, split so that input and output fit a binding
+// (pointwise, LRN, Softmax).
+class FlatKernel : public Kernel {
+ protected:
+  void create_flat(Device& d, const ShaderSet& shaders, const char* shader, SpecConstants sc);
+  // Records over samples: in/out regions advance by in_sample/out_sample bytes.
+  void record_flat(Recorder& r, const LayerIO& io, uint64_t in_sample, uint64_t out_sample,
+                   uint64_t invocations_per_sample, const std::string& label,
+                   uint32_t rows_per_sample = 0) const;
+  uint32_t wg_ = 64;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
 // The kernels of this executor, one registration per op in the kernel's own
 // file: FRUGAL_VULKAN_KERNEL(Conv, ConvKernel); where ConvKernel has a
 // constructor from a KernelSpec. It throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED)

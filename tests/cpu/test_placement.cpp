@@ -13,8 +13,8 @@
 #include "common/chunk_memory.h"
 #include "common/placement.h"
 #include "common/plan_memory.h"
-#include "compiled_model.h"
 #include "cpu_plugin.h"
+#include "model.h"
 #include "zoo/networks.h"
 
 namespace {
@@ -29,7 +29,7 @@ uint32_t tag(int t, int64_t sample, uint64_t word) {
 }
 
 // A random valid plan from the memory model of the cpu plugin (the same layer
-// order as the engine's CompiledModel of the same graph).
+// order as the engine's Model of the same graph).
 Plan random_plan(exec_test::MemoryModel& mm, int64_t batch, std::mt19937_64& rng) {
   Plan plan;
   for (const exec_test::Step& s : mm.random_plan(batch, rng))
@@ -126,7 +126,7 @@ TEST_CASE("a plan placed offline in exactly its peak keeps every operand where t
   size_t total_moves = 0;
   for (const auto& [name, build] : nets) {
     const frugal::Graph g = build(1);
-    const frugal::cpu::CompiledModel m(g, 1);
+    const frugal::cpu::Model m(g, 1);
     cpu_test::Executor ex(g, "{\"threads\": 1}");
     REQUIRE(ex.ok());
     exec_test::MemoryModel mm(ex);

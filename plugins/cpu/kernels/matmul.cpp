@@ -2,10 +2,11 @@
 // semantics: 1-D promotion, broadcast batch dims), both through cblas_sgemm.
 // A Gemm bias that is one value per column becomes the first epilogue step, so a
 // BatchNormalization bundled after it folds into the same per-column affine map.
+#include "frugal/model/ops/matmul.h"
+
 #include <algorithm>
 #include <cstring>
 
-#include "frugal/model/ops/matmul.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
 

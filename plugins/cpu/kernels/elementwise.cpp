@@ -1,9 +1,10 @@
 // Add, Sub, Mul, Div with numpy broadcasting. Dimensions are coalesced first,
 // so the common cases (same shape, per-channel [C,1,1] operand, scalar) run as
 // long contiguous inner loops.
+#include "frugal/model/ops/elementwise.h"
+
 #include <algorithm>
 
-#include "frugal/model/ops/elementwise.h"
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {

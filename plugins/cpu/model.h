@@ -15,13 +15,13 @@ namespace frugal::cpu {
 using exec::ActivationTensor;
 using exec::Layer;
 
-class CompiledModel : public exec::LayerGraph {
+class Model : public exec::LayerGraph {
  public:
   // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
   // batch). Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing every node this
   // executor cannot run, frugal::Error for a malformed model.
   // `threads`: what the kernels will run with (a conv's workspace depends on it).
-  CompiledModel(const Graph& g, int threads);
+  Model(const Graph& g, int threads);
 
   const Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
 

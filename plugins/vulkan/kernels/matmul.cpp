@@ -6,9 +6,10 @@
 // slices (AlexNet's and VGG's first fully connected layers exceed lavapipe's
 // 128 MiB maxStorageBufferRange). A Gemm bias of one value per column becomes
 // the first epilogue step, so a BatchNormalization bundled after it merges in.
+#include "frugal/model/ops/matmul.h"
+
 #include <algorithm>
 
-#include "frugal/model/ops/matmul.h"
 #include "frugal/plugin_sdk.hpp"
 #include "vk_kernel.h"
 

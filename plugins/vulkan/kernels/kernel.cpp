@@ -1,7 +1,6 @@
-// The op table, the epilogue, the weight packer and the helpers the kernel
-// factories share.
-#include "vk_kernel.h"
-
+// What the Vulkan kernels share: the weight packer, the epilogue, the 1-D
+// kernel base, the helpers of the factories and the kernel registry.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +8,7 @@
 
 #include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
+#include "vk_kernel.h"
 
 namespace frugal::vk {
 
@@ -108,6 +108,32 @@ int64_t Kernel::samples_per_dispatch(const Recorder& r, const LayerIO& io,
     g = std::min<int64_t>(g, int64_t((limit - slack) / b));
   }
   return std::max<int64_t>(1, g);
+}
+
+// ---- FlatKernel ----------------------------------------------------------------------
+
+void FlatKernel::create_flat(Device& d, const ShaderSet& shaders, const char* shader, SpecConstants sc) {
+  sc.set(0, wg_).set(1, 1).set(2, 1);
+  pipeline_ = d.pipeline(shaders.path(shader), sc);
+}
+
+void FlatKernel::record_flat(Recorder& r, const LayerIO& io, uint64_t in_sample, uint64_t out_sample,
+                             uint64_t invocations_per_sample, const std::string& label,
+                             uint32_t rows_per_sample) const {
+  const int64_t n = count(io);
+  const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label);
+  for (int64_t s0 = 0; s0 < n; s0 += g) {
+    const int64_t k = std::min(g, n - s0);
+    Bindings b;
+    b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+    b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+    b.slot[kW] = io.weights;
+    PushConstants pc;
+    pc.n = uint32_t(k);
+    pc.p0 = uint32_t(k) * rows_per_sample;
+    r.bind(pipeline_, b, pc, label);
+    r.dispatch_flat(uint64_t(k) * invocations_per_sample, wg_);
+  }
 }
 
 // ---- the kernel registry (filled by FRUGAL_VULKAN_KERNEL in the kernel files) ----
