@@ -10,7 +10,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 // Resident memory of this process, in bytes (/proc/self/statm, field 2).
-double resident_bytes() {
+[[maybe_unused]] double resident_bytes() {
   std::ifstream statm("/proc/self/statm");
   long size = 0, resident = 0;
   statm >> size >> resident;
