@@ -100,7 +100,7 @@ std::string read_file(const std::string& path) {
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string scratch_dir(const std::string& tag) {
-  const std::string dir =
+  std::string dir =
       std::string(FRUGAL_TEST_BINARY_DIR) + "/terminal_test_" + std::to_string(getpid()) + "_" + tag;
   REQUIRE(std::system(("rm -rf " + sh_quote(dir) + " && mkdir -p " + sh_quote(dir)).c_str()) == 0);
   return dir;
@@ -133,7 +133,7 @@ TEST_CASE("terminal: workflow's status line is erased before each result line", 
     CHECK_FALSE(starts_with(l, "profiling"));
     CHECK_FALSE(starts_with(l, "planning"));
     CHECK_FALSE(starts_with(l, "running the"));
-    CHECK(l.find("[") == std::string::npos);  // the profiler's "[9/78]" counters
+    CHECK(l.find('[') == std::string::npos);  // the profiler's "[9/78]" counters
   }
   std::system(("rm -rf " + sh_quote(dir)).c_str());
 }

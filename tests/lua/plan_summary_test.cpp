@@ -37,7 +37,7 @@ TEST_CASE("plan summary: a plan with steps only is summarised from its steps", "
   CHECK_THAT(text, Contains("in each of the plan's 2 phases"));
   CHECK_THAT(text, Contains("phase 1  phase 2"));
   CHECK_THAT(text, Contains("stem.conv            4        4"));
-  CHECK(text.find("?") == std::string::npos);
+  CHECK(text.find('?') == std::string::npos);
   CHECK(text.find("unused") == std::string::npos);  // no per-layer memory in such a plan
   // Without "batch" the request size comes from the steps.
   f.run("plan.batch = nil");
