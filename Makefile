@@ -23,11 +23,13 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The tests under AddressSanitizer + UndefinedBehaviorSanitizer: unit, Vulkan,
+# the fuzzer and the slow tests in their reduced form (docs/TESTING.md). Builds
+# only what those tests need.
 sanitize: deps
-	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=ON -DFRUGAL_WERROR=ON >/dev/null
-	@cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -L unit
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DFRUGAL_SANITIZE=ON -DFRUGAL_WERROR=$(WERROR) >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS) --target frugal_tests
+	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS)
 
 # Style: .clang-format over every C++ file git tracks (format rewrites, format-check fails on a diff).
 CXX_FILES = $(shell git ls-files '*.cpp' '*.h' '*.hpp')

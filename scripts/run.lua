@@ -12,7 +12,9 @@ local a = argparse.parse(arg, {
      default_text = "1; the --input's first dimension; the --plan's request"},
     {"budget", "bytes", "the executor's arena, e.g. 64MB; a budget too small is refused with the smallest " ..
      "one that works", min = 1, default_text = "the --plan's budget, else exactly what the whole batch needs"},
-    {"input", "input", "a float32 .npy input", default_text = "uniform random in [-1, 1) from --seed"},
+    {"input", "input", "a float32 .npy input; NaN or Inf in it is an error naming the file",
+     default_text = "uniform random in [-1, 1) from --seed"},
+    {"allow_nonfinite", "flag", "run an --input that holds NaN or Inf anyway (a warning says so)"},
     {"output", "output", "write the output to this .npy (several outputs: one file each, the output's name " ..
      "before .npy)", short = "o", default_text = "not written"},
     {"plan", "input", "run a plan made by frugal plan (its budget and request size unless given)",
@@ -41,7 +43,7 @@ end
 
 local x, batch
 if a.input then
-  x = common.try(frugal.load_npy, a.input)
+  x = common.try(frugal.load_npy, a.input, {nonfinite = a.allow_nonfinite and "warn" or "error"})
   batch = x:size(1)
   if a.batch and a.batch ~= batch then
     common.fail("--batch " .. a.batch .. " disagrees with --input " .. a.input .. ", which holds " .. batch .. " samples", 2)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lua/lua_options.h"
 #include "tensor/npy.h"
 #include "tensor/tensor_random.h"
 
@@ -170,8 +171,25 @@ int l_ones(lua_State* L) {
   return 1;
 }
 
+// frugal.load_npy(path [, {nonfinite = "error" | "warn" | "allow"}]): NaN or
+// Inf in the file is an error naming it, unless the caller asks to load it
+// anyway (with a warning on stderr, or silently).
 int l_load_npy(lua_State* L) {
-  push_dense_tensor(L, load_npy(check_string_arg(L, 1)));
+  const std::string path = check_string_arg(L, 1);
+  check_option_names(L, 2, {"nonfinite"});
+  const std::string policy = opt_string_field(L, 2, "nonfinite", "error");
+  if (policy != "error" && policy != "warn" && policy != "allow")
+    throw Error("load_npy: option nonfinite must be \"error\", \"warn\" or \"allow\", got \"" + policy +
+                "\"");
+  Tensor t = load_npy(path);
+  if (const std::string bad = nonfinite_summary(t); !bad.empty() && policy != "allow") {
+    if (policy == "error")
+      throw Error("'" + path + "': " + bad +
+                  "; inputs must be finite (load it anyway with nonfinite = \"warn\"; " +
+                  "frugal run: --allow-nonfinite)");
+    std::fprintf(stderr, "warning: '%s': %s (loaded anyway)\n", path.c_str(), bad.c_str());
+  }
+  push_dense_tensor(L, std::move(t));
   return 1;
 }
 

@@ -1,6 +1,8 @@
 #include "tensor/npy.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -217,6 +219,28 @@ Tensor load_npy(const std::string& path) {
   ss << f.rdbuf();
   if (f.bad()) throw Error("cannot read '" + path + "'");
   return parse_npy(ss.str(), path);
+}
+
+std::string nonfinite_summary(const Tensor& t) {
+  size_t count = 0, first = 0;
+  for (size_t i = 0; i < t.data.size(); ++i)
+    if (!std::isfinite(t.data[i]) && count++ == 0) first = i;
+  if (count == 0) return "";
+  const float v = t.data[first];
+  std::vector<int64_t> index(t.dims.size());
+  size_t rest = first;
+  for (size_t a = t.dims.size(); a-- > 0;) {
+    const size_t d = static_cast<size_t>(std::max<int64_t>(t.dims[a], 1));
+    index[a] = static_cast<int64_t>(rest % d);
+    rest /= d;
+  }
+  std::string where;
+  for (size_t a = 0; a < index.size(); ++a) where += (a ? ", " : "") + std::to_string(index[a]);
+  return std::to_string(count) + (count == 1 ? " value is" : " values are") + " not finite (the first, " +
+         (std::isnan(v) ? "NaN"
+          : v > 0       ? "+Inf"
+                        : "-Inf") +
+         ", at index [" + where + "])";
 }
 
 std::string npy_bytes(const Tensor& t) {

@@ -14,6 +14,10 @@ Tensor load_npy(const std::string& path);
 // Parses .npy bytes; `origin` names the source in error messages.
 Tensor parse_npy(const std::string& bytes, const std::string& origin);
 
+// "" when every value of `t` is finite; else how many are not and where the
+// first is: "2 values are not finite (the first, NaN, at index [0, 1, 3])".
+std::string nonfinite_summary(const Tensor& t);
+
 // Writes version 1.0 (version 2.0 when the header would not fit 64 KiB), data
 // aligned to 64 bytes as NumPy does.
 void save_npy(const Tensor& t, const std::string& path);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/arena_sentinel.h"
 #include "common/chunk_memory.h"
 
 namespace frugal::cpu {
@@ -49,6 +50,10 @@ class Arena : public ChunkMemory {
   // Checks the internal invariants (tests): chunks inside the block, disjoint,
   // live bytes equal to their sum.
   void check() const { alloc_.check(); }
+  // Test hook FRUGAL_ARENA_SENTINEL (common/arena_sentinel.h): the whole block,
+  // guard included, set to the sentinel; one past the last byte written since.
+  void fill_sentinel();
+  uint64_t touched_bytes() const;
 
  private:
   struct FreeDeleter {
@@ -57,6 +62,7 @@ class Arena : public ChunkMemory {
   exec::OffsetAllocator alloc_;
   std::unique_ptr<unsigned char, FreeDeleter> block_;
   unsigned char* base_ = nullptr;
+  uint64_t block_bytes_ = 0;  // capacity, plus the sentinel hook's guard
 };
 
 }  // namespace frugal::cpu

@@ -134,6 +134,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   use_threads();
   const double t0 = now_seconds();
   arena_.clear();
+  if (exec::arena_sentinel_on()) arena_.fill_sentinel();
   SampleStore store(m, arena_, batch);
   const std::vector<ChunkMemory::Id> in_chunks = store.place_inputs();
   for (size_t k = 0; k < ins.size(); ++k)
@@ -173,6 +174,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"compactions", arena_.compactions()},
                            {"moved_bytes", arena_.moved_bytes()},
                            {"steps", steps}};
+  if (exec::arena_sentinel_on()) report["touched_bytes"] = arena_.touched_bytes();
   store.release_all();
   arena_.clear();
   if (auto_budget) arena_.reset(0);

@@ -1,6 +1,7 @@
 #include "folder/affine_ops.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "folder/constants.h"
@@ -92,10 +93,52 @@ OpInteraction classify_pad(const Graph& g, const Node& n) {
                                               "), so a non-zero shift does not pass"};
 }
 
-OpInteraction classify_resize(const Node& n) {
+// The int64 values of initializer `name`, if it is one.
+std::optional<std::vector<int64_t>> constant_ints(const Graph& g, const std::string& name) {
+  auto it = g.tensors.find(name);
+  if (it == g.tensors.end() || !it->second.is_initializer ||
+      (it->second.dtype != DType::Int64 && it->second.dtype != DType::Int32))
+    return std::nullopt;
+  return it->second.as_int64();
+}
+
+bool present(const Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
+
+// Resize / Upsample in mode nearest copy pixels, so they commute with any
+// per-channel map, provided the batch and channel axes keep their sizes:
+// scales[0] = scales[1] = 1, or sizes[0..1] equal to the input's (known) dims.
+// Linear and cubic modes interpolate; the folder does not fold through them.
+OpInteraction classify_resize(const Graph& g, const Node& n, const ShapeMap& shapes) {
+  const std::string mode = n.attr_string("mode", "nearest");
+  if (mode != "nearest")
+    return non_affine(n, "interpolates (mode '" + mode + "'); the folder folds through mode 'nearest' only");
   if (n.attr_string("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
     return non_affine(n, "extrapolates with a constant (tf_crop_and_resize)");
-  // nearest copies pixels; linear and cubic interpolate with weights summing to 1.
+  if (n.has_attr("axes") || n.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return non_affine(n, "uses axes or keep_aspect_ratio_policy (opset 18), which the folder does not check");
+  const bool old_form = n.op_type == "Upsample" || n.inputs.size() == 2;  // X, scales
+  std::vector<double> scales;
+  if (const Attribute* a = n.attr("scales")) scales.assign(a->floats.begin(), a->floats.end());
+  const size_t scales_at = old_form ? 1 : 2;
+  if (present(n, scales_at)) {
+    auto c = constant_floats(g, n.inputs[scales_at]);
+    if (!c) return non_affine(n, "has scales that are not a float constant");
+    scales = c->values;
+  }
+  if (!old_form && present(n, 3) && scales.empty()) {
+    auto sizes = constant_ints(g, n.inputs[3]);
+    if (!sizes) return non_affine(n, "has sizes that are not a constant");
+    auto x = shape_of(shapes, n.inputs[0]);
+    if (!x) return non_affine(n, "has sizes, and the shape of its input '" + n.inputs[0] + "' is unknown");
+    if (sizes->size() != x->size() || x->size() < 2 || (*sizes)[0] != (*x)[0] || (*sizes)[1] != (*x)[1])
+      return non_affine(n, "resizes the batch or channel axis (sizes=" + ints_str(*sizes) + ")");
+    return {Interaction::Commutes, ""};
+  }
+  if (scales.size() < 2 || scales[0] != 1.0 || scales[1] != 1.0) {
+    std::ostringstream os;
+    for (size_t i = 0; i < scales.size(); ++i) os << (i ? "," : "") << scales[i];
+    return non_affine(n, "resizes the batch or channel axis (scales=[" + os.str() + "])");
+  }
   return {Interaction::Commutes, ""};
 }
 
@@ -155,7 +198,7 @@ OpInteraction classify(const Graph& g, const Node& n, const ShapeMap& shapes) {
   if (op == "MatMul") return classify_matmul(g, n, shapes);
   if (op == "AveragePool") return classify_average_pool(n, shapes);
   if (op == "Pad") return classify_pad(g, n);
-  if (op == "Resize" || op == "Upsample") return classify_resize(n);
+  if (op == "Resize" || op == "Upsample") return classify_resize(g, n, shapes);
   if (op == "MaxPool" || op == "GlobalMaxPool")
     return {Interaction::CommutesIfScaleNonNegative, describe_node(n) + " takes a maximum"};
   return {row->fold, ""};

@@ -259,6 +259,8 @@ class Search {
                     "): the maximum would turn into a minimum");
     if (cls.kind == Interaction::CommutesScaleOnly && !m.shift_is_zero()) return fail(cls.why);
     const std::string& other = via_output ? node.inputs[0] : node.outputs[0];
+    // classify() already proved from constants that the op keeps axis 1 (Pad and
+    // Resize check their pads, scales or sizes); a known shape is checked again.
     if (auto s = shape_of(shapes_, other); s && (s->size() < 2 || (*s)[1] != static_cast<int64_t>(m.size())))
       return fail(describe_node(node) + " changes the channel count (" + dims_str(*s) + ")");
     st.visited.insert(n);

@@ -89,7 +89,11 @@ namespace frugal::vk {
   X(vkCreateFence)                    \
   X(vkDestroyFence)                   \
   X(vkWaitForFences)                  \
-  X(vkResetFences)
+  X(vkResetFences)                    \
+  X(vkCreateEvent)                    \
+  X(vkDestroyEvent)                   \
+  X(vkSetEvent)                       \
+  X(vkCmdWaitEvents)
 
 #define FRUGAL_VK_MEMBER(name) PFN_##name name = nullptr;
 

@@ -329,16 +329,22 @@ void Device::submit_and_wait(VkCommandBuffer cb, double timeout_s, Fault fault) 
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
+  Blocker blocker;
+  if (fault == Fault::hang) blocker = make_blocker();
+  const VkCommandBuffer cbs[2] = {blocker.cb, cb};
+  si.commandBufferCount = blocker.cb ? 2 : 1;
+  si.pCommandBuffers = blocker.cb ? cbs : &cb;
   VkResult r = fn_.vkResetFences(device_, 1, &fence_);
   if (r == VK_SUCCESS) r = fn_.vkQueueSubmit(queue_, 1, &si, fence_);
+  const double ns = std::min(std::max(timeout_s, 0.0) * 1e9, 1.8e19);
   if (r == VK_SUCCESS) {
     // Bounded: a hung device is reported, not waited on forever.
-    const double ns = std::min(std::max(timeout_s, 0.0) * 1e9, 1.8e19);
     r = fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, uint64_t(ns));
     // The test hook: the work did complete, so nothing is in flight afterwards.
     if (r == VK_SUCCESS && fault == Fault::device_lost) r = VK_ERROR_DEVICE_LOST;
     if (r == VK_SUCCESS && fault == Fault::timeout) r = VK_TIMEOUT;
   }
+  if (blocker.cb) release_blocker(blocker, uint64_t(ns));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
   if (r == VK_ERROR_DEVICE_LOST) {
@@ -355,6 +361,29 @@ void Device::submit_and_wait(VkCommandBuffer cb, double timeout_s, Fault fault) 
     throw sdk::Failure(FRUGAL_ERR_DEVICE, failure_);
   }
   check(r, "vkQueueSubmit/vkWaitForFences");
+}
+
+// The hang hook's first command buffer: it waits for an event nobody sets.
+Device::Blocker Device::make_blocker() {
+  Blocker b;
+  VkEventCreateInfo ei{};
+  ei.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO;
+  check(fn_.vkCreateEvent(device_, &ei, nullptr, &b.event), "vkCreateEvent");
+  b.cb = begin_one_time();
+  fn_.vkCmdWaitEvents(b.cb, 1, &b.event, VK_PIPELINE_STAGE_HOST_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                      nullptr, 0, nullptr, 0, nullptr);
+  check(fn_.vkEndCommandBuffer(b.cb), "vkEndCommandBuffer");
+  return b;
+}
+
+// After the (timed out) wait: lets the queue go on, then frees the blocker.
+void Device::release_blocker(Blocker& b, uint64_t timeout_ns) {
+  fn_.vkSetEvent(device_, b.event);
+  if (fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns) == VK_SUCCESS) {
+    fn_.vkFreeCommandBuffers(device_, transfer_pool_, 1, &b.cb);
+    fn_.vkDestroyEvent(device_, b.event, nullptr);
+  }
+  b = Blocker{};
 }
 
 std::string Device::failure() const { return failed_ ? failure_ : std::string(); }

@@ -68,11 +68,15 @@ struct DeviceOptions {
   std::string pipeline_cache;  // file; "" = $XDG_CACHE_HOME/frugal/vk-pipeline-<uuid>.bin; "off" = none
 };
 
-// A fault submit_and_wait pretends happened (test hook, env FRUGAL_VULKAN_FAULT;
-// see Executor::run): the submission runs and completes for real, then its
-// fence wait reports VK_ERROR_DEVICE_LOST or VK_TIMEOUT, so every path after a
-// lost or hung device is exercised on a driver that cannot lose its device.
-enum class Fault { none, device_lost, timeout };
+// A fault for submit_and_wait (test hook, env FRUGAL_VULKAN_FAULT; see
+// Executor::run). device_lost and timeout are pretended: the submission runs
+// and completes for real, then its fence wait reports VK_ERROR_DEVICE_LOST or
+// VK_TIMEOUT, so every path after a lost or hung device is exercised on a
+// driver that cannot lose its device. hang is real: the submission first waits
+// on an event nobody sets, so its fence does not signal and the bounded wait
+// times out; only then is the event set, so that the queue drains (a really
+// hung device stays hung).
+enum class Fault { none, device_lost, timeout, hang };
 
 // How long a fence wait lasts before it is reported as a timeout, unless the
 // executor says otherwise (option "timeout_s").
@@ -156,6 +160,12 @@ class Device {
  private:
   void destroy() noexcept;  // idempotent: the destructor, and cleanup of a failed constructor
   VkCommandBuffer begin_one_time();
+  struct Blocker {  // Fault::hang
+    VkEvent event = VK_NULL_HANDLE;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+  };
+  Blocker make_blocker();
+  void release_blocker(Blocker& b, uint64_t timeout_ns);
   std::vector<uint32_t> read_spirv(const std::string& path) const;
 
   std::shared_ptr<Instance> instance_;

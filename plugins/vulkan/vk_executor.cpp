@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/arena_sentinel.h"
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
+#include "vk_arena_sentinel.h"
 
 #ifndef FRUGAL_BUILD_SHADER_DIR
 #define FRUGAL_BUILD_SHADER_DIR "shaders"
@@ -45,9 +47,11 @@ Fault fault_from_env() {
   const std::string s = v;
   if (s == "device_lost") return Fault::device_lost;
   if (s == "timeout") return Fault::timeout;
+  if (s == "hang") return Fault::hang;
   throw sdk::Failure(
       FRUGAL_ERR_INVALID_ARGUMENT,
-      "FRUGAL_VULKAN_FAULT (a test hook) must be \"device_lost\" or \"timeout\", got \"" + s + "\"");
+      "FRUGAL_VULKAN_FAULT (a test hook) must be \"device_lost\", \"timeout\" or \"hang\", got \"" + s +
+          "\"");
 }
 
 constexpr VkBufferUsageFlags kStorageUsage =
@@ -287,7 +291,8 @@ void Executor::set_budget(uint64_t bytes) {
   arena_ = Buffer();
   if (bytes > 0) {
     try {
-      arena_ = Buffer(*device_, bytes, kStorageUsage, false, "arena of " + format_bytes(bytes));
+      arena_ = Buffer(*device_, exec::arena_allocation_bytes(bytes), kStorageUsage, false,
+                      "arena of " + format_bytes(bytes));
     } catch (const sdk::Failure& f) {
       throw sdk::Failure(f.status, std::string("set_budget: ") + f.what() +
                                        "; the previous arena was freed first, so no budget is set now");
@@ -446,17 +451,20 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const Buffer* arena = &arena_;
   if (auto_budget) {  // no budget given: exactly what this plan needs
     if (capacity > 0)
-      temporary = Buffer(*device_, capacity, kStorageUsage, false, "arena of " + format_bytes(capacity));
+      temporary = Buffer(*device_, exec::arena_allocation_bytes(capacity), kStorageUsage, false,
+                         "arena of " + format_bytes(capacity));
     arena = &temporary;
   }
 
   const double t0 = now_seconds();
   const double timeout = options_.timeout_s;
+  uint64_t touched = 0;
   try {
     if (!recording_) recording_ = std::make_unique<Recording>();
     if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
         !same_steps(recording_->steps, plan.steps))
       record_run(*recording_, plan, placed, *arena, batch);
+    if (exec::arena_sentinel_on()) fill_arena_sentinel(*device_, *arena, timeout);
     for (size_t k = 0; k < ins.size(); ++k)
       if (ins[k]->bytes)
         device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes, timeout);
@@ -469,6 +477,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
           device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
                             uint64_t(p.count) * sb, timeout);
     }
+    if (exec::arena_sentinel_on()) touched = arena_touched_bytes(*device_, *arena, timeout);
   } catch (const sdk::Failure& f) {
     if (device_->failure().empty()) throw;
     fail_after_device_failure("run", f, temporary);
@@ -507,6 +516,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"validation_errors", validation_errors()},
                            {"steps", steps}};
   if (!gpu.empty()) report["gpu_seconds"] = gpu_total;
+  if (exec::arena_sentinel_on()) report["touched_bytes"] = touched;
   return report.dump();
 }
 

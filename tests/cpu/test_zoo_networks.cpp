@@ -8,6 +8,7 @@
 
 #include "cpu_plugin.h"
 #include "memory_model.h"
+#include "reduced_run.h"
 #include "reference.h"
 #include "zoo/zoo.h"
 
@@ -16,7 +17,7 @@ using cpu_test::HostTensor;
 TEST_CASE("zoo networks match the float64 reference and plan runs match whole-batch runs",
           "[cpu][zoo][slow]") {
   for (const std::string& name : frugal::zoo_names()) {
-    if (name == "vgg16_bn") continue;
+    if (name == "vgg16_bn" || frugal_test::left_out_when_reduced(name)) continue;
     const frugal::Graph g = frugal::build_zoo_model(name, 11);
     cpu_test::Executor ex(g, "{\"threads\": 2}");
     INFO(name << ": " << ex.created.message);
@@ -45,7 +46,10 @@ TEST_CASE("zoo networks match the float64 reference and plan runs match whole-ba
     for (size_t i = 0; i < r.data.size(); ++i)
       worst = std::max(worst, std::fabs(double(out[0].data[i]) - r.data[i]));
     INFO("max |cpu - reference| = " << worst << ", max |reference| = " << scale);
-    CHECK(worst <= 1e-3 * std::max(1.0, scale));
+    // Relative to the output's largest magnitude (as the Vulkan agreement is):
+    // a bound with a floor of 1 would let a 0.05-scale output be 2% wrong.
+    REQUIRE(scale > 0);
+    CHECK(worst <= 1e-4 * scale);
 
     std::mt19937_64 rng(9);
     const std::vector<cpu_test::Step> steps = mm.random_plan(batch, rng);
@@ -55,6 +59,6 @@ TEST_CASE("zoo networks match the float64 reference and plan runs match whole-ba
     double diff = 0;
     for (size_t i = 0; i < out[0].data.size(); ++i)
       diff = std::max(diff, double(std::fabs(out[0].data[i] - planned[0].data[i])));
-    CHECK(diff <= 1e-5 * std::max(1.0, scale));
+    CHECK(diff <= 1e-5 * scale);
   }
 }

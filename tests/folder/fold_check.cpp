@@ -115,9 +115,20 @@ enum class Kind { Expressive, Other, NonAffine };
 // The paper's three categories (BN itself is affine, so it counts as "other").
 Kind kind_of(const Node& n) {
   static const std::set<std::string> expressive{"Conv", "Gemm", "MatMul"};
-  static const std::set<std::string> other{
-      "Add",      "Concat",  "MaxPool",           "AveragePool", "Flatten", "Reshape", "GlobalAveragePool",
-      "Identity", "Dropout", "BatchNormalization"};
+  static const std::set<std::string> other{"Add",
+                                           "Concat",
+                                           "MaxPool",
+                                           "AveragePool",
+                                           "Flatten",
+                                           "Reshape",
+                                           "GlobalAveragePool",
+                                           "Identity",
+                                           "Dropout",
+                                           "BatchNormalization",
+                                           "Pad",
+                                           "Resize",
+                                           "Upsample",
+                                           "GlobalMaxPool"};
   if (expressive.count(n.op_type)) return Kind::Expressive;
   if (other.count(n.op_type)) return Kind::Other;
   return Kind::NonAffine;

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "fold_check.h"
 #include "folder/fold.h"
@@ -130,25 +134,153 @@ Graph random_graph(uint64_t seed, std::vector<std::string>& bns) {
   return g;
 }
 
+// Seeds to run: FRUGAL_FOLD_RANDOM_SEEDS="first-last" (default 1-300). The
+// 20,000-DAG run of docs/FOLDING.md is FRUGAL_FOLD_RANDOM_SEEDS=1-20000.
+std::pair<uint64_t, uint64_t> seed_range() {
+  const char* env = std::getenv("FRUGAL_FOLD_RANDOM_SEEDS");
+  if (!env || !*env) return {1, 300};
+  unsigned long long first = 0, last = 0;
+  char dash = 0;
+  std::istringstream in(env);
+  in >> first >> dash >> last;
+  if (!in || dash != '-' || first < 1 || last < first)
+    FAIL("FRUGAL_FOLD_RANDOM_SEEDS must be FIRST-LAST (e.g. 1-20000), got '" << env << "'");
+  return {first, last};
+}
+
+// Theorem 1 as fold_check.cpp reads it (literally, at node level) and BaN-OFF
+// (exact, at value level) may disagree on a BN, but only in these ways, each
+// recognised here from the graph or the report:
+enum class Disagreement {
+  None,
+  Exactness,        // allowed, kept: padding, gamma = 0, a negative scale under a max, ... (docs/FOLDING.md)
+  OtherBn,          // allowed, kept: the theorem grows through another BN, the folder stops there and
+                    // folds BN by BN in passes
+  ProducerReaders,  // allowed, kept: the BN's input comes (through one-input nodes) from an expressive
+                    // node, and a value on the way is also read elsewhere (or is a graph output); the
+                    // theorem stops at that node, but folding into it changes what the other readers see
+  ConcatIdentity,   // forbidden, folded: the map crosses a Concat whose other inputs keep the identity,
+                    // so their (non-affine) producers do not matter -- finer than the theorem
+  Unexplained,
+};
+
+bool is_expressive(const Node& n) {
+  return n.op_type == "Conv" || n.op_type == "Gemm" || n.op_type == "MatMul";
+}
+
+bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+// A Concat reachable from BN `bn` through nodes that are neither expressive nor
+// non-affine (the component the map can spread over), in either direction.
+bool component_has_concat(const Graph& g, int bn) {
+  static const std::set<std::string> passes{
+      "Concat",  "Add",     "MaxPool",           "AveragePool",       "Identity",
+      "Flatten", "Dropout", "GlobalAveragePool", "BatchNormalization"};
+  std::vector<int> stack{bn};
+  std::set<int> seen{bn};
+  while (!stack.empty()) {
+    const Node& n = g.nodes[size_t(stack.back())];
+    stack.pop_back();
+    if (n.op_type == "Concat") return true;
+    std::vector<int> next;
+    for (const std::string& in : n.inputs)
+      if (int p = g.producer(in); p >= 0) next.push_back(p);
+    for (const std::string& out : n.outputs)
+      for (int c : g.consumers(out)) next.push_back(c);
+    for (int m : next)
+      if (passes.count(g.nodes[size_t(m)].op_type) && seen.insert(m).second) stack.push_back(m);
+  }
+  return false;
+}
+
+Disagreement classify(const Graph& g, int bn, bool allowed, bool folded, const std::string& reason) {
+  if (allowed == folded) return Disagreement::None;
+  if (folded) return component_has_concat(g, bn) ? Disagreement::ConcatIdentity : Disagreement::Unexplained;
+  for (const char* why : {"pads its input", "needs 1/a", "negative scale", "averages zero padding",
+                          "would need two different maps", "would add values with different scales"})
+    if (has(reason, why)) return Disagreement::Exactness;
+  if (has(reason, "(BatchNormalization)")) return Disagreement::OtherBn;
+  // Back from the BN's input through one-input nodes to an expressive producer:
+  // does any value on the way have another reader?
+  std::string x = g.nodes[size_t(bn)].inputs[0];
+  bool shared = false;
+  for (int p = g.producer(x); p >= 0; p = g.producer(x)) {
+    shared = shared || g.consumers(x).size() > 1 || std::count(g.outputs.begin(), g.outputs.end(), x) > 0;
+    const Node& n = g.nodes[size_t(p)];
+    if (is_expressive(n)) return shared ? Disagreement::ProducerReaders : Disagreement::Unexplained;
+    if (n.op_type != "Identity" && n.op_type != "Dropout" && n.op_type != "MaxPool" &&
+        n.op_type != "AveragePool")
+      break;
+    x = n.inputs[0];
+  }
+  return Disagreement::Unexplained;
+}
+
+struct Counts {
+  int bns = 0, theorem = 0, banoff = 0, naive = 0;
+  std::map<Disagreement, int> disagreements;
+};
+
+// Per BN of `g`: Theorem 1's verdict against BaN-OFF's; every disagreement
+// must be one of the explained kinds.
+void check_against_theorem(const Graph& g, const FoldResult& ours, Counts& c) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op_type != "BatchNormalization") continue;
+    const bool allowed = theorem_foldable(g, static_cast<int>(i));
+    const nlohmann::json& n = node_report(ours.report, g.nodes[i].name);
+    const bool folded = n["folded"].get<bool>();
+    const std::string reason = n["reason"].get<std::string>();
+    INFO("BN '" << g.nodes[i].name << "': theorem " << (allowed ? "allows" : "forbids") << ", BaN-OFF "
+                << reason);
+    const Disagreement d = classify(g, static_cast<int>(i), allowed, folded, reason);
+    if (d == Disagreement::Unexplained) {
+      std::string nodes;
+      for (const Node& m : g.nodes) {
+        nodes += "\n  " + m.name + " " + m.op_type + "(";
+        for (const std::string& in : m.inputs) nodes += (g.is_initializer(in) ? "" : in + " ");
+        nodes += ")";
+      }
+      FAIL_CHECK("unexplained disagreement; the graph:" << nodes);
+    }
+    ++c.disagreements[d];
+    ++c.bns;
+    c.theorem += allowed ? 1 : 0;
+    c.banoff += folded ? 1 : 0;
+  }
+}
+
 }  // namespace
 
-TEST_CASE("random DAGs: every fold BaN-OFF or naive makes is exact", "[folder]") {
-  int total = 0, folded_banoff = 0, folded_naive = 0;
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+TEST_CASE("random DAGs: every fold is exact, and BaN-OFF agrees with Theorem 1 but for explained cases",
+          "[folder]") {
+  const auto [first, last] = seed_range();
+  Counts total;
+  for (uint64_t seed = first; seed <= last; ++seed) {
     std::vector<std::string> bns;
     const Graph g = random_graph(seed, bns);
-    INFO("seed " << seed);
+    INFO("seed " << seed << " (FRUGAL_FOLD_RANDOM_SEEDS=" << seed << "-" << seed << ")");
     const FoldResult ours = fold_banoff(g), naive = fold_naive(g);
     CHECK(relative_mismatch(g, ours.graph, 2, seed) < 1e-5);
     CHECK(relative_mismatch(g, naive.graph, 2, seed) < 1e-5);
     CHECK(count_op(ours.graph, "BatchNormalization") ==
           count_op(g, "BatchNormalization") - ours.report["bn_folded"].get<int>());
-    total += static_cast<int>(bns.size());
-    folded_banoff += ours.report["bn_folded"].get<int>();
-    folded_naive += naive.report["bn_folded"].get<int>();
+    const int banoff_before = total.banoff;
+    check_against_theorem(g, ours, total);
+    CHECK(total.banoff - banoff_before == ours.report["bn_folded"].get<int>());
+    CHECK(naive.report["bn_folded"].get<int>() <= ours.report["bn_folded"].get<int>());
+    total.naive += naive.report["bn_folded"].get<int>();
   }
-  // The generator must exercise folding, not only refusals.
-  CHECK(folded_naive > total / 5);
-  CHECK(folded_banoff > folded_naive);
-  WARN("random DAGs: " << total << " BNs, naive folded " << folded_naive << ", BaN-OFF " << folded_banoff);
+  auto& d = total.disagreements;
+  // The generator must exercise folding, not only refusals; and agreement with
+  // the theorem must be the rule, the explained disagreements the exception.
+  CHECK(total.naive > total.bns / 5);
+  CHECK(total.banoff > total.naive);
+  CHECK(d[Disagreement::None] * 4 >= total.bns * 3);
+  WARN("random DAGs " << first << "-" << last << ": " << total.bns << " BNs, Theorem 1 allows "
+                      << total.theorem << ", BaN-OFF folded " << total.banoff << ", naive " << total.naive
+                      << "; disagreements: " << d[Disagreement::Exactness] << " exactness, "
+                      << d[Disagreement::OtherBn] << " another BN in the way, "
+                      << d[Disagreement::ProducerReaders] << " other readers of the producer, "
+                      << d[Disagreement::ConcatIdentity] << " identity through a Concat, "
+                      << d[Disagreement::Unexplained] << " unexplained");
 }

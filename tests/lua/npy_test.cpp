@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -160,4 +161,29 @@ TEST_CASE("npy: refuses what frugal cannot use, naming the file", "[npy]") {
   CHECK_THROWS_WITH(frugal::load_npy(missing), Contains("cannot open '" + missing + "'"));
   CHECK_THROWS_WITH(frugal::save_npy(frugal::Tensor({1}), "/nonexistent-dir/x.npy"),
                     Contains("cannot write '/nonexistent-dir/x.npy'"));
+}
+
+TEST_CASE("npy: NaN or Inf in a file is an error naming it, or a warning when asked", "[npy]") {
+  frugal::Tensor t({2, 3});
+  for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<float>(i);
+  CHECK(frugal::nonfinite_summary(t).empty());
+  t.data[4] = std::numeric_limits<float>::quiet_NaN();
+  t.data[5] = -std::numeric_limits<float>::infinity();
+  CHECK(frugal::nonfinite_summary(t) == "2 values are not finite (the first, NaN, at index [1, 1])");
+  const std::string path = temp_path("nan.npy");
+  frugal::save_npy(t, path);
+
+  LuaFixture f;
+  const std::string load = "frugal.load_npy('" + path + "'";
+  f.run("ok, err = pcall(function() return " + load + ") end)");
+  CHECK_FALSE(f.boolean("ok"));
+  CHECK_THAT(f.string("err"),
+             Contains("'" + path + "': 2 values are not finite (the first, NaN, at index [1, 1])"));
+  CHECK_THAT(f.string("err"), Contains("nonfinite = \"warn\""));
+  f.run("w = " + load + ", {nonfinite = 'warn'}); a = " + load + ", {nonfinite = 'allow'})");
+  CHECK(f.number("w:get(1, 1)") == 0);
+  CHECK(f.boolean("a:get(2, 2) ~= a:get(2, 2)"));  // the NaN came through
+  f.run("ok, err = pcall(function() return " + load + ", {nonfinite = 'maybe'}) end)");
+  CHECK_THAT(f.string("err"), Contains("nonfinite must be"));
+  std::remove(path.c_str());
 }

@@ -278,6 +278,154 @@ RefTensor global_avgpool(NodeContext& c) {
   return y;
 }
 
+RefTensor global_maxpool(NodeContext& c) {
+  const RefTensor& x = c.in_rank(0, 3, 8);
+  std::vector<int64_t> out_dims{x.dims[0], x.dims[1]};
+  out_dims.resize(x.dims.size(), 1);
+  RefTensor y = make(out_dims);
+  const int64_t inner = count_of(std::vector<int64_t>(x.dims.begin() + 2, x.dims.end()));
+  for (size_t p = 0; p < y.data.size(); ++p) {
+    double m = -std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < inner; ++i)
+      m = std::max(m, x.data[p * static_cast<size_t>(inner) + static_cast<size_t>(i)]);
+    y.data[p] = m;
+  }
+  return y;
+}
+
+// Maps every output element to the input element it reads along each axis
+// (`source[axis](out_index)`, -1 for "outside": the constant), then gathers.
+RefTensor gather_axes(const RefTensor& x, const std::vector<int64_t>& out_dims,
+                      const std::vector<std::vector<int64_t>>& source, double outside) {
+  RefTensor y = make(out_dims);
+  const size_t rank = out_dims.size();
+  std::vector<int64_t> idx(rank, 0);
+  for (size_t o = 0; o < y.data.size(); ++o) {
+    int64_t offset = 0;
+    bool in = true;
+    for (size_t a = 0; a < rank; ++a) {
+      const int64_t s = source[a][static_cast<size_t>(idx[a])];
+      in = in && s >= 0;
+      offset = offset * x.dims[a] + std::max<int64_t>(s, 0);
+    }
+    y.data[o] = in ? x.data[static_cast<size_t>(offset)] : outside;
+    for (size_t a = rank; a-- > 0;) {
+      if (++idx[a] < out_dims[a]) break;
+      idx[a] = 0;
+    }
+  }
+  return y;
+}
+
+// Pad: constant (attribute `value` before opset 11, input 2 since), reflect, edge;
+// negative pads crop.
+RefTensor pad(NodeContext& c) {
+  const RefTensor& x = c.in(0);
+  const size_t rank = x.dims.size();
+  std::vector<int64_t> pads;
+  double value = 0.0;
+  if (c.opset() < 11) {
+    pads = c.attr_ints("pads", {});
+    value = c.attr_float("value", 0.0);
+  } else {
+    for (double v : c.in_rank(1, 1, 1).data) pads.push_back(static_cast<int64_t>(v));
+    if (c.has(2) && !c.in(2).data.empty()) value = c.in(2).data[0];
+    if (c.has(3)) c.fail("the axes input is not supported");
+  }
+  if (pads.size() != 2 * rank)
+    c.fail("pads has " + std::to_string(pads.size()) + " values for rank " + std::to_string(rank));
+  const std::string mode = c.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    c.fail("mode '" + mode + "' is not supported");
+  std::vector<int64_t> out_dims(rank);
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t n = x.dims[a], begin = pads[a];
+    out_dims[a] = n + pads[a] + pads[a + rank];
+    if (out_dims[a] < 0) c.fail("pads crop more than axis " + std::to_string(a) + " holds");
+    for (int64_t o = 0; o < out_dims[a]; ++o) {
+      int64_t i = o - begin;
+      if (i < 0 || i >= n) {
+        if (mode == "edge") i = std::clamp<int64_t>(i, 0, n - 1);
+        if (mode == "reflect") {
+          if (n < 2 || begin >= n || pads[a + rank] >= n)
+            c.fail("reflect pads must be smaller than the axis");
+          i = i < 0 ? -i : 2 * (n - 1) - i;
+        }
+        if (mode == "constant") i = -1;
+      }
+      source[a].push_back(i);
+    }
+  }
+  return gather_axes(x, out_dims, source, value);
+}
+
+// Where output coordinate `o` of an axis resized from `in` to `out` (scale
+// `scale`) lands in the input, per coordinate_transformation_mode.
+double resize_coordinate(NodeContext& c, const std::string& mode, int64_t o, int64_t in, int64_t out,
+                         double scale) {
+  const double x = static_cast<double>(o);
+  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners")
+    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  if (mode == "asymmetric") return x / scale;
+  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  c.fail("coordinate_transformation_mode '" + mode + "' is not supported");
+}
+
+int64_t nearest_index(NodeContext& c, const std::string& mode, double v) {
+  const double f = std::floor(v);
+  const bool half = v - f == 0.5;
+  if (mode == "round_prefer_floor") return static_cast<int64_t>(half ? f : std::round(v));
+  if (mode == "round_prefer_ceil") return static_cast<int64_t>(half ? f + 1 : std::round(v));
+  if (mode == "floor") return static_cast<int64_t>(f);
+  if (mode == "ceil") return static_cast<int64_t>(std::ceil(v));
+  c.fail("nearest_mode '" + mode + "' is not supported");
+}
+
+// Resize (opsets 10-17) and Upsample, mode nearest only: every output pixel
+// copies one input pixel.
+RefTensor resize_nearest(NodeContext& c) {
+  const RefTensor& x = c.in(0);
+  const size_t rank = x.dims.size();
+  const bool upsample = c.node().op_type == "Upsample";
+  const bool old_form = upsample || c.opset() < 11;  // asymmetric coordinates, floor
+  if (c.attr_string("mode", "nearest") != "nearest") c.fail("only mode 'nearest' is supported");
+  if (c.node().has_attr("axes")) c.fail("the axes attribute is not supported");
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (upsample && c.node().has_attr("scales")) {
+    for (float v : c.node().attr("scales")->floats) scales.push_back(v);
+  } else if (old_form) {
+    scales = c.in(1).data;
+  } else {
+    if (c.has(2)) scales = c.in(2).data;
+    if (c.has(3))
+      for (double v : c.in(3).data) sizes.push_back(static_cast<int64_t>(v));
+  }
+  if (scales.size() != rank && sizes.size() != rank)
+    c.fail("needs " + std::to_string(rank) + " scales or sizes");
+  const std::string coords =
+      old_form ? "asymmetric" : c.attr_string("coordinate_transformation_mode", "half_pixel");
+  const std::string rounding = old_form ? "floor" : c.attr_string("nearest_mode", "round_prefer_floor");
+  std::vector<int64_t> out_dims(rank);
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t in = x.dims[a];
+    double scale = sizes.empty() ? scales[a] : 0.0;
+    out_dims[a] =
+        sizes.empty() ? static_cast<int64_t>(std::floor(static_cast<double>(in) * scale)) : sizes[a];
+    if (!sizes.empty()) scale = static_cast<double>(out_dims[a]) / static_cast<double>(in);
+    if (!(scale > 0.0) || out_dims[a] < 1) c.fail("scale of axis " + std::to_string(a) + " is not positive");
+    for (int64_t o = 0; o < out_dims[a]; ++o) {
+      const int64_t i = nearest_index(c, rounding, resize_coordinate(c, coords, o, in, out_dims[a], scale));
+      source[a].push_back(std::clamp<int64_t>(i, 0, in - 1));
+    }
+  }
+  return gather_axes(x, out_dims, source, 0.0);
+}
+
 RefTensor batchnorm(NodeContext& c) {
   if (c.attr_int("training_mode", 0) != 0) c.fail("training_mode=1 is not supported (inference only)");
   if (c.node().outputs.size() > 1) c.fail("running statistics outputs (training mode) are not supported");
@@ -590,6 +738,9 @@ std::vector<RefTensor> evaluate(NodeContext& c) {
   if (op == "MaxPool") return {pool(c, true)};
   if (op == "AveragePool") return {pool(c, false)};
   if (op == "GlobalAveragePool") return {global_avgpool(c)};
+  if (op == "GlobalMaxPool") return {global_maxpool(c)};
+  if (op == "Pad") return {pad(c)};
+  if (op == "Resize" || op == "Upsample") return {resize_nearest(c)};
   if (op == "BatchNormalization") return {batchnorm(c)};
   if (op == "Relu") return {unary(c, [](double v) { return v > 0.0 ? v : 0.0; })};
   if (op == "Sigmoid") return {unary(c, [](double v) { return 1.0 / (1.0 + std::exp(-v)); })};
@@ -605,6 +756,12 @@ std::vector<RefTensor> evaluate(NodeContext& c) {
   if (op == "Reshape") return {reshape(c)};
   if (op == "Softmax") return {softmax(c)};
   if (op == "Dropout") return dropout(c);
+  if (op == "Constant") {
+    const Attribute* v = c.node().attr("value");
+    if (!v || v->kind != Attribute::Kind::Tensor || !v->t)
+      c.fail("only the 'value' tensor form is supported");
+    return {to_ref(*v->t)};
+  }
   c.fail("op is not supported by the reference evaluator");
 }
 

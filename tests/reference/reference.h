@@ -4,9 +4,10 @@
 // opset 13) and every output shape is computed here from first principles.
 //
 // Supported ops: Conv, BatchNormalization, Relu, Clip, Sigmoid, Mul, Add, Concat,
-// MaxPool, AveragePool, GlobalAveragePool, LRN, Gemm, MatMul, Flatten, Reshape,
-// Softmax, Dropout, Identity (Conv and pools in 1-D and 2-D). Anything else is an
-// Error naming the node.
+// MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, LRN, Gemm, MatMul,
+// Flatten, Reshape, Softmax, Dropout, Identity, Pad (constant, reflect, edge),
+// Resize and Upsample (mode nearest), Constant (Conv and pools in 1-D and 2-D). Anything
+// else is an Error naming the node.
 #pragma once
 
 #include <cstdint>

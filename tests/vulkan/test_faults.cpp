@@ -208,3 +208,31 @@ TEST_CASE("a submission that outlasts timeout_s fails the run instead of hanging
   CHECK(has(again.message, "did not finish"));
   CHECK(ex.validation_errors() == 0);
 }
+
+// Not simulated: the submission really waits on an event nobody sets (test
+// hook FRUGAL_VULKAN_FAULT=hang), so its fence never signals; the run must end
+// in the bounded-wait error, not hang (ctest's TIMEOUT would catch a hang).
+TEST_CASE("a fence that never signals ends in the bounded-wait error", "[vulkan][faults]") {
+  VK_REQUIRE_DEVICE();
+  const frugal::Graph g = small_model();
+  const auto in = vk_test::random_inputs(g, 2, 13);
+  const frugal::RefTensor want = frugal::reference_run(g, in).at("y");
+  vk_test::Executor ex(g, "{\"timeout_s\": 0.5}");
+  REQUIRE(ex.ok());
+  REQUIRE(ex.set_budget(1u << 20).ok());
+  std::vector<HostTensor> out;
+  {
+    FaultScope fault("hang");
+    const vk_test::Status st = ex.run(host_inputs(in), out);
+    INFO(st.message);
+    CHECK(st.code == FRUGAL_ERR_DEVICE);
+    CHECK(has(st.message, "did not finish a submission within 0.5 s (option \"timeout_s\")"));
+  }
+  out.clear();
+  CHECK(ex.run(host_inputs(in), out).code == FRUGAL_ERR_DEVICE);  // the hung device is not used again
+  vk_test::Executor later(g);
+  REQUIRE(later.ok());
+  REQUIRE(later.run(host_inputs(in), out).ok());
+  CHECK(max_diff(out[0].data, want) < 1e-4);
+  CHECK(later.validation_errors() == 0);
+}

@@ -75,13 +75,11 @@ nlohmann::json devices_json() {
   return j;
 }
 
-// The cpu executor runs Relu on two samples (skipped when it is not built).
+// The cpu executor runs Relu on two samples.
 void cpu_executor_still_works() {
   const std::string file = std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/cpu.so";
-  if (!std::filesystem::exists(file)) {
-    std::cout << "cpu executor not built here; its check is skipped\n";
-    return;
-  }
+  INFO(file << " is missing: build the cpu target");
+  REQUIRE(std::filesystem::exists(file));
   const auto& api = *static_cast<const frugal_executor_api*>(load("cpu").api);
   const std::string model = relu_model();
   frugal_executor* ex = nullptr;

@@ -378,10 +378,8 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
 
 TEST_CASE("a validation error makes the next run fail with FRUGAL_ERR_DEVICE", "[vulkan][validation]") {
   VK_REQUIRE_DEVICE();
-  if (!validation_on()) {
-    std::cout << "SKIPPED (FRUGAL_VULKAN_VALIDATION is not 1)\n";
-    return;
-  }
+  INFO("needs the validation layer on: FRUGAL_VULKAN_VALIDATION=1, as ctest sets it");
+  REQUIRE(validation_on());
   GraphMaker m;
   m.input("x", {-1, 4});
   m.node("Relu", "relu", {"x"}, {"y"});

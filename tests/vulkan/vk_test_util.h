@@ -17,23 +17,39 @@
 #include "frugal/plugin.h"
 #include "memory_model.h"
 #include "reference.h"
+#include "test_skip.h"
 
 namespace vk_test {
 
 // The executor table of <build>/plugins/vulkan.so (loaded once).
 inline const frugal_executor_api& api() { return exec_test::executor_api("vulkan"); }
 
-// "" when a Vulkan device can run an executor here, else the reason (printed once).
+// Whether the Vulkan tests must run here: FRUGAL_REQUIRE_VULKAN=1 (set by
+// ctest in builds configured with FRUGAL_REQUIRE_VULKAN, as CI's are).
+bool vulkan_required();
+
+// What a failed create() of a trivial executor means for the Vulkan tests.
+// Only a machine without Vulkan (no loader, no driver, no device: messages
+// that begin "no Vulkan ") may skip, and only where Vulkan is not required;
+// anything else -- a missing validation layer, a missing or corrupt shader, a
+// driver error -- is a failure.
+enum class Verdict { Run, Skip, Fail };
+Verdict verdict_for_create(frugal_status code, const std::string& message, bool required);
+
+// "" when a Vulkan device can run an executor here, else why not (printed
+// once). FAILs the test when the reason is not one that may skip.
 const std::string& no_device_reason();
 
-// Use at the top of a test: returns (the test passes) with a printed reason
-// when there is no Vulkan device.
-#define VK_REQUIRE_DEVICE()                                                               \
-  do {                                                                                    \
-    if (!vk_test::no_device_reason().empty()) {                                           \
-      std::cout << "SKIPPED (no Vulkan device: " << vk_test::no_device_reason() << ")\n"; \
-      return;                                                                             \
-    }                                                                                     \
+// Use at the top of a test: when the machine has no Vulkan and Vulkan is not
+// required, prints "SKIPPED: no Vulkan driver or device (...)" and returns; the
+// executable then exits with the skip code, which ctest reports as a skip.
+#define VK_REQUIRE_DEVICE()                                                                         \
+  do {                                                                                              \
+    if (!vk_test::no_device_reason().empty()) {                                                     \
+      std::cout << "SKIPPED: no Vulkan driver or device (" << vk_test::no_device_reason() << ")\n"; \
+      frugal_test::note_skip();                                                                     \
+      return;                                                                                       \
+    }                                                                                               \
   } while (0)
 
 using exec_test::HostTensor;

@@ -1,6 +1,7 @@
 // frugal run: outputs against the float64 reference, the printed top-5 against
 // the reference's ranking, and the budget refusal naming a budget that works.
 #include <algorithm>
+#include <limits>
 
 #include "reference.h"
 #include "tensor/npy.h"
@@ -67,4 +68,20 @@ TEST_CASE("frugal run: bad arguments are clear errors", "[workflow]") {
   r = frugal_in(dir, "run zoo:toy_tiny --input wrong.npy");
   CHECK(r.code == 1);
   CHECK(!contains(r.output, "stack traceback"));
+}
+
+TEST_CASE("frugal run: an --input with NaN or Inf is refused naming the file, or run with a warning",
+          "[workflow]") {
+  ScratchDir dir("runnan");
+  Tensor x = to_float_tensor(random_ref_tensor({1, 3, 8, 8}, 3));
+  x.data[17] = std::numeric_limits<float>::infinity();
+  save_npy(x, dir / "inf.npy");
+  FrugalRun r = frugal_in(dir, "run zoo:toy_tiny --input inf.npy --repeat 1");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "'inf.npy': 1 value is not finite (the first, +Inf, at index [0, 0, 2, 1])"));
+  CHECK(contains(r.output, "--allow-nonfinite"));
+  r = frugal_in(dir, "run zoo:toy_tiny --input inf.npy --repeat 1 --allow-nonfinite");
+  CHECK(r.code == 0);
+  CHECK(contains(r.output, "warning: 'inf.npy': 1 value is not finite"));
 }

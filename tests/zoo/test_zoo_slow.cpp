@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "reduced_run.h"
 #include "reference.h"
 #include "zoo/zoo.h"
 #include "zoo_checks.h"
@@ -12,6 +13,7 @@
 using namespace frugal;
 
 TEST_CASE("vgg16_bn has torchvision's parameter count and a well formed graph", "[zoo][slow]") {
+  if (frugal_test::left_out_when_reduced("vgg16_bn")) return;
   const Graph g = build_zoo_model("vgg16_bn");
   CHECK(torchvision_parameter_count(g) == zoo_test::expected_torchvision_params("vgg16_bn"));
   const std::vector<std::string> problems = zoo_test::structure_problems(g);
@@ -24,6 +26,7 @@ TEST_CASE("big zoo networks run through the reference with declared shapes and O
   // the same kinds as resnet's and alexnet's.
   for (const char* name : {"resnet18", "resnet50", "googlenet", "squeezenet1_0", "squeezenet1_1",
                            "mobilenet_v1", "mobilenet_v2", "alexnet", "efficientnet_b0"}) {
+    if (frugal_test::left_out_when_reduced(name)) continue;
     INFO(name);
     const Graph g = build_zoo_model(name);
     const RefValues all = reference_run_all(g, {{"input", random_ref_tensor({1, 3, 224, 224}, 9)}});

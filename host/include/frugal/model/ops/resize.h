@@ -26,7 +26,7 @@ class Resize : public Op {
 
   static constexpr FoldClass kFold = FoldClass::Commutes;
   static constexpr const char* kFoldRule =
-      "nearest/linear/cubic with channel scale 1; not tf_crop_and_resize";
+      "mode nearest, batch and channel axes unchanged (constant scales or sizes); not tf_crop_and_resize";
 };
 
 class Upsample : public Op {
@@ -38,7 +38,7 @@ class Upsample : public Op {
   std::vector<float> scales;  // the attribute (opset 7 and 8); else input 1
 
   static constexpr FoldClass kFold = FoldClass::Commutes;
-  static constexpr const char* kFoldRule = "nearest/linear with channel scale 1";
+  static constexpr const char* kFoldRule = "mode nearest, batch and channel scales 1 (constant scales)";
 };
 
 }  // namespace frugal::ops
