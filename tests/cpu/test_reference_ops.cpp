@@ -9,6 +9,7 @@
 
 #include "cpu_plugin.h"
 #include "graph_helpers.h"
+#include "op_cases.h"
 #include "reference.h"
 
 using cpu_test::GraphMaker;
@@ -346,5 +347,12 @@ TEST_CASE("MatMul with broadcast batch dims matches the float64 reference", "[cp
     const double err = compare(m.graph(), rng(), detail);
     INFO(describe(m.graph()) << " -> " << detail);
     CHECK(err <= 1.0);
+  }
+}
+
+TEST_CASE("the ops added through the op registry match the float64 reference", "[cpu][reference]") {
+  for (const exec_test::OpCase& c : exec_test::registry_op_cases()) {
+    INFO(c.name);
+    CHECK(exec_test::check_op_case(c, cpu_test::api()) == "");
   }
 }

@@ -519,6 +519,35 @@ RefTensor binary(NodeContext& c, const std::function<double(double, double)>& f)
   return y;
 }
 
+// Where(condition, X, Y): X where the condition is non-zero, else Y; all three broadcast.
+RefTensor where(NodeContext& c) {
+  const RefTensor &cond = c.in(0), &a = c.in(1), &b = c.in(2);
+  RefTensor y = make(broadcast_dims(c, cond.dims, broadcast_dims(c, a.dims, b.dims)));
+  const std::vector<size_t> ic = broadcast_index(cond.dims, y.dims), ia = broadcast_index(a.dims, y.dims),
+                            ib = broadcast_index(b.dims, y.dims);
+  for (size_t k = 0; k < y.data.size(); ++k)
+    y.data[k] = cond.data[ic[k]] != 0.0 ? a.data[ia[k]] : b.data[ib[k]];
+  return y;
+}
+
+// Cast to float, double, bool (non-zero -> 1) or an integer type (truncated).
+RefTensor cast(NodeContext& c) {
+  const DType to = static_cast<DType>(c.attr_int("to", 0));
+  switch (to) {
+    case DType::Float32:
+      return unary(c, [](double v) { return static_cast<double>(static_cast<float>(v)); });
+    case DType::Float64:
+      return c.in(0);
+    case DType::Bool:
+      return unary(c, [](double v) { return v != 0.0 ? 1.0 : 0.0; });
+    case DType::Int32:
+    case DType::Int64:
+      return unary(c, [](double v) { return std::trunc(v); });
+    default:
+      c.fail(std::string("cast to ") + dtype_name(to) + " is not supported");
+  }
+}
+
 RefTensor concat(NodeContext& c) {
   if (c.node().inputs.empty()) c.fail("no inputs");
   if (!c.node().has_attr("axis")) c.fail("attribute 'axis' is required");
@@ -744,10 +773,26 @@ std::vector<RefTensor> evaluate(NodeContext& c) {
   if (op == "BatchNormalization") return {batchnorm(c)};
   if (op == "Relu") return {unary(c, [](double v) { return v > 0.0 ? v : 0.0; })};
   if (op == "Sigmoid") return {unary(c, [](double v) { return 1.0 / (1.0 + std::exp(-v)); })};
+  if (op == "HardSigmoid") {
+    const double alpha = c.attr_float("alpha", 0.2), beta = c.attr_float("beta", 0.5);
+    return {unary(c, [&](double v) { return std::min(1.0, std::max(0.0, alpha * v + beta)); })};
+  }
+  if (op == "HardSwish")
+    return {unary(c, [](double v) { return v * std::min(1.0, std::max(0.0, v / 6.0 + 0.5)); })};
+  if (op == "LeakyRelu") {
+    const double alpha = c.attr_float("alpha", 0.01);
+    return {unary(c, [&](double v) { return v >= 0.0 ? v : alpha * v; })};
+  }
   if (op == "Identity") return {c.in(0)};
   if (op == "Clip") return {clip(c)};
   if (op == "Add") return {binary(c, [](double a, double b) { return a + b; })};
   if (op == "Mul") return {binary(c, [](double a, double b) { return a * b; })};
+  if (op == "Sub") return {binary(c, [](double a, double b) { return a - b; })};
+  if (op == "Div") return {binary(c, [](double a, double b) { return a / b; })};
+  if (op == "Greater") return {binary(c, [](double a, double b) { return a > b ? 1.0 : 0.0; })};
+  if (op == "GreaterOrEqual") return {binary(c, [](double a, double b) { return a >= b ? 1.0 : 0.0; })};
+  if (op == "Where") return {where(c)};
+  if (op == "Cast") return {cast(c)};
   if (op == "Concat") return {concat(c)};
   if (op == "LRN") return {lrn(c)};
   if (op == "Gemm") return {gemm(c)};

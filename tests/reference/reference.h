@@ -3,7 +3,9 @@
 // code with the executors or with shape inference: every op (ONNX semantics,
 // opset 13) and every output shape is computed here from first principles.
 //
-// Supported ops: Conv, BatchNormalization, Relu, Clip, Sigmoid, Mul, Add, Concat,
+// Supported ops: Conv, BatchNormalization, Relu, Clip, Sigmoid, HardSigmoid,
+// HardSwish, LeakyRelu, Mul, Add, Sub, Div, Greater, GreaterOrEqual (1 or 0),
+// Where, Cast (float, double, bool, integers), Concat,
 // MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, LRN, Gemm, MatMul,
 // Flatten, Reshape, Softmax, Dropout, Identity, Pad (constant, reflect, edge),
 // Resize and Upsample (mode nearest), Constant (Conv and pools in 1-D and 2-D). Anything

@@ -45,22 +45,47 @@ bool contains(const std::string& s, const std::string& p) { return s.find(p) != 
 // (training mode, 3-D windows, pooling indices, optional/sequence types, and the
 // "_expanded" forms that are written with other ops).
 bool wanted_node_test(const std::string& n) {
-  static const char* prefixes[] = {"test_conv_",        "test_batchnorm_",        "test_relu",
-                                   "test_clip",         "test_sigmoid",           "test_mul",
-                                   "test_add",          "test_concat_",           "test_maxpool_",
-                                   "test_averagepool_", "test_globalaveragepool", "test_lrn",
-                                   "test_gemm_",        "test_matmul_",           "test_flatten_",
-                                   "test_reshape_",     "test_softmax_",          "test_dropout_default",
-                                   "test_identity",     "test_globalmaxpool",     "test_constant_pad",
-                                   "test_edge_pad",     "test_reflect_pad",       "test_upsample_nearest",
-                                   "test_resize_"};
+  static const char* prefixes[] = {"test_conv_",
+                                   "test_batchnorm_",
+                                   "test_relu",
+                                   "test_clip",
+                                   "test_sigmoid",
+                                   "test_mul",
+                                   "test_add",
+                                   "test_concat_",
+                                   "test_maxpool_",
+                                   "test_averagepool_",
+                                   "test_globalaveragepool",
+                                   "test_lrn",
+                                   "test_gemm_",
+                                   "test_matmul_",
+                                   "test_flatten_",
+                                   "test_reshape_",
+                                   "test_softmax_",
+                                   "test_dropout_default",
+                                   "test_identity",
+                                   "test_globalmaxpool",
+                                   "test_constant_pad",
+                                   "test_edge_pad",
+                                   "test_reflect_pad",
+                                   "test_upsample_nearest",
+                                   "test_resize_",
+                                   "test_sub",
+                                   "test_div",
+                                   "test_hardsigmoid",
+                                   "test_hardswish",
+                                   "test_leakyrelu",
+                                   "test_greater",
+                                   "test_where",
+                                   "test_cast_FLOAT_to_DOUBLE",
+                                   "test_cast_DOUBLE_to_FLOAT"};
   bool ok = false;
   for (const char* p : prefixes) ok = ok || starts_with(n, p);
   if (!ok) return false;
   // Resize: nearest only (linear and cubic interpolate; not in the evaluator), no crop.
   if (starts_with(n, "test_resize_") && (!contains(n, "nearest") || contains(n, "tf_crop"))) return false;
   for (const char* skip : {"training_mode", "_3d_", "with_argmax", "_expanded", "identity_opt",
-                           "identity_sequence", "_old", "dropout_random"})
+                           "identity_sequence", "_old", "dropout_random", "_uint8", "FLOAT16"})
     if (contains(n, skip)) return false;
   return true;
 }

@@ -36,16 +36,19 @@ const std::set<std::string> kSupportedOps = {
     "Flatten",       "Reshape",
     "Softmax",       "Dropout",
     "Identity",      "Constant",
+    "Greater",       "GreaterOrEqual",
+    "Where",         "Cast",
+    "Resize",
 };
 
 // Node inputs this executor needs as constants (weights, shapes, bounds). In the
 // node tests they are graph inputs with data in input_N.pb; such inputs are
 // turned into initializers before the model reaches the plugin.
-const std::map<std::string, std::set<size_t>> kParameterSlots = {{"Conv", {1, 2}},
-                                                                 {"BatchNormalization", {1, 2, 3, 4}},
-                                                                 {"Clip", {1, 2}},
-                                                                 {"Reshape", {1}},
-                                                                 {"Dropout", {1, 2}}};
+const std::map<std::string, std::set<size_t>> kParameterSlots = {
+    {"Conv", {1, 2}},    {"BatchNormalization", {1, 2, 3, 4}},
+    {"Clip", {1, 2}},    {"Reshape", {1}},
+    {"Dropout", {1, 2}}, {"Resize", {1, 2, 3}},
+    {"Where", {0}}};
 
 // Node tests of supported ops that the plugin refuses (FRUGAL_ERR_UNSUPPORTED),
 // and why. Anything refused and not listed here fails the test.
@@ -58,6 +61,26 @@ const std::map<std::string, std::string> kExpectedSkips = {
     {"test_batchnorm_epsilon_training_mode", "training mode (running statistics outputs)"},
     {"test_batchnorm_example_training_mode", "training mode (running statistics outputs)"},
     {"test_constant", "the graph output is a constant: no layer computes it"},
+    {"test_dropout_default_mask", "the mask output (executors compute the first output only)"},
+    {"test_dropout_default_mask_ratio", "the mask output (executors compute the first output only)"},
+    {"test_training_dropout_default_mask", "training mode, the mask output"},
+    {"test_training_dropout_mask", "training mode, the mask output"},
+    {"test_training_dropout_zero_ratio_mask", "training mode, the mask output"},
+    {"test_resize_downsample_scales_cubic", "Resize: cubic mode"},
+    {"test_resize_downsample_scales_cubic_A_n0p5_exclude_outside", "Resize: cubic mode"},
+    {"test_resize_downsample_scales_cubic_align_corners", "Resize: cubic mode"},
+    {"test_resize_downsample_scales_linear", "Resize: linear mode"},
+    {"test_resize_downsample_scales_linear_align_corners", "Resize: linear mode"},
+    {"test_resize_downsample_sizes_cubic", "Resize: cubic mode"},
+    {"test_resize_downsample_sizes_linear_pytorch_half_pixel", "Resize: linear mode"},
+    {"test_resize_tf_crop_and_resize", "Resize: linear mode, tf_crop_and_resize"},
+    {"test_resize_upsample_scales_cubic", "Resize: cubic mode"},
+    {"test_resize_upsample_scales_cubic_A_n0p5_exclude_outside", "Resize: cubic mode"},
+    {"test_resize_upsample_scales_cubic_align_corners", "Resize: cubic mode"},
+    {"test_resize_upsample_scales_cubic_asymmetric", "Resize: cubic mode"},
+    {"test_resize_upsample_scales_linear", "Resize: linear mode"},
+    {"test_resize_upsample_scales_linear_align_corners", "Resize: linear mode"},
+    {"test_resize_upsample_sizes_cubic", "Resize: cubic mode"},
 };
 
 bool close(float got, float want) {
@@ -127,13 +150,18 @@ Outcome run_node_test(const fs::path& dir, const MakeExecutor& make, const After
   std::vector<HostTensor> expected;
   for (size_t i = 0; i < out_files.size(); ++i) {
     frugal::TensorDesc t = frugal::load_tensor_pb(out_files[i].string());
-    if (t.dtype != frugal::DType::Float32)
+    const bool is_bool = t.dtype == frugal::DType::Bool;  // the executors return bool outputs as 0 / 1 floats
+    if (t.dtype != frugal::DType::Float32 && !is_bool)
       return {Outcome::Skipped, std::string("non-float output dtype ") + frugal::dtype_name(t.dtype)};
     HostTensor h;
     h.name = g.outputs.at(i);
     h.dims = frugal::known_dims(t.shape);
-    h.data.resize(t.data.size() / 4);
-    if (!t.data.empty()) std::memcpy(h.data.data(), t.data.data(), t.data.size());
+    if (is_bool) {
+      for (uint8_t b : t.data) h.data.push_back(b ? 1.0f : 0.0f);
+    } else {
+      h.data.resize(t.data.size() / 4);
+      if (!t.data.empty()) std::memcpy(h.data.data(), t.data.data(), t.data.size());
+    }
     expected.push_back(h);
   }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <random>
 
+#include "op_cases.h"
 #include "vk_test_util.h"
 
 using vk_test::check_against_reference;
@@ -439,5 +440,16 @@ TEST_CASE("A residual network with branches, concatenation and a classifier", "[
   for (int64_t batch : {1, 4}) {
     INFO("batch " << batch);
     check_against_reference(m.g, random_inputs(m.g, batch, 300 + uint64_t(batch)), "", 1e-5, 1e-3);
+  }
+}
+
+TEST_CASE("the ops added through the op registry match the float64 reference", "[vulkan][reference]") {
+  VK_REQUIRE_DEVICE();
+  for (const exec_test::OpCase& c : exec_test::registry_op_cases()) {
+    INFO(c.name);
+    CHECK(exec_test::check_op_case(c, vk_test::api(), [](exec_test::PluginExecutor& ex) {
+            const uint64_t errors = ex.describe()["vulkan"]["validation_errors"].get<uint64_t>();
+            return errors == 0 ? std::string() : std::to_string(errors) + " validation errors";
+          }) == "");
   }
 }

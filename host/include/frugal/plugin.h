@@ -147,8 +147,9 @@ typedef struct frugal_executor_api {
   frugal_status (*set_budget)(frugal_executor* ex, uint64_t budget_bytes, frugal_error* err);
   /* Runs the graph on the inputs. plan_json NULL: whole batch, layer by layer.
    * Otherwise the plan's steps in order. Outputs are caller-allocated with the
-   * right shapes. Refuses (FRUGAL_ERR_BUDGET) before running anything that would
-   * not fit. report_json (may be NULL): {"peak_bytes":N,"seconds":S,
+   * right shapes (float32; a bool output is written as 0 and 1). Refuses
+   * (FRUGAL_ERR_BUDGET) before running anything that would not fit.
+   * report_json (may be NULL): {"peak_bytes":N,"seconds":S,
    * "steps":[{"layer","first","count","seconds"}]}. */
   frugal_status (*run)(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs,
                        size_t n_inputs, frugal_tensor* outputs, size_t n_outputs,

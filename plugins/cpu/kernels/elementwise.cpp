@@ -1,136 +1,162 @@
-// Add, Sub, Mul, Div with numpy broadcasting. Dimensions are coalesced first,
-// so the common cases (same shape, per-channel [C,1,1] operand, scalar) run as
-// long contiguous inner loops.
-#include "frugal/model/ops/elementwise.h"
-
+// Add, Sub, Mul, Div, Greater, GreaterOrEqual (bool results as 0 / 1) and
+// Where (condition, X, Y) with numpy broadcasting. Dimensions are coalesced
+// first, so the common cases (same shape, per-channel [C,1,1] operand, scalar)
+// run as long contiguous inner loops.
 #include <algorithm>
+#include <array>
 
+#include "common/elementwise_fn.h"
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
 
+using exec::ElementwiseFn;
+
 namespace {
 
-enum class BinOp { Add, Sub, Mul, Div };  // as ops::Arithmetic::Fn
-
-template <BinOp op>
-inline float apply(float a, float b) {
-  if constexpr (op == BinOp::Add) return a + b;
-  if constexpr (op == BinOp::Sub) return a - b;
-  if constexpr (op == BinOp::Mul) return a * b;
-  return a / b;
+template <ElementwiseFn f>
+inline float apply(float a, float b, float c) {
+  if constexpr (f == ElementwiseFn::Add) return a + b;
+  if constexpr (f == ElementwiseFn::Sub) return a - b;
+  if constexpr (f == ElementwiseFn::Mul) return a * b;
+  if constexpr (f == ElementwiseFn::Div) return a / b;
+  if constexpr (f == ElementwiseFn::Greater) return a > b ? 1.0f : 0.0f;
+  if constexpr (f == ElementwiseFn::GreaterOrEqual) return a >= b ? 1.0f : 0.0f;
+  return a != 0.0f ? b : c;  // Where
 }
 
-// Inner loop over `len` outputs; the strides of a and b are 0 or 1.
-template <BinOp op>
-void inner(const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t len) {
-  if (sa == 1 && sb == 1)
-    for (int64_t i = 0; i < len; ++i) y[i] = apply<op>(a[i], b[i]);
-  else if (sa == 1)
-    for (int64_t i = 0; i < len; ++i) y[i] = apply<op>(a[i], b[0]);
-  else if (sb == 1)
-    for (int64_t i = 0; i < len; ++i) y[i] = apply<op>(a[0], b[i]);
-  else
-    for (int64_t i = 0; i < len; ++i) y[i] = apply<op>(a[0], b[0]);
+// Inner loop over `len` outputs; each operand's stride is 0 or 1. The two-operand
+// cases get loops of their own so that the compiler vectorises them.
+template <ElementwiseFn f>
+void inner(const std::array<const float*, 3>& p, const std::array<int64_t, 3>& s, float* y, int64_t len) {
+  const float *a = p[0], *b = p[1], *c = p[2];
+  if constexpr (f == ElementwiseFn::Where) {
+    for (int64_t i = 0; i < len; ++i) y[i] = apply<f>(a[i * s[0]], b[i * s[1]], c[i * s[2]]);
+  } else if (s[0] == 1 && s[1] == 1) {
+    for (int64_t i = 0; i < len; ++i) y[i] = apply<f>(a[i], b[i], 0.0f);
+  } else if (s[0] == 1) {
+    for (int64_t i = 0; i < len; ++i) y[i] = apply<f>(a[i], b[0], 0.0f);
+  } else if (s[1] == 1) {
+    for (int64_t i = 0; i < len; ++i) y[i] = apply<f>(a[0], b[i], 0.0f);
+  } else {
+    for (int64_t i = 0; i < len; ++i) y[i] = apply<f>(a[0], b[0], 0.0f);
+  }
 }
 
-class BinaryKernel : public Kernel {
+// Output dims with size-1 dims dropped and neighbours that are contiguous in
+// every operand merged; per operand its element stride on each (0: broadcast).
+struct Coalesced {
+  Dims dims;
+  std::array<std::vector<int64_t>, 3> strides;
+};
+
+Coalesced coalesce(const Dims& out, const std::vector<Dims>& in) {
+  const size_t r = out.size(), n = in.size();
+  std::array<std::vector<int64_t>, 3> st;
+  for (size_t i = 0; i < n; ++i) {
+    st[i].assign(r, 0);
+    int64_t acc = 1;
+    for (size_t k = r; k-- > 0;) {
+      const int64_t dim = k + in[i].size() >= r ? in[i][k + in[i].size() - r] : 1;
+      st[i][k] = dim == 1 ? 0 : acc;
+      acc *= dim;
+    }
+  }
+  Coalesced c;
+  for (size_t k = 0; k < r; ++k) {
+    if (out[k] == 1) continue;
+    bool merge = !c.dims.empty();
+    for (size_t i = 0; merge && i < n; ++i) merge = c.strides[i].back() == st[i][k] * out[k];
+    if (merge) {
+      c.dims.back() *= out[k];
+      for (size_t i = 0; i < n; ++i) c.strides[i].back() = st[i][k];
+      continue;
+    }
+    c.dims.push_back(out[k]);
+    for (size_t i = 0; i < n; ++i) c.strides[i].push_back(st[i][k]);
+  }
+  return c;
+}
+
+class ElementwiseKernel : public Kernel {
  public:
-  explicit BinaryKernel(const KernelSpec& s) : label_(s.label()) {
-    op_ = BinOp(int(s.op_as<ops::Arithmetic>().fn));
-    for (size_t i = 0; i < 2; ++i) {
-      const InputInfo& in = required_input(s, i, i == 0 ? "input A" : "input B");
-      if (in.constant) {
-        constant_[i] = constant_floats(s, i, i == 0 ? "input A" : "input B");
-        is_constant_[i] = true;
-      } else {
-        require_float_activation(s, i, i == 0 ? "input A" : "input B");
-      }
+  explicit ElementwiseKernel(const KernelSpec& s) : fn_(exec::elementwise_fn(s)) {
+    static const char* roles[2][3] = {{"input A", "input B", ""}, {"condition", "input X", "input Y"}};
+    const bool where = fn_ == ElementwiseFn::Where;
+    for (size_t i = 0; i < exec::operand_count(fn_); ++i) {
+      const char* role = roles[where][i];
+      const InputInfo& in = required_input(s, i, role);
+      exec::require_operand(s, i, role, where && i == 0);
+      if (in.constant) constant_[i] = exec::constant_values(s, i, role);
+      is_constant_[i] = in.constant;
     }
   }
 
   void run(const KernelArgs& a) const override {
-    switch (op_) {
-      case BinOp::Add:
-        run_op<BinOp::Add>(a);
-        break;
-      case BinOp::Sub:
-        run_op<BinOp::Sub>(a);
-        break;
-      case BinOp::Mul:
-        run_op<BinOp::Mul>(a);
-        break;
-      case BinOp::Div:
-        run_op<BinOp::Div>(a);
+    switch (fn_) {
+      case ElementwiseFn::Add:
+        return run_fn<ElementwiseFn::Add>(a);
+      case ElementwiseFn::Sub:
+        return run_fn<ElementwiseFn::Sub>(a);
+      case ElementwiseFn::Mul:
+        return run_fn<ElementwiseFn::Mul>(a);
+      case ElementwiseFn::Div:
+        return run_fn<ElementwiseFn::Div>(a);
+      case ElementwiseFn::Greater:
+        return run_fn<ElementwiseFn::Greater>(a);
+      case ElementwiseFn::GreaterOrEqual:
+        return run_fn<ElementwiseFn::GreaterOrEqual>(a);
+      case ElementwiseFn::Where:
+        return run_fn<ElementwiseFn::Where>(a);
+      case ElementwiseFn::NonZero:
         break;
     }
   }
 
  private:
-  template <BinOp op>
-  void run_op(const KernelArgs& args) const {
-    const float* pa = is_constant_[0] ? constant_[0].data() : args.in[0];
-    const float* pb = is_constant_[1] ? constant_[1].data() : args.in[1];
-    const Dims& out = args.out_dims;
-    const size_t r = out.size();
-    // Strides of a and b over the output's dims (0 where broadcast), then drop
-    // size-1 dims and merge neighbours that are contiguous in both operands.
-    std::vector<int64_t> sa(r), sb(r);
-    auto strides = [&](const Dims& d, std::vector<int64_t>& st) {
-      int64_t acc = 1;
-      for (size_t k = r; k-- > 0;) {
-        const int64_t dim = k + d.size() >= r ? d[k + d.size() - r] : 1;
-        st[k] = dim == 1 ? 0 : acc;
-        acc *= dim;
-      }
-    };
-    strides(args.in_dims[0], sa);
-    strides(args.in_dims[1], sb);
-    std::vector<int64_t> D, A, B;  // coalesced dims and strides, outermost first
-    for (size_t k = 0; k < r; ++k) {
-      if (out[k] == 1) continue;
-      if (!D.empty() && A.back() == sa[k] * out[k] && B.back() == sb[k] * out[k]) {
-        D.back() *= out[k];
-        A.back() = sa[k];
-        B.back() = sb[k];
-        continue;
-      }
-      D.push_back(out[k]);
-      A.push_back(sa[k]);
-      B.push_back(sb[k]);
-    }
-    if (D.empty()) {  // a single element
-      args.out[0] = apply<op>(pa[0], pb[0]);
+  template <ElementwiseFn f>
+  void run_fn(const KernelArgs& args) const {
+    const size_t n = exec::operand_count(f);
+    std::array<const float*, 3> p{nullptr, nullptr, nullptr};
+    for (size_t i = 0; i < n; ++i) p[i] = is_constant_[i] ? constant_[i].data() : args.in[i];
+    const Coalesced c =
+        coalesce(args.out_dims, std::vector<Dims>(args.in_dims.begin(), args.in_dims.begin() + n));
+    if (c.dims.empty()) {  // a single element
+      args.out[0] = apply<f>(p[0][0], p[1][0], n > 2 ? p[2][0] : 0.0f);
       return;
     }
-    const size_t q = D.size();
-    const int64_t len = D[q - 1], la = A[q - 1], lb = B[q - 1];
-    const int64_t rows = product(D, 0, q - 1);
+    const size_t q = c.dims.size();
+    const int64_t len = c.dims[q - 1];
+    std::array<int64_t, 3> last{0, 0, 0};
+    for (size_t i = 0; i < n; ++i) last[i] = c.strides[i][q - 1];
+    const int64_t rows = product(c.dims, 0, q - 1);
     parallel_range(args.pool, rows, std::max<int64_t>(1, 32768 / len), [&](int64_t r0, int64_t r1) {
       for (int64_t row = r0; row < r1; ++row) {
-        int64_t oa = 0, ob = 0, rem = row;
+        std::array<const float*, 3> at = p;
+        int64_t rem = row;
         for (size_t k = q - 1; k-- > 0;) {
-          const int64_t idx = rem % D[k];
-          rem /= D[k];
-          oa += idx * A[k];
-          ob += idx * B[k];
+          const int64_t idx = rem % c.dims[k];
+          rem /= c.dims[k];
+          for (size_t i = 0; i < n; ++i) at[i] += idx * c.strides[i][k];
         }
-        inner<op>(pa + oa, la, pb + ob, lb, args.out + row * len, len);
+        inner<f>(at, last, args.out + row * len, len);
       }
     });
   }
 
-  std::string label_;
-  BinOp op_ = BinOp::Add;
-  bool is_constant_[2] = {false, false};
-  std::vector<float> constant_[2];
+  ElementwiseFn fn_;
+  bool is_constant_[3] = {false, false, false};
+  std::vector<float> constant_[3];
 };
 
 }  // namespace
 
-FRUGAL_CPU_KERNEL(Add, BinaryKernel);
-FRUGAL_CPU_KERNEL(Sub, BinaryKernel);
-FRUGAL_CPU_KERNEL(Mul, BinaryKernel);
-FRUGAL_CPU_KERNEL(Div, BinaryKernel);
+FRUGAL_CPU_KERNEL(Add, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(Sub, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(Mul, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(Div, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(Greater, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(GreaterOrEqual, ElementwiseKernel);
+FRUGAL_CPU_KERNEL(Where, ElementwiseKernel);
 
 }  // namespace frugal::cpu

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "common/elementwise_fn.h"
+#include "frugal/model/ops/shape_ops.h"
 #include "kernels/epilogue.h"
 #include "kernels/kernel_util.h"
 
@@ -48,8 +50,37 @@ class PointwiseKernel : public Kernel {
   int64_t channels_ = 0;
 };
 
+// Cast between float32 and bool (held as 0 / 1): to bool, every non-zero value
+// (NaN included) becomes 1; otherwise the values are copied.
+class CastKernel : public Kernel {
+ public:
+  explicit CastKernel(const KernelSpec& s) {
+    const DType to = s.op_as<ops::Cast>().to;
+    if (to != DType::Float32 && to != DType::Bool)
+      unsupported(s, std::string("cast to ") + dtype_name(to) + " is not supported (float32 and bool are)");
+    exec::require_operand(s, 0, "input", true);
+    if (s.inputs[0].constant) unsupported(s, "input '" + s.inputs[0].name + "' is a constant");
+    to_bool_ = to == DType::Bool && s.inputs[0].dtype != DType::Bool;
+  }
+
+  void run(const KernelArgs& a) const override {
+    const int64_t n = product(a.in_dims[0]);
+    if (!to_bool_) {
+      std::memcpy(a.out, a.in[0], sizeof(float) * size_t(n));
+      return;
+    }
+    parallel_range(a.pool, n, 32768, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) a.out[i] = a.in[0][i] != 0.0f ? 1.0f : 0.0f;
+    });
+  }
+
+ private:
+  bool to_bool_ = false;
+};
+
 }  // namespace
 
+FRUGAL_CPU_KERNEL(Cast, CastKernel);
 FRUGAL_CPU_ACTIVATIONS(PointwiseKernel);
 FRUGAL_CPU_KERNEL(BatchNormalization, PointwiseKernel);
 FRUGAL_CPU_KERNEL(Identity, PointwiseKernel);

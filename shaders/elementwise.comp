@@ -1,8 +1,11 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Add, Sub, Mul, Div with numpy broadcasting, up to rank 6 after the host has
-// dropped size-1 dims and merged contiguous ones. Dim 0 (D0) is pc.n; each
-// operand has one element stride per output dim (0 where it is broadcast).
+// Elementwise ops of up to three operands with numpy broadcasting, up to rank 6
+// after the host has dropped size-1 dims and merged contiguous ones. Dim 0 (D0)
+// is pc.n; each operand has one element stride per output dim (0 where it is
+// broadcast). OP as frugal::exec::ElementwiseFn (plugins/common/elementwise_fn.h):
+// 0 Add, 1 Sub, 2 Mul, 3 Div, 4 Greater, 5 GreaterOrEqual (1 or 0),
+// 6 Where (x: condition, y, z), 7 NonZero (Cast to bool).
 #include "common.glsl"
 
 layout(constant_id = 3) const uint D1 = 1;
@@ -22,7 +25,13 @@ layout(constant_id = 16) const uint SB2 = 0;
 layout(constant_id = 17) const uint SB3 = 0;
 layout(constant_id = 18) const uint SB4 = 0;
 layout(constant_id = 19) const uint SB5 = 0;
-layout(constant_id = 20) const uint OP = 0;  // 0 Add, 1 Sub, 2 Mul, 3 Div
+layout(constant_id = 20) const uint SC0 = 0;
+layout(constant_id = 21) const uint SC1 = 0;
+layout(constant_id = 22) const uint SC2 = 0;
+layout(constant_id = 23) const uint SC3 = 0;
+layout(constant_id = 24) const uint SC4 = 0;
+layout(constant_id = 25) const uint SC5 = 0;
+layout(constant_id = 26) const uint OP = 0;
 
 void main() {
   const uint idx = flat_index();
@@ -35,11 +44,18 @@ void main() {
   const uint i1 = r % D1; r /= D1;
   const uint i0 = r;
   const float a = x[pc.x_off + i0 * SA0 + i1 * SA1 + i2 * SA2 + i3 * SA3 + i4 * SA4 + i5 * SA5];
-  const float b = y[pc.y_off + i0 * SB0 + i1 * SB1 + i2 * SB2 + i3 * SB3 + i4 * SB4 + i5 * SB5];
   float v;
-  if (OP == 0u) v = a + b;
-  else if (OP == 1u) v = a - b;
-  else if (OP == 2u) v = a * b;
-  else v = a / b;
+  if (OP == 7u) {
+    v = a != 0.0 ? 1.0 : 0.0;
+  } else {
+    const float b = y[pc.y_off + i0 * SB0 + i1 * SB1 + i2 * SB2 + i3 * SB3 + i4 * SB4 + i5 * SB5];
+    if (OP == 0u) v = a + b;
+    else if (OP == 1u) v = a - b;
+    else if (OP == 2u) v = a * b;
+    else if (OP == 3u) v = a / b;
+    else if (OP == 4u) v = a > b ? 1.0 : 0.0;
+    else if (OP == 5u) v = a >= b ? 1.0 : 0.0;
+    else v = a != 0.0 ? b : z[pc.z_off + i0 * SC0 + i1 * SC1 + i2 * SC2 + i3 * SC3 + i4 * SC4 + i5 * SC5];
+  }
   o[pc.o_off + idx] = v;
 }
