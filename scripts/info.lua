@@ -64,6 +64,7 @@ for i, n in ipairs(nodes) do
   layers[i] = {name = n.name, op = n.op, output_shapes = shapes, macs = per_node[i].macs}
 end
 local unknown = m:unknown_ops()
+local gating = m:gates()
 
 if a.json then
   local histogram = {}
@@ -71,7 +72,7 @@ if a.json then
   print(frugal.json_encode({
     model = a.model, graph = meta, inputs = declared_inputs, outputs = m:outputs(), shapes_at = batch_note,
     parameters = m:parameter_count(), initializer_values = m:initializer_value_count(), ops = histogram,
-    layers = layers, total_macs = total, nodes_without_macs = missing, unknown_ops = unknown,
+    layers = layers, gates = gating.gates, gate_near_misses = gating.near_misses, total_macs = total, nodes_without_macs = missing, unknown_ops = unknown,
     shape_inference_error = shape_error}, 1))
   return
 end
@@ -117,3 +118,17 @@ print("layers (at " .. batch_note .. ")")
 print(fmt.table(rows, {"r", nil, nil, nil, "r"}, "  "))
 print("total MACs  " .. fmt.commas(total) .. " (" .. fmt.si(total) .. ") at " .. batch_note ..
       (missing > 0 and ", not counting " .. missing .. " node(s) without a count" or ""))
+if #gating.gates > 0 then
+  print("gates       " .. #gating.gates .. " gated conv layer(s) (docs/GATING.md; the cpu executor runs only " ..
+        "their switched-on kernels, vulkan runs them densely)")
+  local rows = {{"gated conv", "switched by", "threshold", "channels", "consumers that skip off channels"}}
+  for _, gt in ipairs(gating.gates) do
+    rows[#rows + 1] = {gt.conv, gt.mul, (gt.strict and "> " or ">= ") .. string.format("%.4g", gt.threshold),
+                       tostring(gt.channels), #gt.consumers > 0 and table.concat(gt.consumers, ", ") or "-"}
+  end
+  print(fmt.table(rows, {nil, nil, "r", "r"}, "  "))
+end
+if #gating.near_misses > 0 then
+  print("not gated   " .. #gating.near_misses .. " Mul node(s) look like a gate but run densely:")
+  for _, nm in ipairs(gating.near_misses) do print("  " .. nm.mul .. ": " .. nm.reason) end
+end

@@ -9,6 +9,7 @@
 #include "lua/lua_devices.h"
 #include "lua/lua_executor.h"
 #include "lua/lua_fold.h"
+#include "lua/lua_gate.h"
 #include "lua/lua_json.h"
 #include "lua/lua_model.h"
 #include "lua/lua_plan.h"
@@ -77,6 +78,7 @@ int open_frugal_module(lua_State* L) {
   open_lua_terminal(L, module);
   open_lua_executor(L, module);
   open_lua_fold(L, module);
+  open_lua_gate(L, module);
   open_lua_profile(L, module);
   open_lua_plan(L, module);
   open_lua_devices(L, module);

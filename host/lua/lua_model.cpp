@@ -4,6 +4,7 @@
 #include <map>
 
 #include "frugal/error.h"
+#include "frugal/model/gating.h"
 #include "frugal/model/macs.h"
 #include "frugal/model/onnx_export.h"
 #include "frugal/model/onnx_import.h"
@@ -285,6 +286,44 @@ int m_initializer_value_count(lua_State* L) {
   return 1;
 }
 
+// The kernel gates (frugal/model/gating.h) and the near misses with their reasons.
+int m_gates(lua_State* L) {
+  const GateAnalysis a = find_gates(check_model(L, 1).graph);
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, static_cast<int>(a.gates.size()), 0);
+  for (size_t i = 0; i < a.gates.size(); ++i) {
+    const GateMatch& m = a.gates[i];
+    lua_createtable(L, 0, 10);
+    set_string(L, "mul", m.mul);
+    set_string(L, "conv", m.conv);
+    set_string(L, "input", m.input);
+    set_string(L, "gate_conv", m.gate_conv);
+    push_string_list(L, m.between);
+    lua_setfield(L, -2, "between");
+    push_string_list(L, m.gate_nodes);
+    lua_setfield(L, -2, "gate_nodes");
+    push_string_list(L, m.consumers);
+    lua_setfield(L, -2, "consumers");
+    lua_pushnumber(L, m.threshold);
+    lua_setfield(L, -2, "threshold");
+    lua_pushboolean(L, m.strict);
+    lua_setfield(L, -2, "strict");
+    lua_pushinteger(L, m.channels);
+    lua_setfield(L, -2, "channels");
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
+  }
+  lua_setfield(L, -2, "gates");
+  lua_createtable(L, static_cast<int>(a.near_misses.size()), 0);
+  for (size_t i = 0; i < a.near_misses.size(); ++i) {
+    lua_createtable(L, 0, 2);
+    set_string(L, "mul", a.near_misses[i].mul);
+    set_string(L, "reason", a.near_misses[i].reason);
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i) + 1);
+  }
+  lua_setfield(L, -2, "near_misses");
+  return 1;
+}
+
 int m_macs(lua_State* L) {
   const Graph& g = check_model(L, 1).graph;
   lua_createtable(L, static_cast<int>(g.nodes.size()), 0);
@@ -379,6 +418,7 @@ const LuaBinding kMethods[] = {{"inputs", m_inputs},
                                {"parameter_count", m_parameter_count},
                                {"initializer_value_count", m_initializer_value_count},
                                {"macs", m_macs},
+                               {"gates", m_gates},
                                {"save", m_save},
                                {"clone", m_clone},
                                {"name", m_name},

@@ -1,0 +1,35 @@
+// Test helper: small gated networks (docs/GATING.md) built node by node, with
+// switches to turn each into one of the near misses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frugal/model/graph.h"
+
+namespace gate_test {
+
+struct GatedGraphOptions {
+  int64_t channels = 6;       // C of the input x [N, C, H, W]
+  int64_t kernels = 8;        // M: output channels of the gated conv
+  int64_t gate_channels = 8;  // K of the gate's 1x1 conv (!= kernels: a mismatch)
+  int64_t size = 7;           // H = W
+  float threshold = 0.5f;
+  float gate_bias = 0.0f;         // added to every gate bias (moves the activity)
+  bool pool_first = false;        // Conv1x1(GAP(x)) instead of GAP(Conv1x1(x))
+  bool batchnorm = true;          // conv -> BN -> Relu -> Mul
+  bool mul_before_bn = false;     // conv -> Mul -> BN -> Relu: BN after the Mul (a near miss)
+  bool soft = false;              // Mul(conv, Sigmoid(...)): no threshold
+  bool strict = false;            // Greater instead of GreaterOrEqual
+  bool gate_reads_other = false;  // the gate reads Relu(x), the conv x
+  bool add_after = false;         // the gated value goes into an Add (a near miss)
+  bool maxpool = true;            // Mul -> MaxPool 2x2 -> second conv
+  bool gemm_tail = true;  // second conv -> Relu -> Flatten -> Gemm (else the second conv is the output)
+  uint64_t seed = 1;
+};
+
+// x -> Conv 3x3 (gated) -> [BN] -> Relu -> Mul(gate) -> [MaxPool] -> Conv 3x3 -> Relu -> Flatten -> Gemm.
+// Input "x" [N, C, H, W] with N symbolic; output "y".
+frugal::Graph gated_graph(const GatedGraphOptions& o = {});
+
+}  // namespace gate_test
