@@ -6,6 +6,7 @@
 #include "frugal/error.h"
 #include "lua/lua_binding.h"
 #include "profiler/json_file.h"
+#include "profiler/json_path.h"
 
 namespace frugal {
 
@@ -161,7 +162,14 @@ int l_json_decode(lua_State* L) {
 }
 
 int l_load_json(lua_State* L) {
-  push_json(L, read_json_file(check_string_arg(L, 1)));
+  const std::string path = check_string_arg(L, 1);
+  const nlohmann::json j = read_json_file(path);
+  // A null element would be a hole in the Lua array (ipairs stops there, # is undefined).
+  const std::string hole = first_null_in_array(j);
+  if (!hole.empty())
+    throw Error(path + ": " + hole +
+                " is null: an element of a list must have a value (a measurement that failed?)");
+  push_json(L, j);
   return 1;
 }
 

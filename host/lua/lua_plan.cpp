@@ -9,6 +9,7 @@
 #include "lua/lua_json.h"
 #include "lua/lua_options.h"
 #include "lua/lua_records.h"
+#include "profiler/cost_numbers.h"
 #include "profiler/json_file.h"
 
 namespace frugal {
@@ -19,6 +20,7 @@ int l_plan(lua_State* L) {
   nlohmann::json costs;
   if (lua_type(L, 1) == LUA_TSTRING) {
     costs = read_json_file(lua_tostring(L, 1));
+    check_cost_numbers(costs, lua_tostring(L, 1));
   } else if (lua_istable(L, 1)) {
     costs = lua_to_json(L, 1, "costs");
   } else {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "profiler/cost_numbers.h"
 #include "profiler/json_file.h"
 
 namespace frugal {
@@ -78,6 +79,7 @@ std::optional<nlohmann::json> CostCache::load(const nlohmann::json& key, std::st
         !j["costs"].contains("layers"))
       throw std::runtime_error("not a cost cache entry (needs \"key\" and \"costs\" with \"layers\")");
     if (j["key"] != key) return std::nullopt;  // same hash, other key
+    check_cost_numbers(j["costs"], "its costs");
     return j["costs"];
   } catch (const std::exception& e) {
     add_warning(warning, "warning: ignoring unusable cost cache file " + path + ": " + e.what() +

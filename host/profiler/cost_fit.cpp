@@ -4,6 +4,7 @@
 #include <string>
 
 #include "frugal/error.h"
+#include "profiler/cost_numbers.h"
 
 namespace frugal {
 
@@ -40,6 +41,7 @@ BatchTimeModel fit_batch_time(const std::map<int, double>& measured) {
 nlohmann::json fit_cost_times(const nlohmann::json& costs) {
   if (!costs.is_object() || !costs.contains("layers") || !costs["layers"].is_array())
     throw Error("fit: the cost table has no \"layers\" list");
+  check_cost_numbers(costs, "fit");  // a null is a failed measurement, not one to skip
   nlohmann::json out = costs;
   for (size_t i = 0; i < out["layers"].size(); ++i) {
     nlohmann::json& L = out["layers"][i];

@@ -9,18 +9,30 @@
 #include <sstream>
 
 #include "frugal/error.h"
+#include "profiler/json_path.h"
 
 namespace frugal {
+
+namespace {
+
+// nlohmann::json's out_of_range id for a number beyond a double ("1e400").
+constexpr int kNumberOverflow = 406;
+
+}  // namespace
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Line of the byte at fault, for people editing the file by hand.
-    size_t line = 1;
-    for (size_t i = 0; i < e.byte && i < text.size(); ++i)
-      if (text[i] == '\n') ++line;
-    std::string msg = origin + ": not valid JSON (line " + std::to_string(line) + "): " + e.what();
+  } catch (const nlohmann::json::exception& e) {
+    // The line and the value at fault, for people editing the file by hand.
+    const JsonErrorPlace at = locate_json_error(text);
+    const std::string where =
+        " (line " + std::to_string(at.line) + (at.path.empty() ? "" : ", " + at.path) + ")";
+    if (e.id == kNumberOverflow)
+      throw Error(origin + ": " + (at.path.empty() ? "a number" : at.path) + " = " + at.token +
+                  " is beyond the range of a double (line " + std::to_string(at.line) +
+                  "): a value in this file is not a real number");
+    std::string msg = origin + ": not valid JSON" + where + ": " + e.what();
     if (text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos)
       msg += " (NaN and Infinity are not JSON numbers: a value in this file is not a real number)";
     throw Error(msg);

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <set>
+#include <vector>
 
 #include "frugal/error.h"
 #include "profiler/batch_fill.h"
@@ -54,33 +54,150 @@ std::vector<int> measured_batch_list(const ProfileOptions& opt) {
   return b;
 }
 
-ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt) {
-  const std::vector<int> batches = measured_batch_list(opt);
-  if (opt.repeats < 1) throw Error("profile: repeats must be >= 1, got " + std::to_string(opt.repeats));
-  const int B = opt.batch_max;
+namespace {
 
+// What describe() says about the model that the table needs.
+struct ExecutorFacts {
+  const nlohmann::json* layers = nullptr;
+  std::string device;
+  const nlohmann::json* threads = nullptr;  // absent: null in the table
+  nlohmann::json threads_value() const { return threads ? *threads : nlohmann::json(nullptr); }
+  // Output tensors of the network: the executors keep those to the end even
+  // when another layer reads them, so the table must say so.
+  std::vector<std::string> network_outputs;
+};
+
+ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& batches) {
   const nlohmann::json& d = ex.describe();
   if (!d.contains("layers") || !d["layers"].is_array() || d["layers"].empty())
     throw Error("executor describe(): no \"layers\" to profile");
-  const nlohmann::json& layers = d["layers"];
-  const std::string device =
-      d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
-  const nlohmann::json threads = d.contains("threads") ? d["threads"] : nlohmann::json(nullptr);
   if (d.contains("batched") && d["batched"] == false && batches.back() > 1)
     throw Error(
         "profile: the executor cannot batch this model (" +
         (d.contains("not_batched_reason") ? d["not_batched_reason"].dump() : std::string("no reason given")) +
         "): only batch size 1 can be measured");
+  ExecutorFacts f;
+  f.layers = &d["layers"];
+  f.device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
+  if (d.contains("threads")) f.threads = &d["threads"];
+  if (d.contains("outputs") && d["outputs"].is_array())
+    for (const auto& o : d["outputs"])
+      if (o.is_object() && o.contains("name") && o["name"].is_string())
+        f.network_outputs.push_back(o["name"].get<std::string>());
+  return f;
+}
+
+// Everything that makes a measurement what it is: a cache hit must match all of it.
+nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
+                         const std::vector<int>& batches) {
+  return {{"format", 2},
+          {"model_hash", subject.model_hash},
+          {"executor", subject.executor},
+          {"device", f.device},
+          {"threads", f.threads_value()},
+          {"batch_max", opt.batch_max},
+          {"batches", batches},
+          {"repeats", opt.repeats}};
+}
+
+// in_bytes, out_bytes and ws_bytes of layer i for every batch 1..B, as the executor allocates them.
+void add_layer_bytes(ExecutorClient& ex, int layer, int B, nlohmann::json& out) {
+  nlohmann::json in_b = nlohmann::json::array(), out_b = nlohmann::json::array(),
+                 ws_b = nlohmann::json::array();
+  for (int b = 1; b <= B; ++b) {
+    const LayerBytes lb = ex.layer_bytes(layer, b);
+    in_b.push_back(lb.in_bytes);
+    out_b.push_back(lb.out_bytes);
+    ws_b.push_back(lb.ws_bytes);
+  }
+  out["in_bytes"] = in_b;
+  out["out_bytes"] = out_b;
+  out["ws_bytes"] = ws_b;
+}
+
+// One (layer, batch): repeats enough to rise above timer noise, and timed
+// again (the smallest median kept) when a stall shows as a wide spread.
+LayerTiming time_one(ExecutorClient& ex, int layer, int b, const ProfileOptions& opt) {
+  int reps = opt.repeats;
+  LayerTiming t = ex.time_layer(layer, b, reps);
+  if (t.median_seconds * reps < opt.min_seconds && reps < opt.max_repeats) {
+    const double each = std::max(t.median_seconds, 1e-7);
+    const int more = static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
+    if (more > reps) t = ex.time_layer(layer, b, reps = more);
+  }
+  for (int attempt = 1;
+       attempt < opt.max_attempts && t.spread_seconds > opt.max_relative_spread * t.median_seconds;
+       ++attempt) {
+    const LayerTiming again = ex.time_layer(layer, b, reps);
+    if (again.median_seconds < t.median_seconds) t = again;
+  }
+  return t;
+}
+
+// Progress reports "layer i/n 'name' at batch b  [done/total]".
+struct ProgressCounter {
+  const ProfileOptions& opt;
+  const ProfileSubject& subject;
+  size_t layers = 0, done = 0, total = 0;
+  void next(size_t layer, const std::string& name, int b) {
+    if (opt.progress)
+      opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " +
+                       std::to_string(layer + 1) + "/" + std::to_string(layers) + " '" + name +
+                       "' at batch " + std::to_string(b) + "  [" + std::to_string(done + 1) + "/" +
+                       std::to_string(total) + "]",
+                   static_cast<double>(done) / static_cast<double>(total));
+    ++done;
+  }
+};
+
+// time_s (per sample; unmeasured batch sizes interpolated), time_spread_s and source of layer i.
+void add_layer_times(ExecutorClient& ex, int layer, const std::string& name, const std::vector<int>& batches,
+                     const ProfileOptions& opt, ProgressCounter& progress, nlohmann::json& out) {
+  std::map<int, double> per_batch, spread;
+  for (int b : batches) {
+    progress.next(static_cast<size_t>(layer), name, b);
+    const LayerTiming t = time_one(ex, layer, b, opt);
+    per_batch[b] = t.median_seconds;
+    spread[b] = t.spread_seconds;
+  }
+  const std::vector<double> filled = fill_batch_times(per_batch, opt.batch_max);
+  nlohmann::json time_s = nlohmann::json::array(), spread_s = nlohmann::json::array(),
+                 source = nlohmann::json::array();
+  for (int b = 1; b <= opt.batch_max; ++b) {
+    const bool measured = per_batch.count(b) > 0;
+    time_s.push_back(filled[static_cast<size_t>(b - 1)] / b);
+    spread_s.push_back(measured ? spread[b] / b : 0.0);
+    source.push_back(measured ? "measured" : "interpolated");
+  }
+  out["time_s"] = time_s;
+  out["time_spread_s"] = spread_s;
+  out["source"] = source;
+}
+
+nlohmann::json profile_layer(ExecutorClient& ex, const ExecutorFacts& f, size_t i,
+                             const std::vector<int>& batches, const ProfileOptions& opt,
+                             ProgressCounter& progress) {
+  const nlohmann::json& L = (*f.layers)[i];
+  const std::string name = layer_name(L, i);
+  const int index = static_cast<int>(i);
+  nlohmann::json out = {{"name", name}, {"inputs", layer_inputs(L, name)}};
+  add_layer_times(ex, index, name, batches, opt, progress, out);
+  add_layer_bytes(ex, index, opt.batch_max, out);
+  if (L.contains("output_tensor") && L["output_tensor"].is_string() &&
+      std::count(f.network_outputs.begin(), f.network_outputs.end(), L["output_tensor"].get<std::string>()))
+    out["network_output"] = true;
+  return out;
+}
+
+}  // namespace
+
+ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt) {
+  const std::vector<int> batches = measured_batch_list(opt);
+  if (opt.repeats < 1) throw Error("profile: repeats must be >= 1, got " + std::to_string(opt.repeats));
+  const ExecutorFacts facts = read_executor_facts(ex, batches);
 
   ProfileResult r;
-  const nlohmann::json key = {{"format", 2},
-                              {"model_hash", subject.model_hash},
-                              {"executor", subject.executor},
-                              {"device", device},
-                              {"threads", threads},
-                              {"batch_max", B},
-                              {"batches", batches},
-                              {"repeats", opt.repeats}};
+  const nlohmann::json key = cache_key(subject, facts, opt, batches);
   const CostCache cache(opt.cache_dir);
   if (cache.enabled() && (opt.reuse_cache || opt.write_cache)) r.cache_file = cache.path_for(key);
   if (cache.enabled() && opt.reuse_cache) {
@@ -92,83 +209,17 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   }
 
   const double t0 = now_seconds();
-  const size_t n = layers.size();
-  const size_t total = n * batches.size();
-  // Layers whose output is a network output: the executors keep those to the
-  // end even when another layer reads them, so the table must say so.
-  std::set<std::string> network_outputs;
-  if (d.contains("outputs") && d["outputs"].is_array())
-    for (const auto& o : d["outputs"])
-      if (o.is_object() && o.contains("name") && o["name"].is_string())
-        network_outputs.insert(o["name"].get<std::string>());
-  nlohmann::json out_layers = nlohmann::json::array();
-  for (size_t i = 0; i < n; ++i) {
-    const std::string name = layer_name(layers[i], i);
-    const int index = static_cast<int>(i);
-    nlohmann::json in_b = nlohmann::json::array(), out_b = nlohmann::json::array(),
-                   ws_b = nlohmann::json::array();
-    for (int b = 1; b <= B; ++b) {
-      const LayerBytes lb = ex.layer_bytes(index, b);
-      in_b.push_back(lb.in_bytes);
-      out_b.push_back(lb.out_bytes);
-      ws_b.push_back(lb.ws_bytes);
-    }
-    std::map<int, double> per_batch, spread;
-    for (size_t k = 0; k < batches.size(); ++k) {
-      const int b = batches[k];
-      if (opt.progress)
-        opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " +
-                         std::to_string(i + 1) + "/" + std::to_string(n) + " '" + name + "' at batch " +
-                         std::to_string(b) + "  [" + std::to_string(i * batches.size() + k + 1) + "/" +
-                         std::to_string(total) + "]",
-                     static_cast<double>(i * batches.size() + k) / static_cast<double>(total));
-      int reps = opt.repeats;
-      LayerTiming t = ex.time_layer(index, b, reps);
-      // Fast layers: the median of a few microsecond runs is mostly timer noise.
-      if (t.median_seconds * reps < opt.min_seconds && reps < opt.max_repeats) {
-        const double each = std::max(t.median_seconds, 1e-7);
-        const int more =
-            static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
-        if (more > reps) t = ex.time_layer(index, b, reps = more);
-      }
-      for (int attempt = 1;
-           attempt < opt.max_attempts && t.spread_seconds > opt.max_relative_spread * t.median_seconds;
-           ++attempt) {
-        const LayerTiming again = ex.time_layer(index, b, reps);
-        if (again.median_seconds < t.median_seconds) t = again;
-      }
-      per_batch[b] = t.median_seconds;
-      spread[b] = t.spread_seconds;
-    }
-    const std::vector<double> filled = fill_batch_times(per_batch, B);
-    nlohmann::json time_s = nlohmann::json::array(), spread_s = nlohmann::json::array(),
-                   source = nlohmann::json::array();
-    for (int b = 1; b <= B; ++b) {
-      const bool measured = per_batch.count(b) > 0;
-      time_s.push_back(filled[static_cast<size_t>(b - 1)] / b);
-      spread_s.push_back(measured ? spread[b] / b : 0.0);
-      source.push_back(measured ? "measured" : "interpolated");
-    }
-    out_layers.push_back({{"name", name},
-                          {"inputs", layer_inputs(layers[i], name)},
-                          {"time_s", time_s},
-                          {"time_spread_s", spread_s},
-                          {"in_bytes", in_b},
-                          {"out_bytes", out_b},
-                          {"ws_bytes", ws_b},
-                          {"source", source}});
-    const nlohmann::json& L = layers[i];
-    if (L.contains("output_tensor") && L["output_tensor"].is_string() &&
-        network_outputs.count(L["output_tensor"].get<std::string>()))
-      out_layers.back()["network_output"] = true;
-  }
+  const size_t n = facts.layers->size();
+  ProgressCounter progress{opt, subject, n, 0, n * batches.size()};
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, progress));
   if (opt.progress) opt.progress("", 1.0);
   r.seconds = now_seconds() - t0;
-  r.costs = {{"model", subject.model_name},  {"model_hash", subject.model_hash},
-             {"executor", subject.executor}, {"device", device},
-             {"threads", threads},           {"batch_max", B},
-             {"measured_batches", batches},  {"repeats", opt.repeats},
-             {"profile_seconds", r.seconds}, {"layers", out_layers}};
+  r.costs = {{"model", subject.model_name},      {"model_hash", subject.model_hash},
+             {"executor", subject.executor},     {"device", facts.device},
+             {"threads", facts.threads_value()}, {"batch_max", opt.batch_max},
+             {"measured_batches", batches},      {"repeats", opt.repeats},
+             {"profile_seconds", r.seconds},     {"layers", layers}};
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }

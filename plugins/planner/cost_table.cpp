@@ -45,10 +45,12 @@ uint64_t as_bytes(const json& v, const std::string& origin, const std::string& w
       fail(origin, where + " is not a whole number of bytes (" + v.dump() + ")");
     return static_cast<uint64_t>(x);
   }
+  if (v.is_null()) fail(origin, where + " is null, not a number");
   fail(origin, where + " is not a number (" + v.dump() + ")");
 }
 
 double as_seconds(const json& v, const std::string& origin, const std::string& where) {
+  if (v.is_null()) fail(origin, where + " is null, not a number (a measurement that failed?)");
   if (!v.is_number()) fail(origin, where + " is not a number (" + v.dump() + ")");
   double x = v.get<double>();
   if (std::isnan(x)) fail(origin, where + " is NaN");
@@ -96,9 +98,11 @@ int CostTable::find(const std::string& name) const {
   return -1;
 }
 
-CostTable parse_cost_table(const json& j, const std::string& origin) {
+namespace {
+
+// "model", "executor" and "batch_max".
+void parse_header(const json& j, const std::string& origin, CostTable& t) {
   if (!j.is_object()) fail(origin, "is not a JSON object");
-  CostTable t;
   if (j.contains("model")) {
     if (!j["model"].is_string()) fail(origin, "\"model\" is not a string");
     t.model = j["model"].get<std::string>();
@@ -113,13 +117,11 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
   if (bm.get<int64_t>() > kMaxBatch)
     fail(origin, "\"batch_max\" " + bm.dump() + " is above the supported " + std::to_string(kMaxBatch));
   t.batch_max = static_cast<int>(bm.get<int64_t>());
-  const int B = t.batch_max;
+}
 
-  const json& layers = require(j, "layers", origin, "the table");
-  if (!layers.is_array()) fail(origin, "\"layers\" is not an array");
-  if (layers.empty()) fail(origin, "\"layers\" is empty: no layers to plan");
-
-  // Names first, so that a reference to a later layer can be told from an unknown one.
+// Layer name -> index, read before the layers themselves so that a reference
+// to a later layer can be told from an unknown one.
+std::map<std::string, size_t> index_layer_names(const json& layers, const std::string& origin) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < layers.size(); ++i) {
     const json& l = layers[i];
@@ -133,71 +135,79 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
       fail(origin, "layer name '" + name + "' is used twice (layers " + std::to_string(it->second) + " and " +
                        std::to_string(i) + ")");
   }
+  return index;
+}
 
-  for (size_t i = 0; i < layers.size(); ++i) {
-    const json& l = layers[i];
-    LayerCost lc;
-    lc.name = l["name"].get<std::string>();
-    const std::string where = layer_ref(lc.name, i);
-
-    const json& ins = require(l, "inputs", origin, where);
-    if (!ins.is_array()) fail(origin, where + " \"inputs\" is not an array");
-    if (ins.empty()) lc.inputs.push_back(kNetworkInput);  // [] reads the network input
-    for (const json& in : ins) {
-      if (!in.is_string()) fail(origin, where + " has a non-string input " + in.dump());
-      std::string src = in.get<std::string>();
-      if (src.empty()) {
-        lc.inputs.push_back(kNetworkInput);
-        continue;
-      }
-      auto it = index.find(src);
-      if (it == index.end()) fail(origin, where + " reads '" + src + "', which is not a layer of the table");
-      if (it->second == i) fail(origin, where + " reads its own output (a cycle)");
-      if (it->second > i)
-        fail(origin, where + " reads '" + src + "' (layer " + std::to_string(it->second) +
-                         "), which comes after it: layers must be listed in execution order, and the "
-                         "graph must have no cycle");
-      lc.inputs.push_back(static_cast<int>(it->second));
+// "inputs": names of earlier layers, "" (or an empty list) for the network input.
+std::vector<int> parse_inputs(const json& l, size_t i, const std::map<std::string, size_t>& index,
+                              const std::string& origin, const std::string& where) {
+  const json& ins = require(l, "inputs", origin, where);
+  if (!ins.is_array()) fail(origin, where + " \"inputs\" is not an array");
+  std::vector<int> inputs;
+  if (ins.empty()) inputs.push_back(kNetworkInput);  // [] reads the network input
+  for (const json& in : ins) {
+    if (!in.is_string()) fail(origin, where + " has a non-string input " + in.dump());
+    std::string src = in.get<std::string>();
+    if (src.empty()) {
+      inputs.push_back(kNetworkInput);
+      continue;
     }
-
-    const json& time = batch_array(l, "time_s", B, origin, where);
-    const json& in_b = batch_array(l, "in_bytes", B, origin, where);
-    const json& out_b = batch_array(l, "out_bytes", B, origin, where);
-    const json& ws_b = batch_array(l, "ws_bytes", B, origin, where);
-    for (int b = 0; b < B; ++b) {
-      lc.time_s.push_back(as_seconds(time[b], origin, entry(where, "time_s", b)));
-      lc.in_bytes.push_back(as_bytes(in_b[b], origin, entry(where, "in_bytes", b)));
-      lc.out_bytes.push_back(as_bytes(out_b[b], origin, entry(where, "out_bytes", b)));
-      lc.ws_bytes.push_back(as_bytes(ws_b[b], origin, entry(where, "ws_bytes", b)));
-    }
-    if (l.contains("source")) {
-      const json& src = batch_array(l, "source", B, origin, where);
-      for (int b = 0; b < B; ++b) {
-        // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h);
-        // "fitted": smoothed by a per-layer time model (host/profiler/cost_fit.h).
-        if (!src[b].is_string() ||
-            (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated" && src[b] != "fitted"))
-          fail(origin, entry(where, "source", b) +
-                           " must be \"measured\", \"predicted\", \"interpolated\" or \"fitted\" (got " +
-                           src[b].dump() + ")");
-        lc.source.push_back(src[b].get<std::string>());
-      }
-    }
-    if (l.contains("network_output")) {
-      if (!l["network_output"].is_boolean())
-        fail(origin, where + " \"network_output\" must be true or false");
-      lc.network_output = l["network_output"].get<bool>();
-    }
-    check_proportional(lc.out_bytes, "out_bytes", origin, where);
-    check_proportional(lc.in_bytes, "in_bytes", origin, where);
-    t.layers.push_back(std::move(lc));
+    auto it = index.find(src);
+    if (it == index.end()) fail(origin, where + " reads '" + src + "', which is not a layer of the table");
+    if (it->second == i) fail(origin, where + " reads its own output (a cycle)");
+    if (it->second > i)
+      fail(origin, where + " reads '" + src + "' (layer " + std::to_string(it->second) +
+                       "), which comes after it: layers must be listed in execution order, and the "
+                       "graph must have no cycle");
+    inputs.push_back(static_cast<int>(it->second));
   }
+  return inputs;
+}
 
-  // in_bytes is the sum over the listed inputs: it fixes the network input's size
-  // and must agree with the producers' out_bytes everywhere else.
-  const int n = t.size();
+// time_s, in_bytes, out_bytes and ws_bytes: one entry per batch size 1..B.
+void parse_batch_arrays(const json& l, int B, const std::string& origin, const std::string& where,
+                        LayerCost& lc) {
+  const json& time = batch_array(l, "time_s", B, origin, where);
+  const json& in_b = batch_array(l, "in_bytes", B, origin, where);
+  const json& out_b = batch_array(l, "out_bytes", B, origin, where);
+  const json& ws_b = batch_array(l, "ws_bytes", B, origin, where);
+  for (int b = 0; b < B; ++b) {
+    lc.time_s.push_back(as_seconds(time[b], origin, entry(where, "time_s", b)));
+    lc.in_bytes.push_back(as_bytes(in_b[b], origin, entry(where, "in_bytes", b)));
+    lc.out_bytes.push_back(as_bytes(out_b[b], origin, entry(where, "out_bytes", b)));
+    lc.ws_bytes.push_back(as_bytes(ws_b[b], origin, entry(where, "ws_bytes", b)));
+  }
+  check_proportional(lc.out_bytes, "out_bytes", origin, where);
+  check_proportional(lc.in_bytes, "in_bytes", origin, where);
+}
+
+// The optional "source" (per batch) and "network_output".
+void parse_layer_notes(const json& l, int B, const std::string& origin, const std::string& where,
+                       LayerCost& lc) {
+  if (l.contains("source")) {
+    const json& src = batch_array(l, "source", B, origin, where);
+    for (int b = 0; b < B; ++b) {
+      // "interpolated": the profiler's stand-in for a predictor (host/profiler/batch_fill.h);
+      // "fitted": smoothed by a per-layer time model (host/profiler/cost_fit.h).
+      if (!src[b].is_string() ||
+          (src[b] != "measured" && src[b] != "predicted" && src[b] != "interpolated" && src[b] != "fitted"))
+        fail(origin, entry(where, "source", b) +
+                         " must be \"measured\", \"predicted\", \"interpolated\" or \"fitted\" (got " +
+                         src[b].dump() + ")");
+      lc.source.push_back(src[b].get<std::string>());
+    }
+  }
+  if (l.contains("network_output")) {
+    if (!l["network_output"].is_boolean()) fail(origin, where + " \"network_output\" must be true or false");
+    lc.network_output = l["network_output"].get<bool>();
+  }
+}
+
+// in_bytes is the sum over the listed inputs: it fixes the network input's size
+// and must agree with the producers' out_bytes everywhere else.
+void derive_input_bytes(const std::string& origin, CostTable& t) {
   bool input_known = false;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < t.size(); ++i) {
     const LayerCost& l = t.layers[i];
     uint64_t from_layers = 0;
     int net = 0;
@@ -218,21 +228,44 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
       fail(origin, where + " in_bytes[0] = " + std::to_string(l.in_bytes[0]) +
                        " does not fit its inputs (layer inputs give " + std::to_string(from_layers) +
                        " bytes)");
-    uint64_t per_sample = (l.in_bytes[0] - from_layers) / net;
-    if (!input_known) {
-      t.input_bytes_per_sample = per_sample;
-      input_known = true;
-    } else if (per_sample != t.input_bytes_per_sample) {
+    const uint64_t per_sample = (l.in_bytes[0] - from_layers) / net;
+    if (input_known && per_sample != t.input_bytes_per_sample)
       fail(origin, where + " implies a network input of " + std::to_string(per_sample) +
                        " bytes per sample, an earlier layer implies " +
                        std::to_string(t.input_bytes_per_sample));
-    }
+    t.input_bytes_per_sample = per_sample;
+    input_known = true;
   }
+}
 
-  t.consumers.assign(n, {});
-  for (int i = 0; i < n; ++i)
+void derive_consumers(CostTable& t) {
+  t.consumers.assign(t.size(), {});
+  for (int i = 0; i < t.size(); ++i)
     for (int src : t.distinct_inputs(i))
       (src == kNetworkInput ? t.input_consumers : t.consumers[src]).push_back(i);
+}
+
+}  // namespace
+
+CostTable parse_cost_table(const json& j, const std::string& origin) {
+  CostTable t;
+  parse_header(j, origin, t);
+  const json& layers = require(j, "layers", origin, "the table");
+  if (!layers.is_array()) fail(origin, "\"layers\" is not an array");
+  if (layers.empty()) fail(origin, "\"layers\" is empty: no layers to plan");
+  const std::map<std::string, size_t> index = index_layer_names(layers, origin);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const json& l = layers[i];
+    LayerCost lc;
+    lc.name = l["name"].get<std::string>();
+    const std::string where = layer_ref(lc.name, i);
+    lc.inputs = parse_inputs(l, i, index, origin, where);
+    parse_batch_arrays(l, t.batch_max, origin, where, lc);
+    parse_layer_notes(l, t.batch_max, origin, where, lc);
+    t.layers.push_back(std::move(lc));
+  }
+  derive_input_bytes(origin, t);
+  derive_consumers(t);
   return t;
 }
 
@@ -240,7 +273,7 @@ CostTable parse_cost_table_text(const std::string& text, const std::string& orig
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     throw Error(origin + ": not valid JSON: " + e.what());
   }
   return parse_cost_table(j, origin);

@@ -108,6 +108,21 @@ TEST_CASE("cost table: bad tables name what is wrong", "[planner]") {
     CHECK_THROWS_WITH(parse_cost_table_text("{ nope", "costs.json"),
                       Catch::Contains("costs.json: not valid JSON"));
   }
+  SECTION("null, a failed measurement written to JSON") {
+    t["layers"][1]["time_s"][2] = nullptr;
+    CHECK_THAT(error_of(t), Catch::Contains("costs.json: layer 1 'conv2' time_s[2] (batch 3) is null"));
+    t = good_table();
+    t["layers"][2]["ws_bytes"][0] = nullptr;
+    CHECK_THAT(error_of(t), Catch::Contains("layer 2 'fc' ws_bytes[0] (batch 1) is null"));
+  }
+  SECTION("a number beyond a double (1e400) in the text") {
+    std::string text = good_table().dump();
+    const std::string first_time = "\"time_s\":[";
+    text.insert(text.find(first_time) + first_time.size(), "1e400,");
+    // nlohmann::json throws out_of_range, not parse_error, for it: still this file's message.
+    CHECK_THROWS_WITH(parse_cost_table_text(text, "costs.json"),
+                      Catch::Contains("costs.json: not valid JSON") && Catch::Contains("1e400"));
+  }
 }
 
 TEST_CASE("planner options: bad options are refused by name", "[planner]") {

@@ -112,6 +112,54 @@ TEST_CASE("frugal plan: bad inputs are refused with their reason and a non-zero 
   for (const FrugalRun& x : {r}) CHECK(!contains(x.output, "stack traceback"));
 }
 
+TEST_CASE("frugal plan: a cost table with null, 1e400 or a negative value is refused naming file and field",
+          "[workflow]") {
+  ScratchDir dir("plannumbers");
+  // The value replaces L2's time_s[1] (or, for "ws", L3's ws_bytes[0]) in the text.
+  auto with = [&](const std::string& file, const std::string& value, const char* field = "time") {
+    nlohmann::json c = paper_costs();
+    if (std::string(field) == "ws")
+      c["layers"][2]["ws_bytes"][0] = 123456789;
+    else
+      c["layers"][1]["time_s"][1] = 123456789;
+    std::string text = c.dump(1);
+    text.replace(text.find("123456789"), 9, value);
+    write_text(dir / file, text);
+    return frugal_in(dir, "plan --costs " + file + " --budget 7 --batch 2 --unit 1");
+  };
+  FrugalRun r = with("null.json", "null");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "null.json: layers[1].time_s[1] is null"));
+
+  r = with("huge.json", "1e400");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "huge.json: layers[1].time_s[1] = 1e400 is beyond the range of a double"));
+
+  r = with("minus_huge.json", "-1e400", "ws");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "minus_huge.json: layers[2].ws_bytes[0] = -1e400 is beyond the range"));
+
+  r = with("negative.json", "-0.5");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "negative.json: layer 1 'L2' time_s[1] (batch 2) is negative"));
+
+  r = with("nan.json", "NaN");
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "nan.json: not valid JSON (line "));
+  CHECK(contains(r.output, ", layers[1].time_s[1])"));
+
+  // frugal.plan given the file name names the file too.
+  r = frugal_in(dir, "-e \"frugal.plan('null.json', {budget = 7, batch = 2, unit = 1})\"");
+  INFO(r.output);
+  CHECK(r.code != 0);
+  CHECK(contains(r.output, "null.json: layer 1 'L2' time_s[1] (batch 2) is null, not a number"));
+}
+
 TEST_CASE("frugal run --plan: a plan for another model or request size is refused", "[workflow]") {
   ScratchDir dir("runplan");
   write_text(

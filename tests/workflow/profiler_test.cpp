@@ -2,10 +2,15 @@
 // batch list, and the on-disk cache (round trip, key mismatch, corrupt file).
 #include "profiler/profiler.h"
 
+#include <cmath>
+
 #include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cost_fit.h"
+#include "profiler/cost_numbers.h"
+#include "profiler/json_file.h"
+#include "profiler/json_path.h"
 #include "workflow_test_util.h"
 
 using namespace frugal;
@@ -118,4 +123,75 @@ TEST_CASE("fit_cost_times: fits measured entries only, keeps the raw times, name
   costs["layers"][0]["source"] = {"interpolated", "interpolated", "interpolated", "interpolated"};
   CHECK_THROWS_WITH(frugal::fit_cost_times(costs),
                     Catch::Contains("layer 0 'conv'") && Catch::Contains("no measured"));
+}
+
+TEST_CASE("parse_json_text: a syntax error or an overflowing number names the line and the value's path",
+          "[workflow][profiler]") {
+  const std::string text =
+      "{\"batch_max\": 2,\n \"layers\": [{\"name\": \"a\",\n  \"time_s\": [0.1, 1e400]}]}";
+  CHECK_THROWS_WITH(
+      parse_json_text(text, "c.json"),
+      Catch::Contains("c.json: layers[0].time_s[1] = 1e400 is beyond the range of a double (line 3)"));
+  JsonErrorPlace at = locate_json_error(text);
+  CHECK(at.found);
+  CHECK(at.line == 3);
+  CHECK(at.path == "layers[0].time_s[1]");
+  CHECK(at.token == "1e400");
+
+  at = locate_json_error("[1, 2, {\"x\": [3, -1e999]}]");
+  CHECK(at.path == "[2].x[1]");
+  CHECK_THROWS_WITH(parse_json_text("{\"a\": {\"b\": [1, NaN]}}", "t.json"),
+                    Catch::Contains("t.json: not valid JSON (line 1, a.b[1])") && Catch::Contains("NaN"));
+  CHECK(!locate_json_error("{\"a\": [1, 2]}").found);
+
+  CHECK(first_null_in_array(nlohmann::json::parse(R"({"a": {"b": [1, null]}, "c": null})")) == "a.b[1]");
+  CHECK(first_null_in_array(nlohmann::json::parse(R"({"c": null, "d": [[], {"e": [0]}]})")).empty());
+}
+
+TEST_CASE(
+    "check_cost_numbers: null, NaN, infinite, negative or text refused naming origin, layer, field, batch",
+    "[workflow][profiler]") {
+  const nlohmann::json good = {{"layers",
+                                {{{"name", "conv"},
+                                  {"time_s", {0.5, 0.3}},
+                                  {"in_bytes", {4, 8}},
+                                  {"out_bytes", {4, 8}},
+                                  {"ws_bytes", {0, 0}}}}}};
+  CHECK_NOTHROW(check_cost_numbers(good, "c.json"));
+  auto error_with = [&](const char* field, size_t k, const nlohmann::json& v) {
+    nlohmann::json c = good;
+    c["layers"][0][field][k] = v;
+    try {
+      check_cost_numbers(c, "c.json");
+    } catch (const frugal::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_with("time_s", 1, nullptr) ==
+        "c.json: layer 0 'conv' time_s[1] (batch 2) is null, not a number (a measurement that failed?)");
+  CHECK(error_with("time_s", 0, std::nan("")) == "c.json: layer 0 'conv' time_s[0] (batch 1) is NaN");
+  CHECK(error_with("ws_bytes", 1, HUGE_VAL) == "c.json: layer 0 'conv' ws_bytes[1] (batch 2) is infinite");
+  CHECK(error_with("out_bytes", 0, -4) == "c.json: layer 0 'conv' out_bytes[0] (batch 1) is negative (-4)");
+  CHECK(error_with("in_bytes", 1, "8") ==
+        "c.json: layer 0 'conv' in_bytes[1] (batch 2) is not a number (\"8\")");
+  CHECK_THROWS_WITH(check_cost_numbers(nlohmann::json::object(), "c.json"),
+                    Catch::Contains("c.json: not a cost table"));
+}
+
+TEST_CASE("a cost table with a null is refused by the cache (measured again) and by the fit",
+          "[workflow][profiler]") {
+  ScratchDir dir("cachenull");
+  CostCache cache(dir / "costs");
+  const nlohmann::json key = {{"model_hash", "abc"}, {"batch_max", 2}};
+  nlohmann::json costs = {{"batch_max", 2}, {"layers", {{{"name", "a"}, {"time_s", {0.5, nullptr}}}}}};
+  std::string warn;
+  cache.store(key, costs, &warn);
+  CHECK(!cache.load(key, &warn));
+  CHECK(contains(warn, "ignoring unusable cost cache file " + cache.path_for(key)));
+  CHECK(contains(warn, "layer 0 'a' time_s[1] (batch 2) is null"));
+  // Before, the fit skipped the null and filled the entry from the others.
+  costs["layers"][0]["source"] = {"measured", "measured"};
+  CHECK_THROWS_WITH(frugal::fit_cost_times(costs),
+                    Catch::Contains("fit: layer 0 'a' time_s[1] (batch 2) is null"));
 }
