@@ -178,6 +178,11 @@ nlohmann::json describe_graph(const LayerGraph& m, const std::function<std::stri
                   {"out_bytes_per_sample", b.out_bytes},
                   {"ws_bytes", b.ws_bytes}};
     if (algorithm) entry["algorithm"] = algorithm(int(l));
+    if (L.gate_kernels > 0)
+      entry["gate"] = {{"kernels", L.gate_kernels},
+                       {"threshold", L.gate_threshold},
+                       {"macs_per_sample", L.gate_macs_per_sample}};
+    if (L.skips_off_channels) entry["skips_off_channels"] = true;
     layers.push_back(entry);
   }
   d["layers"] = layers;

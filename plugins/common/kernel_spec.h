@@ -14,6 +14,8 @@
 
 namespace frugal::exec {
 
+struct GateParams;  // gate_params.h
+
 using Dims = std::vector<int64_t>;
 
 // One input of the node.
@@ -36,7 +38,13 @@ struct KernelSpec {
   int threads = 1;                // cpu: threads the kernel runs with (its workspace may depend on it)
   Dims output;                    // output dims at the declared batch (the op's shape function)
   DType output_dtype = DType::Float32;
-  bool batched = true;        // every activation of the model keeps the batch on axis 0
+  bool batched = true;  // every activation of the model keeps the batch on axis 0
+  // Kernel gates (docs/GATING.md), on backends that run them: a gated conv's
+  // gate (its output channels switched per sample, the Mul included), and for a
+  // gate's Conv / Gemm consumer the size of the blocks of input values (a
+  // channel's plane; 0: not a consumer) that may be all zero and skipped.
+  const GateParams* gate = nullptr;
+  int64_t zero_block = 0;
   std::string label() const;  // "Conv node 'conv1'", prefixes messages
 
   // The node's op as its class, e.g. s.op_as<ops::Conv>() (the kernel registered for that op type).

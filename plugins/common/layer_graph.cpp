@@ -126,10 +126,12 @@ void LayerGraph::compile(const Graph& g) {
   add_inputs(g, c);
   if (!c.problems.empty()) c.report(executor_);  // the nodes below read these inputs
   infer_node_shapes(g, c);
+  if (runs_gates()) find_model_gates(g);
   for (size_t i = 0; i < g.nodes.size(); ++i) compile_node(g.nodes[i], i, c);
   if (!c.problems.empty()) c.report(executor_);
   add_outputs(g, c);
   finish();
+  mark_gate_layers();
 }
 
 // Network inputs: float32, known shape, only dim 0 may be symbolic (the batch).
@@ -290,6 +292,7 @@ void LayerGraph::compile_node(const Node& n, size_t index, CompileState& c) {
       c.constant_nodes[n.outputs[0]] = std::move(*v);
     return;
   }
+  if (compile_gate_node(n, c)) return;
   if (!default_domain(n) || !op_supported(n.op_type)) {
     c.problems.push_back(n.op_type + (n.domain.empty() ? "" : " (domain " + n.domain + ")") + " (node '" +
                          n.name + "')");
@@ -361,8 +364,36 @@ KernelSpec LayerGraph::make_spec(const Node& n, const NodeShapes& shapes, std::v
   spec.output = shapes.out0[0].dims;
   spec.output_dtype = shapes.out0[0].dtype;
   spec.batched = c.shapes_batched;
+  attach_gate(n, spec);
   complete_spec(spec);
   return spec;
+}
+
+// A gate's nodes are computed inside its gated conv's layer: the gate itself
+// (read from the model when the conv's kernel is made), and the Mul, whose
+// output the conv's layer writes from then on.
+bool LayerGraph::compile_gate_node(const Node& n, CompileState& c) {
+  if (gate_state_.absorbed.count(n.name)) return true;
+  auto it = gate_state_.by_mul.find(n.name);
+  if (it == gate_state_.by_mul.end()) return false;
+  const GateMatch& m = *it->second;
+  for (const std::string& in : n.inputs) {
+    auto t = c.act.find(in);
+    if (t == c.act.end()) continue;  // the mask: never an activation
+    const int p = tensors_[size_t(t->second)].producer;
+    if (p < 0 || layers_[size_t(p)].nodes[0] != m.conv || layers_[size_t(p)].output != t->second)
+      throw Error(node_label(n) + ": the gate's Mul does not follow its conv '" + m.conv + "' in one layer");
+    Layer& L = layers_[size_t(p)];
+    L.ops.push_back(n.op_type);
+    L.nodes.push_back(n.name);
+    L.gate_kernels = m.channels;
+    L.gate_threshold = gate_state_.params.at(m.conv)->threshold;
+    L.gate_macs_per_sample = m.channels * m.input_channels;
+    tensors_[size_t(t->second)].name = n.outputs[0];
+    c.act[n.outputs[0]] = t->second;
+    return true;
+  }
+  throw Error(node_label(n) + ": the gate's Mul reads no computed value");
 }
 
 // Bundles node n into its producer's layer when it runs in place right after it
@@ -485,7 +516,8 @@ void LayerGraph::finish() {
     for (int t : L.inputs) tensors_[size_t(t)].consumers.push_back(int(l));
   }
   for (ActivationTensor& t : tensors_) t.sample_elems = batched_ ? product(t.dims, 1) : product(t.dims);
-  for (size_t l = 0; l < layers_.size(); ++l) layers_[l].macs_per_sample = layer_macs(int(l));
+  for (size_t l = 0; l < layers_.size(); ++l)
+    layers_[l].macs_per_sample = layer_macs(int(l)) + layers_[l].gate_macs_per_sample;
 }
 
 // The head op's MACs for one sample (the whole request when not batched).

@@ -18,11 +18,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "common/epilogue_steps.h"
+#include "common/gate_params.h"
 #include "common/kernel_spec.h"
+#include "frugal/model/gating.h"
 #include "frugal/model/graph.h"
 #include "frugal/plugin.h"
 
@@ -50,6 +53,11 @@ struct Layer {
   std::vector<Dims> constant_dims;  // per head-node input: dims of constants (others unused)
   int output = -1;                  // activation tensor written
   int64_t macs_per_sample = 0;
+  // Kernel gates (docs/GATING.md), on backends that run them:
+  int64_t gate_kernels = 0;          // > 0: a gated conv with this many switched kernels
+  float gate_threshold = 0.0f;       // its threshold (the model's, or the executor's option)
+  int64_t gate_macs_per_sample = 0;  // the gate's own MACs (1x1 on the pooled input), in macs_per_sample
+  bool skips_off_channels = false;   // a gate's consumer: skips input channels that are all zero
 };
 
 class LayerGraph {
@@ -103,8 +111,28 @@ class LayerGraph {
   // when it cannot (then it heads a layer of its own).
   virtual EpilogueSteps* bundle_target(int l, const std::string& op) = 0;
   virtual uint64_t workspace_bytes(int l, int64_t n) const = 0;
+  // True on backends with gated kernels: the model's gates (frugal/model/gating.h)
+  // then compile into gated conv layers (gate and Mul included) and consumers
+  // that skip off channels (layer_graph_gates.cpp). Others run gates densely.
+  virtual bool runs_gates() const { return false; }
+  // Replaces the threshold of every gate when set (before compile()).
+  std::optional<float> gate_threshold_;
 
  private:
+  // Gates (layer_graph_gates.cpp).
+  struct GateState {
+    GateAnalysis analysis;
+    std::set<std::string> absorbed;                             // gate nodes: computed inside the gated conv
+    std::map<std::string, const GateMatch*> by_mul;             // the gate's Mul -> its match
+    std::map<std::string, std::unique_ptr<GateParams>> params;  // gated conv node -> its gate
+    std::set<std::string> consumers;                            // Conv / Gemm nodes that skip off channels
+  };
+  void find_model_gates(const Graph& g);
+  bool compile_gate_node(const Node& n, CompileState& c);  // true: n is part of a gate, handled
+  void attach_gate(const Node& n, KernelSpec& spec) const;
+  void mark_gate_layers();
+  GateState gate_state_;
+
   // The steps of compile(), in order.
   void add_inputs(const Graph& g, CompileState& c);
   void infer_node_shapes(const Graph& g, CompileState& c) const;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/gate_report.h"
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
@@ -48,11 +49,17 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
                   std::to_string(4 * cores) + " threads are allowed");
     o.threads = int(v);
   }
+  if (j.contains("gate_threshold")) {
+    const auto& t = j["gate_threshold"];
+    if (!t.is_number() || !(t.get<double>() >= 0.0 && t.get<double>() <= 1.0))
+      throw Error("option 'gate_threshold' must be a number in [0, 1], got " + t.dump());
+    o.gate_threshold = t.get<float>();
+  }
   return o;
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model"), options.threads),
+    : model_(load_onnx_bytes(onnx, size, "model"), options.threads, options.gate_threshold),
       options_(options),
       pool_(options.threads) {}
 
@@ -90,7 +97,8 @@ PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
   return exec::simulate_plan(model_, plan, batch);
 }
 
-void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws) const {
+void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws,
+                        exec::GateStats* stats) const {
   const Model& m = model_;
   const Layer& L = m.layers()[size_t(s.layer)];
   const int64_t a = s.first;
@@ -111,6 +119,7 @@ void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out,
     args.out = out + (lo - a) * m.tensors()[size_t(L.output)].sample_elems;
     args.out_dims = m.dims_at(L.output, n);
     args.ws = ws;
+    args.gate_stats = stats;
     if (product(args.out_dims) == 0) continue;  // an empty output: nothing to compute
     m.kernel(s.layer).run(args);
   }
@@ -141,6 +150,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     if (ins[k]->bytes) std::memcpy(arena_.data(in_chunks[k]), ins[k]->data, ins[k]->bytes);
   store.drop_unread_inputs();
   nlohmann::json steps = nlohmann::json::array();
+  std::vector<exec::GateStats> gate_stats(m.layers().size());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
     const double ts = now_seconds();
@@ -148,7 +158,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     bool has_ws = false;
     const ChunkMemory::Id out = store.begin_step(s, m.layer_bytes(s.layer, s.count).ws_bytes, ws, has_ws);
     // Addresses only now: the allocations above may have compacted the arena.
-    run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr);
+    run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr, &gate_stats[size_t(s.layer)]);
     store.end_step(s, out, ws, has_ws);
     steps.push_back({{"layer", m.layers()[size_t(s.layer)].name},
                      {"first", s.first},
@@ -175,6 +185,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"moved_bytes", arena_.moved_bytes()},
                            {"steps", steps}};
   if (exec::arena_sentinel_on()) report["touched_bytes"] = arena_.touched_bytes();
+  const nlohmann::json gates = exec::gate_report(m, gate_stats);
+  if (!gates.empty()) report["gates"] = gates;
   store.release_all();
   arena_.clear();
   if (auto_budget) arena_.reset(0);

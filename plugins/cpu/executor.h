@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace frugal::cpu {
 
 struct ExecutorOptions {
   int threads = 1;
+  std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
   // are ignored ("device" is meaningless here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
@@ -50,7 +52,8 @@ class Executor {
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
 
  private:
-  void run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws) const;
+  void run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws,
+                exec::GateStats* stats) const;
   void use_threads() const;
 
   Model model_;

@@ -1,10 +1,22 @@
 #include "model.h"
 
 #include "frugal/error.h"
+#include "kernels/gated.h"
 
 namespace frugal::cpu {
 
-Model::Model(const Graph& g, int threads) : LayerGraph("cpu"), threads_(threads) { compile(g); }
+Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold)
+    : LayerGraph("cpu"), threads_(threads) {
+  gate_threshold_ = gate_threshold;
+  compile(g);
+}
+
+// Gated convs and a gate's consumers get the gated kernels (kernels/gated.h).
+void Model::add_kernel(const KernelSpec& s) {
+  std::unique_ptr<Kernel> k;
+  if (s.gate || s.zero_block > 0) k = s.node->op_type == "Gemm" ? make_gated_gemm(s) : make_gated_conv(s);
+  kernels_.push_back(k ? std::move(k) : kernels().make(s));
+}
 
 bool Model::op_supported(const std::string& op_type) const { return kernels().supports(op_type); }
 

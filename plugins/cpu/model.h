@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/layer_graph.h"
@@ -21,17 +22,19 @@ class Model : public exec::LayerGraph {
   // batch). Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing every node this
   // executor cannot run, frugal::Error for a malformed model.
   // `threads`: what the kernels will run with (a conv's workspace depends on it).
-  Model(const Graph& g, int threads);
+  // `gate_threshold`: replaces every gate's threshold (docs/GATING.md).
+  Model(const Graph& g, int threads, std::optional<float> gate_threshold = std::nullopt);
 
   const Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
 
  private:
   bool op_supported(const std::string& op_type) const override;
   void complete_spec(KernelSpec& s) const override { s.threads = threads_; }
-  void add_kernel(const KernelSpec& s) override { kernels_.push_back(kernels().make(s)); }
+  void add_kernel(const KernelSpec& s) override;
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
   uint64_t workspace_bytes(int l, int64_t n) const override;
+  bool runs_gates() const override { return true; }
 
   int threads_;
   std::vector<std::unique_ptr<Kernel>> kernels_;  // per layer

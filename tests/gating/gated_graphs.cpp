@@ -105,14 +105,17 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
     v = "pool";
     s /= 2;
   }
-  b.random("w2", {5, M, 3, 3}, 0.3f);
-  b.random("b2", {5}, 0.1f);
-  b.node("Conv", {v, "w2", "b2"}, "conv2").set_attr_ints("pads", {1, 1, 1, 1});
-  v = "conv2";
+  int64_t channels = M;
+  if (o.second_conv) {
+    b.random("w2", {5, M, 3, 3}, 0.3f);
+    b.random("b2", {5}, 0.1f);
+    b.node("Conv", {v, "w2", "b2"}, "conv2").set_attr_ints("pads", {1, 1, 1, 1});
+    v = b.node("Relu", {"conv2"}, "relu2").outputs[0];
+    channels = 5;
+  }
   if (o.gemm_tail) {
-    b.node("Relu", {v}, "relu2");
-    b.node("Flatten", {"relu2"}, "flat");
-    b.random("w3", {4, 5 * s * s}, 0.2f);
+    b.node("Flatten", {v}, "flat");
+    b.random("w3", {4, channels * s * s}, 0.2f);
     b.random("b3", {4}, 0.1f);
     frugal::Node& gm = b.node("Gemm", {"flat", "w3", "b3"}, "y");
     gm.set_attr_int("transB", 1);

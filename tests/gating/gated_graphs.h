@@ -24,6 +24,7 @@ struct GatedGraphOptions {
   bool gate_reads_other = false;  // the gate reads Relu(x), the conv x
   bool add_after = false;         // the gated value goes into an Add (a near miss)
   bool maxpool = true;            // Mul -> MaxPool 2x2 -> second conv
+  bool second_conv = true;        // the gated value goes through a second conv and Relu (else straight on)
   bool gemm_tail = true;  // second conv -> Relu -> Flatten -> Gemm (else the second conv is the output)
   uint64_t seed = 1;
 };

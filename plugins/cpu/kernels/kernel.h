@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gate_params.h"
 #include "common/kernel_registry.h"
 #include "common/kernel_spec.h"
 #include "frugal/model/graph.h"
@@ -32,7 +33,8 @@ struct KernelArgs {
   float* out = nullptr;
   Dims out_dims;
   float* ws = nullptr;
-  ThreadPool* pool = nullptr;  // the executor's threads (null: run serially)
+  ThreadPool* pool = nullptr;             // the executor's threads (null: run serially)
+  exec::GateStats* gate_stats = nullptr;  // gated kernels add what they did (kernels/gated.h)
 };
 
 class Kernel {

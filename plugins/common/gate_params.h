@@ -1,0 +1,42 @@
+// One kernel gate (docs/GATING.md) as an executor's gated kernels need it:
+// the gate's 1x1 weights and bias, applied to the global average of the
+// layer's input (pool first: exactly the LKAM's function, since the pool and
+// the 1x1 conv commute), the threshold and the comparison. And the per-layer
+// counts a gated kernel adds up while it runs, for the run report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "frugal/model/gating.h"
+#include "frugal/model/graph.h"
+
+namespace frugal::exec {
+
+struct GateParams {
+  int64_t kernels = 0, channels = 0;  // K switches over the C input channels
+  std::vector<float> weights;         // [K, C]
+  std::vector<float> bias;            // [K]
+  float threshold = 0.5f;
+  bool strict = false;  // on iff sw > t (else sw >= t)
+
+  // From the model's initializers; `threshold` replaces the model's when given.
+  static GateParams from(const Graph& g, const GateMatch& m, std::optional<float> threshold);
+  // Whether kernel k is on for a sample whose input channels average to `pooled` [C].
+  bool on(int64_t k, const float* pooled) const;
+};
+
+// What a gated kernel did over one call: samples, kernels on / in all, and the
+// multiply-accumulates it ran (gate included).
+struct GateStats {
+  int64_t samples = 0, kernels_on = 0, kernels = 0, macs = 0;
+  void add(const GateStats& o) {
+    samples += o.samples;
+    kernels_on += o.kernels_on;
+    kernels += o.kernels;
+    macs += o.macs;
+  }
+};
+
+}  // namespace frugal::exec

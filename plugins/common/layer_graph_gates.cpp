@@ -1,0 +1,45 @@
+// Kernel gates in the layer graph (docs/GATING.md), on backends that run them
+// (LayerGraph::runs_gates): the recognised gates' nodes join their gated conv's
+// layer, and the Conv / Gemm consumers get the block size they may skip.
+#include "common/layer_graph.h"
+
+namespace frugal::exec {
+
+void LayerGraph::find_model_gates(const Graph& g) {
+  GateState& s = gate_state_;
+  s.analysis = find_gates(g);
+  for (const GateMatch& m : s.analysis.gates) {
+    s.absorbed.insert(m.gate_nodes.begin(), m.gate_nodes.end());
+    s.by_mul[m.mul] = &m;
+    s.params[m.conv] = std::make_unique<GateParams>(GateParams::from(g, m, gate_threshold_));
+    s.consumers.insert(m.consumers.begin(), m.consumers.end());
+  }
+}
+
+// A gated conv gets its gate; a consumer the size of a channel's block of input
+// values: a Conv's input plane, a Gemm's H*W columns after a Flatten of
+// [N, C, H, W] (1 otherwise).
+void LayerGraph::attach_gate(const Node& n, KernelSpec& spec) const {
+  auto p = gate_state_.params.find(n.name);
+  if (p != gate_state_.params.end()) spec.gate = p->second.get();
+  if (!gate_state_.consumers.count(n.name) || spec.inputs.empty()) return;
+  const Dims& in = spec.inputs[0].dims;
+  if (n.op_type == "Conv") {
+    spec.zero_block = in.size() > 2 ? product(in, 2) : 1;
+    return;
+  }
+  spec.zero_block = 1;
+  for (const Layer& L : layers_)
+    if (tensors_[size_t(L.output)].name == spec.inputs[0].name && L.ops[0] == "Flatten" &&
+        !L.inputs.empty()) {
+      const Dims& d = tensors_[size_t(L.inputs[0])].dims;
+      if (d.size() > 2) spec.zero_block = product(d, 2);
+    }
+}
+
+void LayerGraph::mark_gate_layers() {
+  for (Layer& L : layers_)
+    if (gate_state_.consumers.count(L.nodes[0])) L.skips_off_channels = true;
+}
+
+}  // namespace frugal::exec

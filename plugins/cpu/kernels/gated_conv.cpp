@@ -1,0 +1,238 @@
+// A gated conv (docs/GATING.md): per sample, the input channels that are not
+// all zero (a gate's consumer) and the kernels its gate switches on (the gate
+// computed first and cheaply: the input pooled, then the 1x1 on that vector);
+// the active kernels' weights for the active channels gathered into the
+// workspace, the im2col of the active channels only, one sgemm on
+// [K_active, C_active * kh * kw] per chunk of output rows, its rows scattered
+// to their channels with the epilogue (bias, BN, activations); switched-off
+// channels are exact zeros. With every channel and kernel active it runs the
+// dense weights and writes the output in place, as the dense conv.
+#include <algorithm>
+#include <cstring>
+
+#include "common/gate_params.h"
+#include "common/window.h"
+#include "frugal/model/ops/conv.h"
+#include "kernels/gated.h"
+#include "kernels/kernel_util.h"
+#include "kernels/parallel_gemm.h"
+
+namespace frugal::cpu {
+
+using exec::Window;
+
+namespace {
+
+bool plane_is_zero(const float* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (p[i] != 0.0f) return false;
+  return true;
+}
+
+class GatedConvKernel : public Kernel {
+ public:
+  explicit GatedConvKernel(const KernelSpec& s) {
+    require_float_activation(s, 0, "input X");
+    exec::ConvShape c = exec::ConvShape::from_spec(s);
+    if (c.group != 1)
+      unsupported(s, "gated convs are group 1 only, this one has group " + std::to_string(c.group));
+    weight_ = std::move(c.weights);
+    win_ = c.window;
+    C_ = c.C;
+    M_ = c.M;
+    taps_ = win_.kh * win_.kw;
+    K_ = C_ * taps_;
+    if (!c.bias.empty()) epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
+    if (s.gate) {
+      gate_ = *s.gate;
+      has_gate_ = true;
+      if (gate_.kernels != M_ || gate_.channels != C_)
+        fail(s, "its gate switches " + std::to_string(gate_.kernels) + " kernels over " +
+                    std::to_string(gate_.channels) + " input channels; the conv has " + std::to_string(M_) +
+                    " kernels over " + std::to_string(C_) + " channels");
+    }
+    skip_inputs_ = s.zero_block > 0;
+    pointwise_ = taps_ == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && win_.pb == 0 &&
+                 win_.pr == 0;
+    // Chunks of whole output rows whose im2col block and output block hold about
+    // kChunkFloats together (as the dense conv), at least 128 columns.
+    chunk_rows_ = win_.Ho;
+    const int64_t target = std::max<int64_t>(128, kChunkFloats / (K_ + M_));
+    if (win_.Ho * win_.Wo > 2 * target) {
+      const int64_t rows = std::max<int64_t>(1, target / win_.Wo);
+      const int64_t chunks = (win_.Ho + rows - 1) / rows;
+      chunk_rows_ = (win_.Ho + chunks - 1) / chunks;
+    }
+  }
+
+  // Gathered weights, one im2col chunk, one compact output chunk, the pooled
+  // input and the two index lists: the dense upper bound, whatever the activity.
+  uint64_t workspace_bytes(const std::vector<Dims>&) const override {
+    const int64_t cols = chunk_rows_ * win_.Wo;
+    return uint64_t(M_ * K_ + K_ * cols + M_ * cols + 2 * C_ + M_) * sizeof(float);
+  }
+
+  Epilogue* epilogue() override { return &epilogue_; }
+
+  std::string algorithm() const override {
+    return std::string(has_gate_ ? "gated " : "") + (skip_inputs_ ? "skipping off input channels, " : "") +
+           "im2col + sgemm";
+  }
+
+  void run(const KernelArgs& a) const override {
+    const int64_t n = a.in_dims[0][0];
+    Scratch w = scratch(a.ws);
+    exec::GateStats stats;
+    for (int64_t s = 0; s < n; ++s) run_sample(a, s, w, stats);
+    if (a.gate_stats) a.gate_stats->add(stats);
+  }
+
+ private:
+  static constexpr int64_t kChunkFloats = 96 * 1024;
+
+  struct Scratch {
+    float *weights, *cols, *out, *pooled;
+    int32_t *in_idx, *out_idx;
+  };
+  Scratch scratch(float* ws) const {
+    const int64_t cols = chunk_rows_ * win_.Wo;
+    Scratch w;
+    w.weights = ws;
+    w.cols = w.weights + M_ * K_;
+    w.out = w.cols + K_ * cols;
+    w.pooled = w.out + M_ * cols;
+    w.in_idx = reinterpret_cast<int32_t*>(w.pooled + C_);
+    w.out_idx = w.in_idx + C_;
+    return w;
+  }
+
+  // The active input channels (not all zero) and, from the gate, the active kernels.
+  void find_active(const float* xs, const Scratch& w, int64_t& nin, int64_t& nout) const {
+    const int64_t plane = win_.H * win_.W;
+    nin = 0;
+    for (int64_t c = 0; c < C_; ++c)
+      if (!skip_inputs_ || !plane_is_zero(xs + c * plane, plane)) w.in_idx[nin++] = int32_t(c);
+    nout = 0;
+    if (!has_gate_) {
+      for (int64_t m = 0; m < M_; ++m) w.out_idx[nout++] = int32_t(m);
+      return;
+    }
+    std::fill(w.pooled, w.pooled + C_, 0.0f);
+    for (int64_t i = 0; i < nin; ++i) {
+      const float* p = xs + w.in_idx[i] * plane;
+      double sum = 0.0;
+      for (int64_t k = 0; k < plane; ++k) sum += p[k];
+      w.pooled[w.in_idx[i]] = float(sum / double(plane));
+    }
+    for (int64_t m = 0; m < M_; ++m)
+      if (gate_.on(m, w.pooled)) w.out_idx[nout++] = int32_t(m);
+  }
+
+  void run_sample(const KernelArgs& a, int64_t s, const Scratch& w, exec::GateStats& stats) const {
+    const int64_t in_plane = win_.H * win_.W, out_plane = win_.Ho * win_.Wo;
+    const float* xs = a.in[0] + s * C_ * in_plane;
+    float* ys = a.out + s * M_ * out_plane;
+    int64_t nin = 0, nout = 0;
+    find_active(xs, w, nin, nout);
+    stats.samples += 1;
+    stats.kernels += has_gate_ ? M_ : 0;
+    stats.kernels_on += has_gate_ ? nout : 0;
+    stats.macs += nout * nin * taps_ * out_plane + (has_gate_ ? M_ * C_ : 0);
+    const bool dense_in = nin == C_, dense_out = nout == M_;
+    if (!dense_out) std::memset(ys, 0, sizeof(float) * size_t(M_ * out_plane));
+    if (nout == 0) return;
+    const int64_t kc = nin * taps_;
+    const float* W = weight_.data();
+    if (!dense_in || !dense_out) {
+      gather_weights(w, nin, nout, a.pool);
+      W = w.weights;
+    }
+    for (int64_t oh0 = 0; oh0 < win_.Ho; oh0 += chunk_rows_) {
+      const int64_t oh1 = std::min(win_.Ho, oh0 + chunk_rows_), col0 = oh0 * win_.Wo,
+                    cols = (oh1 - oh0) * win_.Wo;
+      const float* B = xs + col0;
+      int64_t ldb = in_plane;
+      if (!(pointwise_ && dense_in)) {
+        parallel_range(a.pool, kc, std::max<int64_t>(1, 16384 / cols),
+                       [&](int64_t r0, int64_t r1) { im2col_rows(xs, w, r0, r1, oh0, oh1); });
+        B = w.cols;
+        ldb = cols;
+      }
+      float* C = dense_out ? ys + col0 : w.out;
+      const int64_t ldc = dense_out ? out_plane : cols;
+      if (kc > 0)
+        parallel_sgemm(false, false, nout, cols, kc, 1.0f, W, kc, B, ldb, 0.0f, C, ldc, a.pool);
+      else
+        for (int64_t r = 0; r < nout; ++r) std::memset(C + r * ldc, 0, sizeof(float) * size_t(cols));
+      parallel_range(a.pool, nout, 8, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t m = w.out_idx[r];
+          float* dst = ys + m * out_plane + col0;
+          if (!dense_out) std::memcpy(dst, C + r * ldc, sizeof(float) * size_t(cols));
+          epilogue_.apply(dst, m, cols);
+        }
+      });
+    }
+  }
+
+  // weights[r, (i, t)] = weight[out_idx[r], in_idx[i], t]: [nout, nin * taps].
+  void gather_weights(const Scratch& w, int64_t nin, int64_t nout, ThreadPool* pool) const {
+    const int64_t kc = nin * taps_;
+    parallel_range(pool, nout, 16, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* src = weight_.data() + w.out_idx[r] * K_;
+        float* dst = w.weights + r * kc;
+        if (nin == C_) {
+          std::memcpy(dst, src, sizeof(float) * size_t(K_));
+          continue;
+        }
+        for (int64_t i = 0; i < nin; ++i)
+          std::memcpy(dst + i * taps_, src + w.in_idx[i] * taps_, sizeof(float) * size_t(taps_));
+      }
+    });
+  }
+
+  // Rows [r0, r1) of cols[(i, ki, kj), (oh - oh0, ow)] = x[in_idx[i], oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]
+  // for output rows [oh0, oh1), 0 in the padding.
+  void im2col_rows(const float* x, const Scratch& w, int64_t r0, int64_t r1, int64_t oh0, int64_t oh1) const {
+    const Window& v = win_;
+    const int64_t cols = (oh1 - oh0) * v.Wo;
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t c = w.in_idx[r / taps_], i = (r % taps_) / v.kw, j = r % v.kw;
+      const float* xc = x + c * v.H * v.W;
+      float* dst = w.cols + r * cols;
+      int64_t lo, hi;
+      v.valid_cols(j, lo, hi);
+      for (int64_t oh = oh0; oh < oh1; ++oh, dst += v.Wo) {
+        const int64_t ih = oh * v.sh - v.pt + i * v.dh;
+        if (ih < 0 || ih >= v.H || lo >= hi) {
+          std::memset(dst, 0, sizeof(float) * size_t(v.Wo));
+          continue;
+        }
+        const int64_t base = ih * v.W + j * v.dw - v.pl;
+        for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
+        if (v.sw == 1)
+          std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
+        else
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = xc[base + ow * v.sw];
+        for (int64_t ow = hi; ow < v.Wo; ++ow) dst[ow] = 0.0f;
+      }
+    }
+  }
+
+  Window win_;
+  int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0, chunk_rows_ = 1;
+  std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
+  exec::GateParams gate_;
+  bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
+  Epilogue epilogue_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_gated_conv(const KernelSpec& s) {
+  if (!s.gate && s.op_as<ops::Conv>().group != 1) return nullptr;  // a grouped consumer reads densely
+  return std::make_unique<GatedConvKernel>(s);
+}
+
+}  // namespace frugal::cpu

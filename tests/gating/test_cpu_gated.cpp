@@ -1,0 +1,228 @@
+// The CPU executor's gated kernels (kernels/gated_conv.cpp, gated_gemm.cpp)
+// against the float64 reference evaluator on the same gated graphs: several
+// thresholds including 0 (every kernel on: the dense network) and 1 (every
+// kernel off: zeros), both gate forms, per-sample masks that differ inside a
+// batch, the Gemm-after-Flatten skip, and the run report's counts.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "cpu_plugin.h"
+#include "frugal/model/onnx_export.h"
+#include "gated_graphs.h"
+#include "graph_helpers.h"
+#include "reference.h"
+
+using Catch::Matchers::Contains;
+using cpu_test::HostTensor;
+using gate_test::gated_graph;
+using gate_test::GatedGraphOptions;
+
+namespace {
+
+struct Outcome {
+  double worst = 0;  // largest error over the tolerance 1e-5 + 1e-4 |ref| (<= 1 passes)
+  std::string detail;
+  nlohmann::json report;
+  frugal::RefTensor mask;  // the reference's switches [N, K, 1, 1]
+  frugal::RefValues all;   // every value of the reference run
+};
+
+// Input x [n, C, H, W]: uniform noise plus an offset per sample and channel, so
+// that the pooled values, and the switches, differ between samples.
+HostTensor gate_input(const GatedGraphOptions& o, int64_t n, uint64_t seed) {
+  HostTensor x{"x", {n, o.channels, o.size, o.size}, {}};
+  x.data = cpu_test::random_floats(size_t(n * o.channels * o.size * o.size), seed);
+  const std::vector<float> offsets = cpu_test::random_floats(size_t(n * o.channels), seed + 1, -1.5f, 1.5f);
+  const int64_t plane = o.size * o.size;
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] += offsets[i / size_t(plane)];
+  return x;
+}
+
+Outcome run_both(const frugal::Graph& g, const HostTensor& x,
+                 const std::string& options = "{\"threads\": 2}") {
+  Outcome r;
+  frugal::RefValues in;
+  in["x"] = cpu_test::ref_of(x.dims, x.data);
+  const frugal::RefValues all = frugal::reference_run_all(g, in);
+  if (all.count("g_mask")) r.mask = all.at("g_mask");
+  r.all = all;
+  const frugal::RefTensor& want = all.at("y");
+  cpu_test::Executor ex(g, options);
+  REQUIRE(ex.ok());
+  std::vector<HostTensor> out;
+  const cpu_test::Status st = ex.run({x}, out, nullptr, &r.report);
+  REQUIRE(st.ok());
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].dims == want.dims);
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double e =
+        std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-5 + 1e-4 * std::fabs(want.data[i]));
+    if (e > r.worst) {
+      r.worst = e;
+      std::ostringstream s;
+      s << "element " << i << ": got " << out[0].data[i] << ", want " << want.data[i];
+      r.detail = s.str();
+    }
+  }
+  return r;
+}
+
+double mask_mean(const frugal::RefTensor& m) {
+  double on = 0;
+  for (double v : m.data) on += v;
+  return on / double(m.data.size());
+}
+
+// Whether two samples of the batch have different switches.
+bool masks_differ(const frugal::RefTensor& m) {
+  const size_t per = m.data.size() / size_t(m.dims[0]);
+  for (size_t s = 1; s < size_t(m.dims[0]); ++s)
+    for (size_t k = 0; k < per; ++k)
+      if (m.data[s * per + k] != m.data[k]) return true;
+  return false;
+}
+
+const nlohmann::json& gate_entry(const nlohmann::json& report, const std::string& layer) {
+  for (const nlohmann::json& e : report.at("gates"))
+    if (e.at("layer") == layer) return e;
+  FAIL("no gate entry for layer " << layer << " in " << report.dump());
+  static nlohmann::json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("cpu gated: equals the float64 reference at every threshold, both forms", "[gating][cpu]") {
+  for (bool pool_first : {false, true}) {
+    for (bool strict : {false, true}) {
+      for (float t : {0.0f, 0.3f, 0.5f, 0.7f, 1.0f}) {
+        GatedGraphOptions o;
+        o.pool_first = pool_first;
+        o.strict = strict;
+        o.threshold = t;
+        INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t);
+        const int64_t n = 6;
+        const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5));
+        INFO(r.detail);
+        CHECK(r.worst <= 1.0);
+        const nlohmann::json& conv = gate_entry(r.report, "conv1");
+        CHECK(conv.at("gated") == true);
+        CHECK(conv.at("samples") == n);
+        CHECK(conv.at("kernels") == n * o.kernels);
+        CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
+        if (t == 0.0f && !strict) CHECK(conv.at("activity") == 1.0);  // sw >= 0 always
+        if (t == 1.0f) CHECK(conv.at("activity") == 0.0);             // sw < 1 for these gates
+        CHECK(gate_entry(r.report, "conv2").at("skips_off_channels") == true);
+        const int64_t dense = conv.at("dense_macs"), effective = conv.at("effective_macs");
+        if (mask_mean(r.mask) < 1.0) CHECK(effective < dense);
+      }
+    }
+  }
+}
+
+TEST_CASE("cpu gated: per-sample masks differ inside a batch, one thread and two", "[gating][cpu]") {
+  GatedGraphOptions o;
+  o.kernels = o.gate_channels = 16;
+  o.size = 9;
+  for (const char* options : {"{\"threads\": 1}", "{\"threads\": 2}"}) {
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 8, 11), options);
+    INFO(options << " " << r.detail);
+    CHECK(masks_differ(r.mask));
+    const double activity = mask_mean(r.mask);
+    CHECK((activity > 0.2 && activity < 0.8));
+    CHECK(r.worst <= 1.0);
+  }
+}
+
+TEST_CASE("cpu gated: a Gemm right after the gate skips the off channels' columns", "[gating][cpu]") {
+  for (float t : {0.0f, 0.5f, 1.0f}) {
+    GatedGraphOptions o;
+    o.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm
+    o.threshold = t;
+    INFO("threshold " << t);
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 3));
+    INFO(r.detail);
+    CHECK(r.worst <= 1.0);
+    const nlohmann::json& gemm = gate_entry(r.report, "y");
+    CHECK(gemm.at("skips_off_channels") == true);
+    // Effective MACs: the 9 columns of each channel that is not all zero (off,
+    // or on with every value cut by the Relu), per sample, times 4 outputs.
+    const frugal::RefTensor& flat = r.all.at("flat");
+    int64_t nonzero = 0;
+    for (size_t b = 0; b < flat.data.size() / 9; ++b) {
+      bool any = false;
+      for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
+      nonzero += any;
+    }
+    CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
+    double on = 0;
+    for (double v : r.mask.data) on += v;
+    CHECK(nonzero <= int64_t(on));
+  }
+}
+
+TEST_CASE("cpu gated: the executor's gate_threshold replaces the model's", "[gating][cpu]") {
+  GatedGraphOptions o;
+  const HostTensor x = gate_input(o, 4, 9);
+  for (float t : {0.0f, 1.0f, 0.25f}) {
+    GatedGraphOptions want = o;
+    want.threshold = t;
+    frugal::RefValues in;
+    in["x"] = cpu_test::ref_of(x.dims, x.data);
+    const frugal::RefTensor ref = frugal::reference_run(gated_graph(want), in).at("y");
+    cpu_test::Executor ex(gated_graph(o), "{\"gate_threshold\": " + std::to_string(t) + "}");
+    REQUIRE(ex.ok());
+    std::vector<HostTensor> out;
+    nlohmann::json report;
+    REQUIRE(ex.run({x}, out, nullptr, &report).ok());
+    double worst = 0;
+    for (size_t i = 0; i < ref.data.size(); ++i)
+      worst =
+          std::max(worst, std::fabs(out[0].data[i] - ref.data[i]) / (1e-5 + 1e-4 * std::fabs(ref.data[i])));
+    CHECK(worst <= 1.0);
+    CHECK(gate_entry(report, "conv1").at("threshold").get<double>() == Approx(t));
+  }
+  cpu_test::Executor bad(gated_graph(o), "{\"gate_threshold\": 1.5}");
+  CHECK(!bad.ok());
+  CHECK_THAT(bad.created.message, Contains("'gate_threshold' must be a number in [0, 1]"));
+}
+
+TEST_CASE("cpu gated: near misses run densely and equal the reference; a channel mismatch is refused clearly",
+          "[gating][cpu]") {
+  for (int which = 0; which < 3; ++which) {
+    GatedGraphOptions o;
+    if (which == 0) o.mul_before_bn = true;
+    if (which == 1) o.threshold = 1.5f;  // outside [0, 1]: every switch off, densely
+    if (which == 2) o.soft = true;
+    INFO("case " << which);
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 3, 4));
+    INFO(r.detail);
+    CHECK(r.worst <= 1.0);
+    CHECK(!r.report.contains("gates"));
+  }
+  GatedGraphOptions o;
+  o.gate_channels = 4;  // [N, 8, H, W] * [N, 4, 1, 1] does not broadcast
+  cpu_test::Executor ex(gated_graph(o), "");
+  CHECK(!ex.ok());
+  CHECK_THAT(ex.created.message, Contains("gate_mul"));
+}
+
+TEST_CASE("cpu gated: the gated layer counts its workspace and describes its gate", "[gating][cpu]") {
+  GatedGraphOptions o;
+  cpu_test::Executor ex(gated_graph(o), "");
+  REQUIRE(ex.ok());
+  const nlohmann::json d = ex.describe();
+  bool found = false;
+  for (size_t l = 0; l < d.at("layers").size(); ++l) {
+    const nlohmann::json& L = d.at("layers")[l];
+    if (L.at("name") != "conv1") continue;
+    found = true;
+    CHECK(L.at("gate").at("kernels") == 8);
+    CHECK(L.at("gate").at("macs_per_sample") == 8 * 6);
+    CHECK(L.at("output_tensor") == "gate_mul");
+    // Gathered weights [8, 54] at least, whatever the activity.
+    CHECK(ex.layer_bytes(int(l), 1).ws_bytes >= 8 * 54 * 4);
+  }
+  CHECK(found);
+}
