@@ -24,6 +24,9 @@ local a = argparse.parse(arg, {
     {"repeat", "integer", "timed runs, the median kept (the first run of a process pays for thread start-up " ..
      "and first touches)", default = 3, min = 1},
     {"seed", "integer", "seed of the random input", default = 0, min = 0},
+    {"gate_threshold", "number", "threshold of every kernel gate in the model, in [0, 1] (docs/GATING.md; " ..
+     "0: every kernel on, 1: off); the cpu executor runs gates gated", min = 0, max = 1,
+     default_text = "the model's own"},
   },
   progress = true,
   json = "print the results as one JSON object (report, timings, outputs with their top-5)",
@@ -58,7 +61,15 @@ if plan and plan.batch and plan.batch ~= batch then
 end
 
 progress:stage("preparing " .. m:name() .. " on " .. a.executor)
-local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget})
+if a.gate_threshold and #m:gates().gates == 0 then
+  common.fail("--gate-threshold: " .. a.model .. " has no kernel gates (frugal info lists near misses)", 2)
+end
+if a.gate_threshold and a.executor ~= "cpu" then
+  io.stderr:write("warning: --gate-threshold is applied by the cpu executor only; " .. a.executor ..
+                  " runs the gates densely with the model's threshold\n")
+end
+local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
+                                                  gate_threshold = a.gate_threshold})
 if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 
 local y, report
@@ -135,5 +146,20 @@ for _, name in ipairs(names) do
     print("top-" .. #top .. " of sample 1 (class = 0-based index into the " .. t:size(2) .. " outputs)")
     print(fmt.table(rows, {"r", "r", "r"}, "  "))
   end
+end
+if report.gates then
+  local rows = {{"gated layer", "kernels on", "effective MACs", "dense MACs", "ratio"}}
+  local eff, dense = 0, 0
+  for _, g in ipairs(report.gates) do
+    rows[#rows + 1] = {g.layer .. (g.gated and "" or " (skips off inputs)"),
+                       g.gated and string.format("%.1f%% (t %.3g)", 100 * g.activity, g.threshold) or "-",
+                       fmt.commas(g.effective_macs), fmt.commas(g.dense_macs),
+                       string.format("%.3f", g.dense_macs > 0 and g.effective_macs / g.dense_macs or 1)}
+    eff, dense = eff + g.effective_macs, dense + g.dense_macs
+  end
+  print("gates       " .. #report.gates .. " layers run gated (last run; MACs over the batch, gates included)")
+  print(fmt.table(rows, {nil, "r", "r", "r", "r"}, "  "))
+  print(string.format("            these layers: %s of %s MACs (%.3f)", fmt.commas(eff), fmt.commas(dense),
+        dense > 0 and eff / dense or 1))
 end
 for _, path in ipairs(written) do print("wrote       " .. path) end

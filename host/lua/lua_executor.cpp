@@ -172,14 +172,14 @@ int batch_arg(lua_State* L, int idx) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 2, {"executor", "threads", "device", "budget", "shader_dir"});
+  check_option_names(L, 2, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold"});
   push_executor(L, 1, parse_executor_settings(L, 2));
   return 1;
 }
 
 int l_run(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 4, {"executor", "threads", "device", "budget", "shader_dir"});
+  check_option_names(L, 4, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -312,6 +312,12 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
     s.options["shader_dir"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1))
     throw Error("option 'shader_dir' must be a folder name (a string)");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "gate_threshold");  // docs/GATING.md: replaces every gate's threshold
+  if (lua_isnumber(L, -1) && lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1)
+    s.options["gate_threshold"] = static_cast<double>(lua_tonumber(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'gate_threshold' must be a number in [0, 1]");
   lua_pop(L, 1);
   uint64_t budget = 0;
   if (opt_bytes_field(L, idx, "budget", &budget)) s.budget = budget;
