@@ -202,6 +202,36 @@ bool theorem_foldable(const Graph& g, int bn) {
   return in_ok || out_ok;
 }
 
+namespace {
+
+// An expressive node of `s` whose output is read outside s (the BN aside) or is a graph output.
+bool leaf_read_outside(const Graph& g, int bn, const Side& s) {
+  for (int n : s.nodes) {
+    if (kind_of(g.nodes[n]) != Kind::Expressive) continue;
+    for (const std::string& out : g.nodes[n].outputs) {
+      if (std::find(g.outputs.begin(), g.outputs.end(), out) != g.outputs.end()) return true;
+      for (int c : g.consumers(out))
+        if (c != bn && !s.nodes.count(c)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool theorem_side_shares_a_producer(const Graph& g, int bn) {
+  const Node& n = g.nodes[bn];
+  if (const int p = g.producer(n.inputs[0]); p >= 0) {
+    const Side s = grow(g, bn, p);
+    if (!s.nodes.empty() && !s.meets_non_expressive && leaf_read_outside(g, bn, s)) return true;
+  }
+  for (int c : g.consumers(n.outputs[0])) {
+    const Side s = grow(g, bn, c);
+    if (!s.nodes.empty() && !s.meets_non_expressive && leaf_read_outside(g, bn, s)) return true;
+  }
+  return false;
+}
+
 int theorem_foldable_count(const Graph& g) {
   int k = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i)

@@ -55,6 +55,12 @@ Graph truncate_at(const Graph& g, const std::string& value);
 bool theorem_foldable(const Graph& g, int bn);
 int theorem_foldable_count(const Graph& g);
 
+// True when a side of the BN that Theorem 1 allows folding into ends at an
+// expressive node whose output is also read outside that side (or is a graph
+// output): the theorem, read at node level, stops there, but changing that
+// node's weights would change what the other readers see.
+bool theorem_side_shares_a_producer(const Graph& g, int bn);
+
 // Sets one channel of a BN parameter ("weight", "bias", "running_mean",
 // "running_var" as the zoo names them: "<bn>.weight", ...).
 void set_bn_param(Graph& g, const std::string& bn, const std::string& param, int64_t channel, float value);
