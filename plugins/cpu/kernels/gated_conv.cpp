@@ -5,9 +5,12 @@
 // workspace, the im2col of the active channels only, one sgemm on
 // [K_active, C_active * kh * kw] per chunk of output rows, its rows scattered
 // to their channels with the epilogue (bias, BN, activations); switched-off
-// channels are exact zeros. With every channel and kernel active it runs the
-// dense weights and writes the output in place, as the dense conv.
+// channels are exact zeros. A sample with most of its work active (at least
+// kDenseShare of the kernel x channel pairs) runs the registry's dense conv
+// instead, then zeroes its off channels: at full activity a gated conv costs
+// the dense one plus its gate.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "common/gate_params.h"
@@ -23,10 +26,36 @@ using exec::Window;
 
 namespace {
 
-bool plane_is_zero(const float* p, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (p[i] != 0.0f) return false;
-  return true;
+// The sum of a plane and whether any value is not zero (NaN counts as not
+// zero, -0 as zero), in one pass, eight lanes wide (GCC vector types).
+using Lanes = float __attribute__((vector_size(32)));
+using LaneBits = uint32_t __attribute__((vector_size(32)));
+void plane_sums(const float* p, int64_t n, float& sum, bool& nonzero) {
+  Lanes s = {0, 0, 0, 0, 0, 0, 0, 0};
+  LaneBits bits = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Lanes x;
+    LaneBits b;
+    std::memcpy(&x, p + i, sizeof x);
+    std::memcpy(&b, p + i, sizeof b);
+    s += x;
+    bits |= b;
+  }
+  float t = 0.0f;
+  uint32_t any = 0;
+  for (int k = 0; k < 8; ++k) {
+    t += s[k];
+    any |= bits[k];
+  }
+  for (; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, p + i, sizeof b);
+    t += p[i];
+    any |= b;
+  }
+  sum = t;
+  nonzero = (any & 0x7fffffffu) != 0;
 }
 
 class GatedConvKernel : public Kernel {
@@ -42,7 +71,15 @@ class GatedConvKernel : public Kernel {
     M_ = c.M;
     taps_ = win_.kh * win_.kw;
     K_ = C_ * taps_;
-    if (!c.bias.empty()) epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
+    // The dense conv (with the bias in its epilogue) for samples with most of their work on; its
+    // epilogue is the one BN and activations join, and the one the reduced path applies too.
+    dense_ = kernels().make(s);
+    epilogue_ = dense_->epilogue();
+    if (!epilogue_) {
+      dense_.reset();
+      epilogue_ = &own_epilogue_;
+      if (!c.bias.empty()) own_epilogue_.add_affine(std::vector<float>(size_t(M_), 1.0f), c.bias);
+    }
     if (s.gate) {
       gate_ = *s.gate;
       has_gate_ = true;
@@ -65,14 +102,19 @@ class GatedConvKernel : public Kernel {
     }
   }
 
-  // Gathered weights, one im2col chunk, one compact output chunk, the pooled
-  // input and the two index lists: the dense upper bound, whatever the activity.
-  uint64_t workspace_bytes(const std::vector<Dims>&) const override {
+  // The pooled input and the two index lists, then either the dense conv's
+  // workspace or the gathered weights, one im2col chunk and one compact output
+  // chunk: the dense upper bound, whatever the activity.
+  uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
     const int64_t cols = chunk_rows_ * win_.Wo;
-    return uint64_t(M_ * K_ + K_ * cols + M_ * cols + 2 * C_ + M_) * sizeof(float);
+    const uint64_t reduced = uint64_t(M_ * K_ + K_ * cols + M_ * cols) * sizeof(float);
+    std::vector<Dims> one = in;
+    one[0][0] = 1;
+    const uint64_t dense = dense_ ? dense_->workspace_bytes(one) : 0;
+    return header_floats() * sizeof(float) + std::max(reduced, dense);
   }
 
-  Epilogue* epilogue() override { return &epilogue_; }
+  Epilogue* epilogue() override { return epilogue_; }
 
   std::string algorithm() const override {
     return std::string(has_gate_ ? "gated " : "") + (skip_inputs_ ? "skipping off input channels, " : "") +
@@ -89,43 +131,51 @@ class GatedConvKernel : public Kernel {
 
  private:
   static constexpr int64_t kChunkFloats = 96 * 1024;
+  // A sample with at least this share of its kernel x channel pairs on runs densely.
+  static constexpr double kDenseShare = 0.8;
 
   struct Scratch {
-    float *weights, *cols, *out, *pooled;
+    float *pooled, *weights, *cols, *out, *rest;
     int32_t *in_idx, *out_idx;
   };
+  // Pooled input [C], index lists [C] and [M] (8-float aligned), then the rest.
+  int64_t header_floats() const { return (2 * C_ + M_ + 7) / 8 * 8; }
   Scratch scratch(float* ws) const {
     const int64_t cols = chunk_rows_ * win_.Wo;
     Scratch w;
-    w.weights = ws;
-    w.cols = w.weights + M_ * K_;
-    w.out = w.cols + K_ * cols;
-    w.pooled = w.out + M_ * cols;
+    w.pooled = ws;
     w.in_idx = reinterpret_cast<int32_t*>(w.pooled + C_);
     w.out_idx = w.in_idx + C_;
+    w.rest = ws + header_floats();
+    w.weights = w.rest;
+    w.cols = w.weights + M_ * K_;
+    w.out = w.cols + K_ * cols;
     return w;
   }
 
   // The active input channels (not all zero) and, from the gate, the active kernels.
-  void find_active(const float* xs, const Scratch& w, int64_t& nin, int64_t& nout) const {
+  // One pass over the input (in parallel over channels) gives both.
+  void find_active(const float* xs, const Scratch& w, int64_t& nin, int64_t& nout, ThreadPool* pool) const {
     const int64_t plane = win_.H * win_.W;
+    if (skip_inputs_ || has_gate_)
+      parallel_range(pool, C_, std::max<int64_t>(1, 16384 / plane), [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          float sum = 0.0f;
+          bool nonzero = true;
+          if (has_gate_)
+            plane_sums(xs + c * plane, plane, sum, nonzero);
+          else  // a consumer only: stop at the first value that is not zero
+            nonzero = std::any_of(xs + c * plane, xs + (c + 1) * plane, [](float v) { return v != 0.0f; });
+          w.pooled[c] = sum / float(plane);
+          w.in_idx[c] = !skip_inputs_ || nonzero;
+        }
+      });
     nin = 0;
-    for (int64_t c = 0; c < C_; ++c)
-      if (!skip_inputs_ || !plane_is_zero(xs + c * plane, plane)) w.in_idx[nin++] = int32_t(c);
+    for (int64_t c = 0; c < C_; ++c)  // compacted in place: nin <= c
+      if (!(skip_inputs_ || has_gate_) || w.in_idx[c]) w.in_idx[nin++] = int32_t(c);
     nout = 0;
-    if (!has_gate_) {
-      for (int64_t m = 0; m < M_; ++m) w.out_idx[nout++] = int32_t(m);
-      return;
-    }
-    std::fill(w.pooled, w.pooled + C_, 0.0f);
-    for (int64_t i = 0; i < nin; ++i) {
-      const float* p = xs + w.in_idx[i] * plane;
-      double sum = 0.0;
-      for (int64_t k = 0; k < plane; ++k) sum += p[k];
-      w.pooled[w.in_idx[i]] = float(sum / double(plane));
-    }
     for (int64_t m = 0; m < M_; ++m)
-      if (gate_.on(m, w.pooled)) w.out_idx[nout++] = int32_t(m);
+      if (!has_gate_ || gate_.on(m, w.pooled)) w.out_idx[nout++] = int32_t(m);
   }
 
   void run_sample(const KernelArgs& a, int64_t s, const Scratch& w, exec::GateStats& stats) const {
@@ -133,11 +183,17 @@ class GatedConvKernel : public Kernel {
     const float* xs = a.in[0] + s * C_ * in_plane;
     float* ys = a.out + s * M_ * out_plane;
     int64_t nin = 0, nout = 0;
-    find_active(xs, w, nin, nout);
+    find_active(xs, w, nin, nout, a.pool);
     stats.samples += 1;
     stats.kernels += has_gate_ ? M_ : 0;
     stats.kernels_on += has_gate_ ? nout : 0;
-    stats.macs += nout * nin * taps_ * out_plane + (has_gate_ ? M_ * C_ : 0);
+    stats.macs += has_gate_ ? M_ * C_ : 0;
+    if (dense_ && double(nout) * double(nin) >= kDenseShare * double(M_) * double(C_)) {
+      stats.macs += M_ * K_ * out_plane;
+      run_dense(a, s, w, nout);
+      return;
+    }
+    stats.macs += nout * nin * taps_ * out_plane;
     const bool dense_in = nin == C_, dense_out = nout == M_;
     if (!dense_out) std::memset(ys, 0, sizeof(float) * size_t(M_ * out_plane));
     if (nout == 0) return;
@@ -169,9 +225,33 @@ class GatedConvKernel : public Kernel {
           const int64_t m = w.out_idx[r];
           float* dst = ys + m * out_plane + col0;
           if (!dense_out) std::memcpy(dst, C + r * ldc, sizeof(float) * size_t(cols));
-          epilogue_.apply(dst, m, cols);
+          epilogue_->apply(dst, m, cols);
         }
       });
+    }
+  }
+
+  // Sample s through the dense conv, then its off channels zeroed (their indices
+  // are those not in out_idx, which is ascending).
+  void run_dense(const KernelArgs& a, int64_t s, const Scratch& w, int64_t nout) const {
+    const int64_t out_plane = win_.Ho * win_.Wo;
+    KernelArgs d;
+    d.in = {a.in[0] + s * C_ * win_.H * win_.W};
+    d.in_dims = a.in_dims;
+    d.in_dims[0][0] = 1;
+    for (size_t i = 1; i < a.in.size(); ++i) d.in.push_back(a.in[i]);
+    d.out = a.out + s * M_ * out_plane;
+    d.out_dims = a.out_dims;
+    d.out_dims[0] = 1;
+    d.ws = w.rest;
+    d.pool = a.pool;
+    dense_->run(d);
+    for (int64_t m = 0, r = 0; m < M_; ++m) {
+      if (r < nout && w.out_idx[r] == m) {
+        ++r;
+        continue;
+      }
+      std::memset(d.out + m * out_plane, 0, sizeof(float) * size_t(out_plane));
     }
   }
 
@@ -225,7 +305,9 @@ class GatedConvKernel : public Kernel {
   std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
-  Epilogue epilogue_;
+  std::unique_ptr<Kernel> dense_;  // the registry's conv
+  Epilogue own_epilogue_;          // used only when the dense conv has none
+  Epilogue* epilogue_ = nullptr;
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 // after a Flatten) that are all zero where the channel was switched off. Per
 // sample, the runs of nonzero blocks go through sgemv against the matching
 // columns (transB) or rows of B; the output rows are split over the threads.
-// When no sample has a zero block it is one sgemm, as the dense Gemm.
+// When every sample has most of its columns active, one sgemm, as the dense Gemm.
 #include <cblas.h>
 
 #include <cstring>
@@ -61,6 +61,15 @@ class GatedGemmKernel : public Kernel {
   }
 
  private:
+  static constexpr double kDenseShare = 0.8;
+
+  int64_t active_columns(const float* x, int32_t* runs) const {
+    const int64_t count = find_runs(x, runs);
+    int64_t active = 0;
+    for (int64_t r = 0; r < count; ++r) active += runs[2 * r + 1] - runs[2 * r];
+    return active;
+  }
+
   // Runs [runs[2r], runs[2r+1]) of columns whose blocks are not all zero; returns their count.
   int64_t find_runs(const float* x, int32_t* runs) const {
     int64_t count = 0;
@@ -81,9 +90,7 @@ class GatedGemmKernel : public Kernel {
   }
 
   int64_t run_sample(const float* x, float* y, int32_t* runs, ThreadPool* pool) const {
-    const int64_t count = find_runs(x, runs);
-    int64_t active = 0;
-    for (int64_t r = 0; r < count; ++r) active += runs[2 * r + 1] - runs[2 * r];
+    const int64_t active = active_columns(x, runs), count = find_runs(x, runs);
     parallel_range(pool, N_, 64, [&](int64_t o0, int64_t o1) {
       std::memset(y + o0, 0, sizeof(float) * size_t(o1 - o0));
       for (int64_t r = 0; r < count; ++r) {
