@@ -60,7 +60,7 @@ void plane_sums(const float* p, int64_t n, float& sum, bool& nonzero) {
 
 class GatedConvKernel : public Kernel {
  public:
-  explicit GatedConvKernel(const KernelSpec& s) {
+  explicit GatedConvKernel(const KernelSpec& s) : threads_(std::max(1, s.threads)) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     if (c.group != 1)
@@ -107,7 +107,7 @@ class GatedConvKernel : public Kernel {
   // chunk: the dense upper bound, whatever the activity.
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
     const int64_t cols = chunk_rows_ * win_.Wo;
-    const uint64_t reduced = uint64_t(M_ * K_ + K_ * cols + M_ * cols) * sizeof(float);
+    const uint64_t reduced = uint64_t(M_ * K_ + slots() * (K_ * cols + M_ * cols)) * sizeof(float);
     std::vector<Dims> one = in;
     one[0][0] = 1;
     const uint64_t dense = dense_ ? dense_->workspace_bytes(one) : 0;
@@ -135,13 +135,16 @@ class GatedConvKernel : public Kernel {
   static constexpr double kDenseShare = 0.8;
 
   struct Scratch {
-    float *pooled, *weights, *cols, *out, *rest;
+    float *pooled, *weights, *cols, *rest;  // cols: the slots' im2col and output chunks
     int32_t *in_idx, *out_idx;
   };
-  // Pooled input [C], index lists [C] and [M] (8-float aligned), then the rest.
+  int64_t chunks() const { return (win_.Ho + chunk_rows_ - 1) / chunk_rows_; }
+  // Participants that take whole chunks, each with its own im2col and output buffers.
+  int64_t slots() const { return std::max<int64_t>(1, std::min<int64_t>(threads_, chunks())); }
+  // Pooled input [C], index lists [C] and [M] (8-float aligned), then the rest:
+  // gathered weights, then per slot an im2col chunk and a compact output chunk.
   int64_t header_floats() const { return (2 * C_ + M_ + 7) / 8 * 8; }
   Scratch scratch(float* ws) const {
-    const int64_t cols = chunk_rows_ * win_.Wo;
     Scratch w;
     w.pooled = ws;
     w.in_idx = reinterpret_cast<int32_t*>(w.pooled + C_);
@@ -149,7 +152,6 @@ class GatedConvKernel : public Kernel {
     w.rest = ws + header_floats();
     w.weights = w.rest;
     w.cols = w.weights + M_ * K_;
-    w.out = w.cols + K_ * cols;
     return w;
   }
 
@@ -203,24 +205,29 @@ class GatedConvKernel : public Kernel {
       gather_weights(w, nin, nout, a.pool);
       W = w.weights;
     }
-    for (int64_t oh0 = 0; oh0 < win_.Ho; oh0 += chunk_rows_) {
-      const int64_t oh1 = std::min(win_.Ho, oh0 + chunk_rows_), col0 = oh0 * win_.Wo,
+    // Whole chunks per participant when there are several (as the dense conv), else one
+    // chunk with the threads inside its im2col and sgemm.
+    const int64_t nchunks = chunks(), cols_max = chunk_rows_ * win_.Wo;
+    auto chunk = [&](int64_t ch, int slot, ThreadPool* pool) {
+      const int64_t oh0 = ch * chunk_rows_, oh1 = std::min(win_.Ho, oh0 + chunk_rows_), col0 = oh0 * win_.Wo,
                     cols = (oh1 - oh0) * win_.Wo;
+      float* col_buf = w.cols + slot * (K_ + M_) * cols_max;
+      float* out_buf = col_buf + K_ * cols_max;
       const float* B = xs + col0;
       int64_t ldb = in_plane;
       if (!(pointwise_ && dense_in)) {
-        parallel_range(a.pool, kc, std::max<int64_t>(1, 16384 / cols),
-                       [&](int64_t r0, int64_t r1) { im2col_rows(xs, w, r0, r1, oh0, oh1); });
-        B = w.cols;
+        parallel_range(pool, kc, std::max<int64_t>(1, 16384 / cols),
+                       [&](int64_t r0, int64_t r1) { im2col_rows(xs, w, col_buf, r0, r1, oh0, oh1); });
+        B = col_buf;
         ldb = cols;
       }
-      float* C = dense_out ? ys + col0 : w.out;
+      float* C = dense_out ? ys + col0 : out_buf;
       const int64_t ldc = dense_out ? out_plane : cols;
       if (kc > 0)
-        parallel_sgemm(false, false, nout, cols, kc, 1.0f, W, kc, B, ldb, 0.0f, C, ldc, a.pool);
+        parallel_sgemm(false, false, nout, cols, kc, 1.0f, W, kc, B, ldb, 0.0f, C, ldc, pool);
       else
         for (int64_t r = 0; r < nout; ++r) std::memset(C + r * ldc, 0, sizeof(float) * size_t(cols));
-      parallel_range(a.pool, nout, 8, [&](int64_t r0, int64_t r1) {
+      parallel_range(pool, nout, 8, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t m = w.out_idx[r];
           float* dst = ys + m * out_plane + col0;
@@ -228,7 +235,11 @@ class GatedConvKernel : public Kernel {
           epilogue_->apply(dst, m, cols);
         }
       });
-    }
+    };
+    if (a.pool && a.pool->size() > 1 && nchunks > 1)
+      a.pool->parallel_for(nchunks, [&](int64_t ch, int slot) { chunk(ch, slot, nullptr); });
+    else
+      for (int64_t ch = 0; ch < nchunks; ++ch) chunk(ch, 0, a.pool);
   }
 
   // Sample s through the dense conv, then its off channels zeroed (their indices
@@ -274,13 +285,14 @@ class GatedConvKernel : public Kernel {
 
   // Rows [r0, r1) of cols[(i, ki, kj), (oh - oh0, ow)] = x[in_idx[i], oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]
   // for output rows [oh0, oh1), 0 in the padding.
-  void im2col_rows(const float* x, const Scratch& w, int64_t r0, int64_t r1, int64_t oh0, int64_t oh1) const {
+  void im2col_rows(const float* x, const Scratch& w, float* out, int64_t r0, int64_t r1, int64_t oh0,
+                   int64_t oh1) const {
     const Window& v = win_;
     const int64_t cols = (oh1 - oh0) * v.Wo;
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t c = w.in_idx[r / taps_], i = (r % taps_) / v.kw, j = r % v.kw;
       const float* xc = x + c * v.H * v.W;
-      float* dst = w.cols + r * cols;
+      float* dst = out + r * cols;
       int64_t lo, hi;
       v.valid_cols(j, lo, hi);
       for (int64_t oh = oh0; oh < oh1; ++oh, dst += v.Wo) {
@@ -301,6 +313,7 @@ class GatedConvKernel : public Kernel {
   }
 
   Window win_;
+  int threads_ = 1;
   int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0, chunk_rows_ = 1;
   std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
   exec::GateParams gate_;

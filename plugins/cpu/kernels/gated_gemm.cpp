@@ -18,6 +18,23 @@ namespace frugal::cpu {
 
 namespace {
 
+using Lanes = float __attribute__((vector_size(32)));
+
+// a . b over n values, eight lanes wide.
+float dot(const float* a, const float* b, int64_t n) {
+  Lanes acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Lanes x, y;
+    std::memcpy(&x, a + i, sizeof x);
+    std::memcpy(&y, b + i, sizeof y);
+    acc += x * y;
+  }
+  float t = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; i < n; ++i) t += a[i] * b[i];
+  return t;
+}
+
 class GatedGemmKernel : public Kernel {
  public:
   GatedGemmKernel(const KernelSpec& s, std::vector<float> b, int64_t features, int64_t block)
@@ -93,14 +110,20 @@ class GatedGemmKernel : public Kernel {
     const int64_t active = active_columns(x, runs), count = find_runs(x, runs);
     parallel_range(pool, N_, 64, [&](int64_t o0, int64_t o1) {
       std::memset(y + o0, 0, sizeof(float) * size_t(o1 - o0));
-      for (int64_t r = 0; r < count; ++r) {
+      if (trans_b_) {  // B [N, F]: row o's active segments in address order (streams through B)
+        for (int64_t o = o0; o < o1; ++o) {
+          const float* row = b_.data() + o * F_;
+          float t = 0.0f;
+          for (int64_t r = 0; r < count; ++r)
+            t += dot(row + runs[2 * r], x + runs[2 * r], runs[2 * r + 1] - runs[2 * r]);
+          y[o] = alpha_ * t;
+        }
+        return;
+      }
+      for (int64_t r = 0; r < count; ++r) {  // B [F, N]: y[o] += x[f0:f0+len] . B[f0:f0+len, o]
         const int64_t f0 = runs[2 * r], len = runs[2 * r + 1] - f0;
-        if (trans_b_)  // B [N, F]: y[o] += B[o, f0:f0+len] . x[f0:f0+len]
-          cblas_sgemv(CblasRowMajor, CblasNoTrans, int(o1 - o0), int(len), alpha_, b_.data() + o0 * F_ + f0,
-                      int(F_), x + f0, 1, 1.0f, y + o0, 1);
-        else  // B [F, N]: y[o] += x[f0:f0+len] . B[f0:f0+len, o]
-          cblas_sgemv(CblasRowMajor, CblasTrans, int(len), int(o1 - o0), alpha_, b_.data() + f0 * N_ + o0,
-                      int(N_), x + f0, 1, 1.0f, y + o0, 1);
+        cblas_sgemv(CblasRowMajor, CblasTrans, int(len), int(o1 - o0), alpha_, b_.data() + f0 * N_ + o0,
+                    int(N_), x + f0, 1, 1.0f, y + o0, 1);
       }
     });
     epilogue_.apply_rows(y, 1, N_);
