@@ -14,8 +14,8 @@ local bench = require("bench_common")
 local a = argparse.parse(arg, {
   options = {
     {"nets", "string", "zoo networks, comma-separated", default = "alexnet,squeezenet1_1,resnet18", metavar = "L"},
-    {"activities", "string", "fractions of kernels on, comma-separated", default = "1,0.75,0.5,0.25,0.1",
-     metavar = "L"},
+    {"activities", "string", "fractions of kernels on, comma-separated; \"paper\": the paper's CaffeNet profile " ..
+     "(64.27% on, every other gateable conv gated)", default = "1,0.75,0.5,0.25,0.1,paper", metavar = "L"},
     {"batch", "integer", "samples per run (also the calibration batch)", default = 1, min = 1, max = 256},
     {"repeat", "integer", "timed rounds after a warm-up round; medians", default = 5, min = 1},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
@@ -29,8 +29,13 @@ local nets = bench.nets(a.nets)
 local activities = {}
 for item in a.activities:gmatch("[^,]+") do
   local v = tonumber(item)
-  if not v or v < 0 or v > 1 then common.fail("--activities: '" .. item .. "' is not a number in [0, 1]", 2) end
-  activities[#activities + 1] = v
+  if item == "paper" then
+    activities[#activities + 1] = {label = "paper", activity = common.PAPER_GATES.activity, every = common.PAPER_GATES.every}
+  elseif not v or v < 0 or v > 1 then
+    common.fail("--activities: '" .. item .. "' is not a number in [0, 1] nor \"paper\"", 2)
+  else
+    activities[#activities + 1] = {label = string.format("%g", v), activity = v, every = 1}
+  end
 end
 
 local function total_macs(ex, batch)
@@ -54,9 +59,10 @@ local function bench_network(name)
   local x = common.try(frugal.random_input, dense, a.batch, a.seed)
   local variants = {{name = name .. ": dense", model = dense}}
   for _, act in ipairs(activities) do
-    local gated, rep = common.try(frugal.gate, dense, {activity = act, seed = a.seed, input = x})
-    variants[#variants + 1] = {name = string.format("%s: activity %g", name, act), model = gated, activity = act,
-                               gates = #rep.gated}
+    local gated, rep = common.try(frugal.gate, dense, {activity = act.activity, every = act.every, seed = a.seed,
+                                                       input = x})
+    variants[#variants + 1] = {name = name .. ": activity " .. act.label, model = gated, activity = act.activity,
+                               label = act.label, gates = #rep.gated}
   end
   for _, v in ipairs(variants) do
     v.ex = common.try(frugal.executor, v.model, {executor = "cpu", threads = a.threads})
@@ -76,12 +82,12 @@ local function bench_network(name)
     for _, g in ipairs(v.report.gates or {}) do
       if g.gated then on, all = on + g.kernels_on, all + g.kernels end
     end
-    local r = {net = name, activity = v.activity, gated_layers = v.gates, measured_activity = all > 0 and on / all or 1,
+    local r = {net = name, activity = v.activity, variant = v.label, gated_layers = v.gates, measured_activity = all > 0 and on / all or 1,
                dense_seconds = d.median, gated_seconds = v.median, mac_ratio = run_macs(v.ex, v.report, a.batch) / dense_macs,
                time_ratio = v.median / d.median}
     rows[#rows + 1] = r
     if not a.json then
-      row({name, string.format("%g", r.activity), tostring(r.gated_layers), string.format("%.1f%%", 100 * r.measured_activity),
+      row({name, r.variant, tostring(r.gated_layers), string.format("%.1f%%", 100 * r.measured_activity),
            common.seconds(r.dense_seconds), common.seconds(r.gated_seconds), string.format("%.3f", r.mac_ratio),
            string.format("%.3f", r.time_ratio), string.format("%.2f", r.time_ratio / r.mac_ratio),
            r.time_ratio <= (r.activity == 1 and 1.05 or 1.15 * r.mac_ratio) and "yes" or "no"})

@@ -9,7 +9,8 @@ local PARAMETERS_NOTE = "parameters: learned ones, as torchvision counts them (w
                         "and shift); initializer values: every float stored in the ONNX file (also BatchNorm " ..
                         "running mean and variance)"
 local a = argparse.parse(arg, {
-  arguments = {{"name", "a zoo network (frugal zoo --list shows them)", optional = true}},
+  arguments = {{"name", "a zoo network (frugal zoo --list shows them), or a gated variant: NAME@gate0.5 " ..
+                 "(kernel gates at that activity) or NAME@paper (docs/GATING.md)", optional = true}},
   options = {
     {"output", "output", "where to write the ONNX model (required with NAME)", short = "o"},
     {"seed", "integer", "seed of the random weights (same seed, same bytes)", default = 1, min = 0},
@@ -50,7 +51,7 @@ if a.json then common.fail("--json goes with --list", 2) end
 if not a.name then common.fail("missing NAME (or --list)", 2) end
 if not a.output then common.fail("missing -o model.onnx: where to write " .. a.name, 2) end
 progress:stage("building " .. a.name)
-local m = common.try(frugal.zoo, a.name, {seed = a.seed})
+local m = common.load_model("zoo:" .. a.name, a.seed)
 progress:stage("writing " .. a.output)
 common.try(m.save, m, a.output)
 progress:done()

@@ -54,12 +54,17 @@ GateResult make_gated_model(const Graph& dense, const GateOptions& o,
   GateResult r;
   r.model = dense;
   std::vector<std::string> convs = o.layers;
+  if (o.every < 1) throw Error("every must be >= 1, got " + std::to_string(o.every));
   if (convs.empty()) {
+    int64_t eligible = 0;
     for (const GateSite& s : gate_sites(dense)) {
-      if (s.reason.empty())
+      if (!s.reason.empty())
+        r.skipped.push_back(s);
+      else if (eligible++ % o.every == 0)
         convs.push_back(s.conv);
       else
-        r.skipped.push_back(s);
+        r.skipped.push_back(
+            {s.conv, s.channels, "left dense: only every " + std::to_string(o.every) + "th is gated"});
     }
     if (convs.empty()) throw Error("no conv of this model can be gated (see frugal info for the reasons)");
   }

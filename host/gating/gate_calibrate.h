@@ -18,6 +18,7 @@ namespace frugal {
 struct GateOptions {
   double activity = 0.5;            // fraction of kernels on over the calibration batch, in [0, 1]
   std::vector<std::string> layers;  // Conv node names; empty: every conv that can be gated
+  int64_t every = 1;                // with no layers: every k-th conv that can be gated (1st, k+1-th, ...)
   uint64_t seed = 0;                // the gates' random 1x1 weights (and the random calibration input)
   float threshold = 0.5f;           // written into the model; inside (0, 1)
   std::string executor = "cpu";     // runs the calibration batch

@@ -33,10 +33,12 @@ std::vector<std::string> opt_string_list(lua_State* L, int idx, const char* fiel
 
 int l_gate(lua_State* L) {
   const LuaModel& m = check_model(L, 1);
-  check_option_names(L, 2, {"activity", "layers", "seed", "threshold", "input", "batch", "executor"});
+  check_option_names(L, 2,
+                     {"activity", "layers", "every", "seed", "threshold", "input", "batch", "executor"});
   GateOptions o;
   o.activity = opt_number_field(L, 2, "activity", 0.5);
   o.layers = opt_string_list(L, 2, "layers");
+  o.every = opt_integer_field(L, 2, "every", 1);
   o.seed = uint64_t(opt_integer_field(L, 2, "seed", 0));
   o.threshold = float(opt_number_field(L, 2, "threshold", 0.5));
   o.batch = opt_integer_field(L, 2, "batch", 8);

@@ -59,11 +59,31 @@ function M.check_writable(path, what)
   if err then M.fail(what .. ": cannot write " .. err, 2) end
 end
 
--- A model from "file.onnx" or "zoo:NAME".
+-- The paper's CaffeNet profile (docs/GATING.md): 64.27% of the kernels on, every
+-- other gateable conv gated.
+M.PAPER_GATES = {activity = 0.6427, every = 2}
+
+-- A model from "file.onnx" or "zoo:NAME", or a gated zoo variant (docs/GATING.md):
+-- "zoo:NAME@gate0.5" (every conv that can be gated, calibrated to that activity on
+-- 8 random samples) or "zoo:NAME@paper" (M.PAPER_GATES).
 function M.load_model(spec, seed)
   local zoo_name = spec:match("^zoo:(.+)$")
-  if zoo_name then return M.try(frugal.zoo, zoo_name, {seed = seed or 1}) end
-  return M.try(frugal.load, spec)
+  if not zoo_name then return M.try(frugal.load, spec) end
+  local base, variant = zoo_name:match("^(.-)@(.+)$")
+  local m = M.try(frugal.zoo, base or zoo_name, {seed = seed or 1})
+  if not variant then return m end
+  local options
+  if variant == "paper" then
+    options = {activity = M.PAPER_GATES.activity, every = M.PAPER_GATES.every}
+  else
+    local a = tonumber(variant:match("^gate(.+)$") or "")
+    if not a or a < 0 or a > 1 then
+      M.fail(spec .. ": a gated variant is zoo:NAME@gateA (A in [0, 1], e.g. @gate0.5) or zoo:NAME@paper", 2)
+    end
+    options = {activity = a}
+  end
+  options.seed = seed or 1
+  return (M.try(frugal.gate, m, options))
 end
 
 -- "zoo:resnet18 (the default model; give MODEL.onnx or zoo:NAME)" when MODEL was not given.
