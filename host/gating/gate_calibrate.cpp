@@ -1,6 +1,7 @@
 #include "gating/gate_calibrate.h"
 
 #include <algorithm>
+#include <set>
 
 #include "frugal/error.h"
 #include "loader/executor_client.h"
@@ -27,11 +28,30 @@ Tensor random_calibration(const Graph& g, int64_t batch, uint64_t seed) {
   return t;
 }
 
-// The values of `z` over the calibration batch, in model `g` as it stands.
+// `g` cut down to the nodes that `output` depends on, with `output` its only output.
+Graph probe_for(const Graph& g, const std::string& output) {
+  std::set<std::string> needed{output};
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    const Node& n = g.nodes[i];
+    for (const std::string& o : n.outputs)
+      if (needed.count(o)) keep[i] = true;
+    if (keep[i])
+      for (const std::string& in : n.inputs) needed.insert(in);
+  }
+  Graph probe = g;
+  probe.nodes.clear();
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (keep[i]) probe.nodes.push_back(g.nodes[i]);
+  probe.outputs = {output};
+  return probe;
+}
+
+// The values of `z` over the calibration batch, in model `g` as it stands (only
+// the part of it that z depends on runs: the probe holds no later weights).
 std::vector<float> gate_values(const Graph& g, const std::string& z, const Tensor& x,
                                const std::string& executor) {
-  Graph probe = g;
-  probe.outputs = {z};
+  Graph probe = probe_for(g, z);
   if (!probe.has_tensor(z)) {
     TensorDesc d;
     d.name = z;
