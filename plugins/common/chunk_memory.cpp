@@ -23,6 +23,18 @@ void CountingMemory::release(Id id) {
   live_ -= sizes_[id];
 }
 
+ChunkMemory::Id CountingMemory::alloc_after(Id prev, uint64_t bytes) {
+  if (prev >= used_.size() || !used_[prev]) throw Error("memory simulation: allocation after a free chunk");
+  return alloc(bytes);
+}
+
+void CountingMemory::merge(Id head, Id tail) {
+  if (head >= used_.size() || tail >= used_.size() || !used_[head] || !used_[tail] || head == tail)
+    throw Error("memory simulation: bad merge");
+  sizes_[head] += sizes_[tail];
+  used_[tail] = false;
+}
+
 ChunkMemory::Id CountingMemory::split(Id id, uint64_t at) {
   if (id >= used_.size() || !used_[id] || at > sizes_[id]) throw Error("memory simulation: bad split");
   const uint64_t rest = sizes_[id] - at;
@@ -154,12 +166,12 @@ void OffsetAllocator::check() const {
 std::vector<OffsetAllocator::Move> non_overlapping_pieces(const OffsetAllocator::Move& m) {
   std::vector<OffsetAllocator::Move> pieces;
   if (m.bytes == 0 || m.from == m.to) return pieces;
-  if (m.to > m.from)
-    throw Error("internal: a move from " + std::to_string(m.from) + " up to " + std::to_string(m.to));
-  const uint64_t shift = m.from - m.to;
+  const bool down = m.to < m.from;
+  const uint64_t shift = down ? m.from - m.to : m.to - m.from;
   for (uint64_t done = 0; done < m.bytes; done += shift) {
     const uint64_t n = std::min(shift, m.bytes - done);
-    pieces.push_back(OffsetAllocator::Move{m.from + done, m.to + done, n});
+    const uint64_t at = down ? done : m.bytes - done - n;  // a move up copies its top first
+    pieces.push_back(OffsetAllocator::Move{m.from + at, m.to + at, n});
   }
   return pieces;
 }

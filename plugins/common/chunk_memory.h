@@ -10,6 +10,12 @@
 //     order they must be applied (ascending: a chunk only ever moves down over
 //     free space or over bytes already moved away). Any set of chunks whose
 //     sizes sum to <= capacity therefore fits.
+//     alloc_after() places a chunk right behind another (a tensor growing by
+//     the samples of its next step, so that a later step finds them in one
+//     block); when the bytes behind it are taken it moves the fewest bytes it
+//     can (chunks above slide up, or it and the chunks below slide down, or it
+//     moves to a hole big enough for both), and that too always succeeds when
+//     the live bytes fit.
 // The CPU arena is an OffsetAllocator plus a host block (memmove per move); the
 // Vulkan executor runs the same allocator offline over the whole plan and
 // records the moves as buffer copies.
@@ -26,6 +32,10 @@ class ChunkMemory {
   using Id = uint32_t;
   virtual ~ChunkMemory() = default;
   virtual Id alloc(uint64_t bytes) = 0;
+  // A chunk that starts exactly where chunk `prev` ends (merge() can then join them).
+  virtual Id alloc_after(Id prev, uint64_t bytes) = 0;
+  // Joins chunk `tail`, which starts where `head` ends, into `head`.
+  virtual void merge(Id head, Id tail) = 0;
   virtual void release(Id id) = 0;
   // Splits chunk `id` at byte `at`: `id` keeps [0, at), the returned id gets the rest.
   virtual Id split(Id id, uint64_t at) = 0;
@@ -36,6 +46,8 @@ class ChunkMemory {
 class CountingMemory : public ChunkMemory {
  public:
   Id alloc(uint64_t bytes) override;
+  Id alloc_after(Id prev, uint64_t bytes) override;
+  void merge(Id head, Id tail) override;
   void release(Id id) override;
   Id split(Id id, uint64_t at) override;
   uint64_t live_bytes() const override { return live_; }
@@ -49,7 +61,8 @@ class CountingMemory : public ChunkMemory {
 
 class OffsetAllocator : public ChunkMemory {
  public:
-  // A slide of `bytes` bytes from offset `from` down to offset `to` (to < from).
+  // A copy of `bytes` bytes from offset `from` to offset `to` (source and
+  // destination may overlap: a slide).
   struct Move {
     uint64_t from = 0, to = 0, bytes = 0;
   };
@@ -61,6 +74,9 @@ class OffsetAllocator : public ChunkMemory {
 
   // Throws frugal::Error when live + bytes > capacity. May compact (see moves()).
   Id alloc(uint64_t bytes) override;
+  // The same, placed right behind `prev`; may move chunks, `prev` included.
+  Id alloc_after(Id prev, uint64_t bytes) override;
+  void merge(Id head, Id tail) override;
   void release(Id id) override;
   Id split(Id id, uint64_t at) override;
   uint64_t live_bytes() const override { return live_; }
@@ -90,6 +106,11 @@ class OffsetAllocator : public ChunkMemory {
   };
   Id new_id();
   void compact();
+  // Moves chunks so that at least `need` free bytes follow chunk `prev`.
+  void make_room_after(Id prev, uint64_t need);
+  // Moves chunk `id` to `offset` (recorded; by_offset_ is rebuilt by the caller).
+  void move_chunk(Id id, uint64_t offset);
+  void index_by_offset();
 
   uint64_t capacity_ = 0;
   std::vector<Chunk> chunks_;
@@ -101,8 +122,9 @@ class OffsetAllocator : public ChunkMemory {
 
 // A move split into copies whose source and destination do not overlap (what
 // a device copy command requires): pieces no longer than the shift, lowest
-// first. Each piece overwrites bytes the previous one read, so they must run
-// in order (a barrier between them on a device).
+// first for a move down, highest first for a move up. Each piece overwrites
+// bytes the previous one read, so they must run in order (a barrier between
+// them on a device).
 std::vector<OffsetAllocator::Move> non_overlapping_pieces(const OffsetAllocator::Move& m);
 
 }  // namespace frugal::exec

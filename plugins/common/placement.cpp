@@ -21,21 +21,14 @@ Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint6
     const ChunkMemory::Id o = store.begin_step(s, ps.ws_bytes, ws, has_ws);
     ps.moves = mem.take_moves();  // offsets below are those after the step's allocations
     if (has_ws) ps.ws_offset = mem.offset(ws);
-    const uint64_t out_offset = mem.offset(o);
-    for (const auto& [lo, n] : store.contiguous_parts(s)) {
-      PlacedCall c;
-      c.first = lo;
-      c.count = n;
-      for (int t : L.node_inputs) {
-        if (t < 0) {
-          c.in_offsets.push_back(0);
-          continue;
-        }
-        const SampleStore::Piece& p = store.piece_of(t, lo);
-        c.in_offsets.push_back(mem.offset(p.chunk) + uint64_t(lo - p.first) * m.sample_bytes(t));
+    ps.out_offset = mem.offset(o);
+    for (int t : L.node_inputs) {
+      if (t < 0) {
+        ps.in_offsets.push_back(0);
+        continue;
       }
-      c.out_offset = out_offset + uint64_t(lo - s.first) * m.sample_bytes(L.output);
-      ps.calls.push_back(std::move(c));
+      const SampleStore::Piece& p = store.input_piece(t, s);
+      ps.in_offsets.push_back(mem.offset(p.chunk) + uint64_t(s.first - p.first) * m.sample_bytes(t));
     }
     store.end_step(s, o, ws, has_ws);
     out.steps.push_back(std::move(ps));

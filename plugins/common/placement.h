@@ -4,7 +4,8 @@
 // executor records one command buffer for the whole plan) records, per step,
 // the allocator's moves as copies and then the kernel calls at the offsets
 // found here. Its live bytes, and so its peak, are exactly the CPU arena's for
-// the same plan; every offset + size stays within the capacity.
+// the same plan; every offset + size stays within the capacity. Every step is
+// one kernel call on all its samples (each input lies in one block).
 #pragma once
 
 #include <cstdint>
@@ -16,16 +17,11 @@
 
 namespace frugal::exec {
 
-// One kernel call of a step: samples [first, first + count), every input contiguous.
-struct PlacedCall {
-  int64_t first = 0, count = 0;
+// A step's one kernel call on its samples [s.first, s.first + s.count): every input contiguous.
+struct PlacedStep {
+  std::vector<OffsetAllocator::Move> moves;  // compaction before the step's call, in order
   std::vector<uint64_t> in_offsets;  // per head-node input: byte offset of sample `first` (constants: 0)
   uint64_t out_offset = 0;           // byte offset of the output's sample `first`
-};
-
-struct PlacedStep {
-  std::vector<OffsetAllocator::Move> moves;  // compaction before the step's calls, in order
-  std::vector<PlacedCall> calls;
   uint64_t ws_offset = 0, ws_bytes = 0;
 };
 

@@ -14,6 +14,7 @@ SampleStore::SampleStore(const LayerGraph& m, ChunkMemory& mem, int64_t batch)
   consumed_.assign(nt, std::vector<uint32_t>(size_t(batch), 0));
   produced_.assign(nt, std::vector<char>(size_t(batch), 0));
   done_step_.assign(m.layers().size(), std::vector<int32_t>(size_t(batch), -1));
+  next_sample_.assign(m.layers().size(), 0);
 }
 
 std::vector<ChunkMemory::Id> SampleStore::place_inputs() {
@@ -46,6 +47,12 @@ void SampleStore::check_ready(size_t index, const PlanStep& s) const {
       throw Error(where + ": sample " + std::to_string(j) + " already ran through this layer at step " +
                   std::to_string(prev));
   }
+  const int64_t next = next_sample_[size_t(s.layer)];
+  if (s.first != next)
+    throw Error(where +
+                ": a layer takes its samples in order (each step starts where its previous one "
+                "ended); the next sample of '" +
+                L.name + "' is " + std::to_string(next));
   for (int t : L.inputs) {
     for (int64_t j = s.first; j < s.first + s.count; ++j) {
       if (!produced_[size_t(t)][size_t(j)]) {
@@ -60,7 +67,11 @@ void SampleStore::check_ready(size_t index, const PlanStep& s) const {
 ChunkMemory::Id SampleStore::begin_step(const PlanStep& s, uint64_t ws_bytes, ChunkMemory::Id& ws_chunk,
                                         bool& has_ws) {
   const Layer& L = m_.layers()[size_t(s.layer)];
-  const ChunkMemory::Id out = mem_.alloc(m_.bytes(L.output, s.count));
+  const uint64_t out_bytes = m_.bytes(L.output, s.count);
+  // Behind the samples the output tensor holds: they are s.first - 1, s.first - 2, ...
+  const auto& held = pieces_[size_t(L.output)];
+  const ChunkMemory::Id out =
+      held.empty() ? mem_.alloc(out_bytes) : mem_.alloc_after(held.back().chunk, out_bytes);
   has_ws = ws_bytes > 0;
   if (has_ws) ws_chunk = mem_.alloc(ws_bytes);
   return out;
@@ -71,14 +82,19 @@ void SampleStore::end_step(const PlanStep& s, ChunkMemory::Id out, ChunkMemory::
   if (has_ws) mem_.release(ws_chunk);
   const int64_t a = s.first, b = s.first + s.count;
   for (int64_t j = a; j < b; ++j) done_step_[size_t(s.layer)][size_t(j)] = int32_t(current_step_);
+  next_sample_[size_t(s.layer)] = b;
   ++current_step_;
 
-  // Record the output piece, kept ordered by first sample.
+  // The output joins the piece it was placed behind.
   auto& ps = pieces_[size_t(L.output)];
-  Piece p{a, s.count, out};
-  ps.insert(std::upper_bound(ps.begin(), ps.end(), p,
-                             [](const Piece& x, const Piece& y) { return x.first < y.first; }),
-            p);
+  if (ps.empty()) {
+    ps.push_back(Piece{a, s.count, out});
+  } else {
+    if (ps.back().first + ps.back().count != a)
+      throw Error("internal: an output piece does not follow its tensor");
+    mem_.merge(ps.back().chunk, out);
+    ps.back().count += s.count;
+  }
   for (int64_t j = a; j < b; ++j) produced_[size_t(L.output)][size_t(j)] = 1;
 
   // Inputs: free the samples every consumer has now run on.
@@ -152,20 +168,12 @@ void SampleStore::check_complete() const {
   }
 }
 
-std::vector<std::pair<int64_t, int64_t>> SampleStore::contiguous_parts(const PlanStep& s) const {
-  const Layer& L = m_.layers()[size_t(s.layer)];
-  const int64_t a = s.first, b = s.first + s.count;
-  std::vector<int64_t> cuts = {a, b};
-  for (int t : L.inputs)
-    for (const Piece& p : pieces_[size_t(t)]) {
-      if (p.first > a && p.first < b) cuts.push_back(p.first);
-      if (p.first + p.count > a && p.first + p.count < b) cuts.push_back(p.first + p.count);
-    }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  std::vector<std::pair<int64_t, int64_t>> parts;  // (first sample, count)
-  for (size_t c = 0; c + 1 < cuts.size(); ++c) parts.emplace_back(cuts[c], cuts[c + 1] - cuts[c]);
-  return parts;
+const SampleStore::Piece& SampleStore::input_piece(int t, const PlanStep& s) const {
+  const Piece& p = piece_of(t, s.first);
+  if (p.first + p.count < s.first + s.count)
+    throw Error("internal: the samples of '" + m_.tensors()[size_t(t)].name + "' that " +
+                describe_step(m_, s) + " reads are not in one piece");
+  return p;
 }
 
 void SampleStore::release_all() {

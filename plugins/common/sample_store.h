@@ -6,8 +6,14 @@
 //     after the kernel ran it frees ws, then frees every input sample whose
 //     consumers have all run on it (pieces of chunks are split off and freed);
 //   - network outputs stay until the end.
-// It also checks the plan: a layer runs only on samples its inputs hold, and on
-// each sample exactly once.
+// Each layer takes its samples in order (a step starts where the layer's last
+// one ended), so the samples a tensor holds are one range; its chunk grows at
+// the end (the output is allocated right behind it, ChunkMemory::alloc_after,
+// and merged) and shrinks at the front. Every step therefore finds each input
+// in one block and runs as ONE kernel call at its batch, as it was priced;
+// keeping the blocks whole moves bytes (time) but never adds live bytes.
+// It also checks the plan: a layer runs only on samples its inputs hold, on
+// each sample exactly once, in order.
 #pragma once
 
 #include <cstdint>
@@ -44,16 +50,13 @@ class SampleStore {
   // Throws naming a layer and samples it never ran on.
   void check_complete() const;
 
-  // Held pieces of tensor t, ordered by first sample.
+  // Held pieces of tensor t, ordered by first sample (at most one: see above).
   const std::vector<Piece>& pieces(int t) const { return pieces_[size_t(t)]; }
   // The piece of t holding sample j (must be held).
   const Piece& piece_of(int t, int64_t j) const;
+  // The piece of t holding every sample of step s (input t of its layer).
+  const Piece& input_piece(int t, const PlanStep& s) const;
   void release_all();
-
-  // The parts of a step's samples [first, first + count) in which every input
-  // of its layer lies in one piece: cut where any input changes chunk. A kernel
-  // call per part reads contiguous inputs (no gather, no extra memory).
-  std::vector<std::pair<int64_t, int64_t>> contiguous_parts(const PlanStep& s) const;
 
  private:
   void release_samples(int t, int64_t a, int64_t b);
@@ -65,6 +68,7 @@ class SampleStore {
   std::vector<std::vector<uint32_t>> consumed_;  // per tensor, per sample: consumer layers done
   std::vector<std::vector<char>> produced_;      // per tensor, per sample
   std::vector<std::vector<int32_t>> done_step_;  // per layer, per sample: step that ran it, or -1
+  std::vector<int64_t> next_sample_;             // per layer: the first sample of its next step
   size_t current_step_ = 0;
 };
 

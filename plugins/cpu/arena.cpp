@@ -31,13 +31,21 @@ uint64_t Arena::touched_bytes() const { return base_ ? exec::touched_bytes(base_
 
 ChunkMemory::Id Arena::alloc(uint64_t bytes) {
   const Id id = alloc_.alloc(bytes);
-  if (!alloc_.moves()
-           .empty()) {  // it compacted: slide the contents as listed (ascending, so memmove is safe)
-    for (const exec::OffsetAllocator::Move& m : alloc_.moves())
-      std::memmove(base_ + m.to, base_ + m.from, size_t(m.bytes));
-    alloc_.clear_moves();
-  }
+  apply_moves();
   return id;
+}
+
+ChunkMemory::Id Arena::alloc_after(Id prev, uint64_t bytes) {
+  const Id id = alloc_.alloc_after(prev, bytes);
+  apply_moves();
+  return id;
+}
+
+void Arena::apply_moves() {
+  if (alloc_.moves().empty()) return;
+  for (const exec::OffsetAllocator::Move& m : alloc_.moves())
+    std::memmove(base_ + m.to, base_ + m.from, size_t(m.bytes));
+  alloc_.clear_moves();
 }
 
 }  // namespace frugal::cpu

@@ -2,8 +2,8 @@
 // chunks by the compacting offset allocator both executors share
 // (plugins/common/chunk_memory.h). Chunk sizes are exact, so the live bytes the
 // arena measures are exactly the bytes of the chunks held. When the allocator
-// compacts, the arena slides the chunks' contents down (memmove) as it lists
-// them. Chunks are named by ids; their addresses change on compaction, so
+// compacts or makes room behind a chunk, the arena moves the chunks' contents
+// (memmove) as it lists them. Chunks are named by ids; their addresses change on compaction, so
 // callers look addresses up (data()) after their last allocation.
 #pragma once
 
@@ -32,6 +32,8 @@ class Arena : public ChunkMemory {
 
   // Throws frugal::Error when live + bytes > capacity.
   Id alloc(uint64_t bytes) override;
+  Id alloc_after(Id prev, uint64_t bytes) override;
+  void merge(Id head, Id tail) override { alloc_.merge(head, tail); }
   void release(Id id) override { alloc_.release(id); }
   Id split(Id id, uint64_t at) override { return alloc_.split(id, at); }
   uint64_t live_bytes() const override { return alloc_.live_bytes(); }
@@ -59,6 +61,8 @@ class Arena : public ChunkMemory {
   struct FreeDeleter {
     void operator()(void* p) const;
   };
+  // Moves the contents as the allocator listed (in order; memmove handles each slide).
+  void apply_moves();
   exec::OffsetAllocator alloc_;
   std::unique_ptr<unsigned char, FreeDeleter> block_;
   unsigned char* base_ = nullptr;

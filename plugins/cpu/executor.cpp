@@ -97,32 +97,28 @@ PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
   return exec::simulate_plan(model_, plan, batch);
 }
 
-void Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws,
-                        exec::GateStats* stats) const {
+int Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws,
+                       exec::GateStats* stats) const {
   const Model& m = model_;
   const Layer& L = m.layers()[size_t(s.layer)];
-  const int64_t a = s.first;
-  const Arena& arena = arena_;
-  // One call per part of the samples in which every input is contiguous.
-  for (const auto& [lo, n] : store.contiguous_parts(s)) {
-    KernelArgs args;
-    args.pool = &pool_;
-    args.in_dims = m.call_dims(s.layer, n);
-    for (int t : L.node_inputs) {
-      if (t < 0) {
-        args.in.push_back(nullptr);
-        continue;
-      }
-      const SampleStore::Piece& p = store.piece_of(t, lo);
-      args.in.push_back(arena.data(p.chunk) + (lo - p.first) * m.tensors()[size_t(t)].sample_elems);
+  KernelArgs args;
+  args.pool = &pool_;
+  args.in_dims = m.call_dims(s.layer, s.count);
+  for (int t : L.node_inputs) {
+    if (t < 0) {
+      args.in.push_back(nullptr);
+      continue;
     }
-    args.out = out + (lo - a) * m.tensors()[size_t(L.output)].sample_elems;
-    args.out_dims = m.dims_at(L.output, n);
-    args.ws = ws;
-    args.gate_stats = stats;
-    if (product(args.out_dims) == 0) continue;  // an empty output: nothing to compute
-    m.kernel(s.layer).run(args);
+    const SampleStore::Piece& p = store.input_piece(t, s);  // all the step's samples, in one block
+    args.in.push_back(arena_.data(p.chunk) + (s.first - p.first) * m.tensors()[size_t(t)].sample_elems);
   }
+  args.out = out;
+  args.out_dims = m.dims_at(L.output, s.count);
+  args.ws = ws;
+  args.gate_stats = stats;
+  if (product(args.out_dims) == 0) return 0;  // an empty output: nothing to compute
+  m.kernel(s.layer).run(args);
+  return 1;
 }
 
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
@@ -154,15 +150,19 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
     const double ts = now_seconds();
+    const uint64_t moved_before = arena_.moved_bytes();
     ChunkMemory::Id ws = 0;
     bool has_ws = false;
     const ChunkMemory::Id out = store.begin_step(s, m.layer_bytes(s.layer, s.count).ws_bytes, ws, has_ws);
-    // Addresses only now: the allocations above may have compacted the arena.
-    run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr, &gate_stats[size_t(s.layer)]);
+    // Addresses only now: the allocations above may have moved chunks.
+    const int calls =
+        run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr, &gate_stats[size_t(s.layer)]);
     store.end_step(s, out, ws, has_ws);
     steps.push_back({{"layer", m.layers()[size_t(s.layer)].name},
                      {"first", s.first},
                      {"count", s.count},
+                     {"calls", calls},
+                     {"moved_bytes", arena_.moved_bytes() - moved_before},
                      {"seconds", now_seconds() - ts}});
   }
   for (size_t k = 0; k < outs.size(); ++k) {

@@ -52,8 +52,9 @@ class Executor {
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
 
  private:
-  void run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws,
-                exec::GateStats* stats) const;
+  // Runs step s as one kernel call; returns the calls made (0: an empty output).
+  int run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws,
+               exec::GateStats* stats) const;
   void use_threads() const;
 
   Model model_;

@@ -49,6 +49,7 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
   held += tensors[0].per_sample * static_cast<uint64_t>(batch);
 
   std::vector<std::vector<char>> done(n, std::vector<char>(batch, 0));
+  std::vector<int> next_sample(n, 0);      // per layer: where its next step must start
   std::vector<int> layers_done(batch, 0);  // per sample: layers that processed it
   int touched = 0, finished = 0;
 
@@ -71,6 +72,11 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
     for (int smp = s.first; smp < s.first + s.count; ++smp) {
       if (done[s.layer][smp])
         throw Error(where + ": sample " + std::to_string(smp) + " was already processed by this layer");
+      if (smp == s.first && smp != next_sample[s.layer])
+        throw Error(where +
+                    ": a layer takes its samples in order (each step starts where its previous one "
+                    "ended); the next sample of '" +
+                    costs.layers[s.layer].name + "' is " + std::to_string(next_sample[s.layer]));
       for (int t : inputs)
         if (!tensors[tensor_of(t)].live[smp])
           throw Error(where + ": input '" +
@@ -90,6 +96,7 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
     phase.step_count++;
     phase.seconds += seconds;
 
+    next_sample[s.layer] = s.first + s.count;
     TensorState& out = tensors[tensor_of(s.layer)];
     for (int smp = s.first; smp < s.first + s.count; ++smp) {
       done[s.layer][smp] = 1;

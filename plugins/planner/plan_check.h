@@ -51,7 +51,8 @@ struct PlanCheck {
 std::string describe_step(const CostTable& costs, const std::vector<Step>& steps, size_t i);
 
 // Checks that the steps are executable (each layer runs on every sample of the
-// request exactly once, inputs exist before use, batches within 1..batch_max)
+// request exactly once and in order, inputs exist before use, batches within
+// 1..batch_max)
 // and simulates memory and time. Throws frugal::Error naming the step at fault.
 PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>& steps);
 

@@ -398,18 +398,14 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
     const exec::PlacedStep& ps = placed.steps[i];
-    // Where the allocator compacted before this step: slide the chunks down as it did.
-    for (const exec::OffsetAllocator::Move& mv : ps.moves)
-      r.move_down(arena.handle(), mv.from, mv.to, mv.bytes);
+    // Where the allocator moved chunks before this step: move them as it did.
+    for (const exec::OffsetAllocator::Move& mv : ps.moves) r.move(arena.handle(), mv.from, mv.to, mv.bytes);
     if (!ps.moves.empty()) r.barrier();
     if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-    for (size_t c = 0; c < ps.calls.size(); ++c) {
-      const exec::PlacedCall& call = ps.calls[c];
-      if (c > 0) r.barrier();  // the calls share the workspace
-      if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, call.count)) == 0) continue;
+    // One call on all the step's samples (each input lies in one block).
+    if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, s.count)) != 0)
       model_.kernel(s.layer).record(
-          r, layer_io(s.layer, call.count, call.in_offsets, call.out_offset, ps.ws_offset, arena));
-    }
+          r, layer_io(s.layer, s.count, ps.in_offsets, ps.out_offset, ps.ws_offset, arena));
     if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
   }
@@ -494,8 +490,14 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   double gpu_total = 0;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& st = plan.steps[i];
-    nlohmann::json s = {
-        {"layer", m.layers()[size_t(st.layer)].name}, {"first", st.first}, {"count", st.count}};
+    uint64_t moved = 0;
+    for (const exec::OffsetAllocator::Move& mv : placed.steps[i].moves) moved += mv.bytes;
+    const bool empty = product(m.dims_at(m.layers()[size_t(st.layer)].output, st.count)) == 0;
+    nlohmann::json s = {{"layer", m.layers()[size_t(st.layer)].name},
+                        {"first", st.first},
+                        {"count", st.count},
+                        {"calls", empty ? 0 : 1},
+                        {"moved_bytes", moved}};
     if (i < gpu.size()) {
       s["seconds"] = gpu[i];
       gpu_total += gpu[i];

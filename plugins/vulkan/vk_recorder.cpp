@@ -120,7 +120,7 @@ void Recorder::copy(const Region& from, const Region& to) {
   d_.fn().vkCmdCopyBuffer(cb_, from.buffer, to.buffer, 1, &c);
 }
 
-void Recorder::move_down(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes) {
+void Recorder::move(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes) {
   for (const exec::OffsetAllocator::Move& p :
        exec::non_overlapping_pieces(exec::OffsetAllocator::Move{from, to, bytes})) {
     copy(Region{buffer, p.from, p.bytes}, Region{buffer, p.to, p.bytes});

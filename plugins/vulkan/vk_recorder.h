@@ -65,11 +65,12 @@ class Recorder {
   void barrier();
   void fill(const Region& r, uint32_t value);
   void copy(const Region& from, const Region& to);
-  // Slides `bytes` bytes of `buffer` down from offset `from` to `to` (to < from),
-  // as a compaction does. Vulkan forbids overlapping source and destination in
-  // a copy, so it copies in pieces no longer than the shift, lowest first, with
-  // a barrier after each (the next piece overwrites what this one read).
-  void move_down(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes);
+  // Moves `bytes` bytes of `buffer` from offset `from` to `to`, as the arena's
+  // allocator does. Vulkan forbids overlapping source and destination in a
+  // copy, so a slide is copied in pieces no longer than the shift (lowest first
+  // down, highest first up) with a barrier after each (the next piece
+  // overwrites what this one read).
+  void move(VkBuffer buffer, uint64_t from, uint64_t to, uint64_t bytes);
   void timestamp(VkQueryPool pool, uint32_t query, VkPipelineStageFlagBits stage);
 
  private:

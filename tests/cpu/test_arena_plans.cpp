@@ -140,6 +140,7 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
         INFO(ok.message);
         REQUIRE(ok.ok());
         CHECK(report["peak_bytes"].get<uint64_t>() == peak);
+        for (const auto& st : report["steps"]) CHECK(st["calls"] == 1);  // each step as one call
         compacted += report["compactions"].get<int>() > 0;
         REQUIRE(out.size() == base.size());
         for (size_t k = 0; k < out.size(); ++k) {
@@ -175,13 +176,27 @@ TEST_CASE("plans that split batches give bit-identical outputs for batch-indepen
   std::vector<cpu_test::Step> steps;
   const size_t layers = mm.description()["layers"].size();
   // Every layer up to (not including) the final Gemm one sample at a time; the
-  // Gemm (batch rows in one sgemm) on all four.
+  // Gemm (batch rows in one sgemm) on all four: its input was produced in four
+  // steps with other layers' chunks allocated in between, yet it must run as
+  // ONE call on 4 rows (4 one-row calls sum in another order on some CPUs).
   for (int64_t s = 0; s < 4; ++s)
     for (size_t l = 0; l + 1 < layers; ++l) steps.push_back({int(l), s, 1});
   steps.push_back({int(layers - 1), 0, 4});
-  REQUIRE(ex.run(in, split, MemoryModel::to_json(steps, mm.description())).ok());
+  const uint64_t peak = mm.peak(steps, 4);
+  REQUIRE(ex.set_budget(peak).ok());  // exactly the peak: no room to spare for keeping blocks whole
+  nlohmann::json report;
+  REQUIRE(ex.run(in, split, MemoryModel::to_json(steps, mm.description()), &report).ok());
   REQUIRE(whole[0].data.size() == split[0].data.size());
   CHECK(std::memcmp(whole[0].data.data(), split[0].data.data(), whole[0].data.size() * sizeof(float)) == 0);
+  CHECK(report["peak_bytes"].get<uint64_t>() == peak);
+  REQUIRE(report["steps"].size() == steps.size());
+  uint64_t moved = 0;
+  for (const auto& st : report["steps"]) {
+    INFO(st.dump());
+    CHECK(st["calls"] == 1);
+    moved += st["moved_bytes"].get<uint64_t>();
+  }
+  CHECK(moved == report["moved_bytes"].get<uint64_t>());
 }
 
 TEST_CASE("the arena keeps chunk contents through splits, frees and compaction", "[cpu][arena]") {
@@ -242,4 +257,61 @@ TEST_CASE("the arena keeps chunk contents through splits, frees and compaction",
   uint64_t sum = 0;
   for (const Held& h : held) sum += h.size;
   CHECK(arena.live_bytes() == sum);
+}
+
+TEST_CASE("a chunk allocated after another starts where it ends, whatever must move, and keeps contents",
+          "[cpu][arena]") {
+  using frugal::cpu::Arena;
+  std::mt19937_64 rng(5);
+  Arena arena;
+  const uint64_t capacity = 64 * 1024;
+  arena.reset(capacity);
+  struct Held {
+    Arena::Id id;
+    uint64_t size;
+    uint32_t tag;
+  };
+  std::vector<Held> held;
+  uint32_t next_tag = 1;
+  // Word i of a chunk with tag t holds t * 1000003 + i: a grown chunk continues its pattern.
+  auto fill = [&](Arena::Id id, uint64_t bytes, uint32_t tag, uint64_t first_word) {
+    auto* p = reinterpret_cast<uint32_t*>(arena.data(id));
+    for (uint64_t i = 0; i < bytes / 4; ++i) p[i] = tag * 1000003u + uint32_t(first_word + i);
+  };
+  auto intact = [&](const Held& h) {
+    const auto* p = reinterpret_cast<const uint32_t*>(arena.data(h.id));
+    for (uint64_t i = 0; i < h.size / 4; ++i)
+      if (p[i] != h.tag * 1000003u + uint32_t(i)) return false;
+    return true;
+  };
+  uint64_t grown = 0;
+  for (int op = 0; op < 4000; ++op) {
+    const int what = int(rng() % 3);
+    const uint64_t size = 4 * (1 + rng() % 2048);
+    if (what == 0 || held.empty()) {
+      if (arena.live_bytes() + size > capacity) continue;
+      Held h{arena.alloc(size), size, next_tag++};
+      fill(h.id, size, h.tag, 0);
+      held.push_back(h);
+    } else if (what == 1) {
+      const size_t k = rng() % held.size();
+      arena.release(held[k].id);
+      held.erase(held.begin() + long(k));
+    } else {
+      const size_t k = rng() % held.size();
+      if (arena.live_bytes() + size > capacity) continue;  // any growth that fits must succeed
+      const Arena::Id tail = arena.alloc_after(held[k].id, size);
+      REQUIRE(arena.offset(tail) == arena.offset(held[k].id) + held[k].size);
+      fill(tail, size, held[k].tag, held[k].size / 4);
+      arena.merge(held[k].id, tail);
+      held[k].size += size;
+      ++grown;
+    }
+    arena.check();
+    if (op % 97 == 0)
+      for (const Held& h : held) REQUIRE(intact(h));
+  }
+  for (const Held& h : held) CHECK(intact(h));
+  CHECK(grown > 1000);
+  CHECK(arena.moved_bytes() > 0);
 }

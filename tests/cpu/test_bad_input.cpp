@@ -166,6 +166,14 @@ TEST_CASE("malformed and impossible plans are refused naming the step", "[cpu][e
   CHECK(st.code == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK_THAT(st.message, Contains("step 1") && Contains("sample 1 already ran through this layer at step 0"));
 
+  std::vector<nlohmann::json> unordered = all;  // sample 1 before sample 0
+  unordered[0] = step(first, 1, 1);
+  unordered.insert(unordered.begin() + 1, step(first, 0, 1));
+  st = try_plan(plan_of(unordered));
+  CHECK(st.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(st.message, Contains("step 0") && Contains("takes its samples in order") &&
+                             Contains("the next sample of '" + first + "' is 0"));
+
   std::vector<nlohmann::json> early = all;
   std::swap(early[0], early[1]);
   st = try_plan(plan_of(early));

@@ -57,6 +57,11 @@ TEST_CASE("plan check: refuses plans that cannot run", "[planner]") {
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {1, 0, 2}, {2, 0, 1}}),
                     Catch::Contains("layer 'c' never runs on sample 1"));
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 2}, {0, 1, 1}}), Catch::Contains("already processed"));
+  // Sample 1 before sample 0: the executors keep a tensor's samples in one block, in order.
+  CHECK_THROWS_WITH(check_plan(t, 2, {{0, 1, 1}, {0, 0, 1}, {1, 0, 2}, {2, 0, 2}}),
+                    Catch::Contains("step 0 (layer 'a' on samples 1..1)") &&
+                        Catch::Contains("takes its samples in order") &&
+                        Catch::Contains("the next sample of 'a' is 0"));
   CHECK_THROWS_WITH(check_plan(t, 3, {{0, 0, 3}}), Catch::Contains("above the table's batch_max 2"));
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 1, 2}}), Catch::Contains("outside the request"));
   CHECK_THROWS_WITH(check_plan(t, 2, {{0, 0, 0}}), Catch::Contains("count must be at least 1"));

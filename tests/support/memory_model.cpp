@@ -74,27 +74,27 @@ std::vector<Step> MemoryModel::whole_batch(int64_t batch) const {
 }
 
 std::vector<Step> MemoryModel::random_plan(int64_t batch, std::mt19937_64& rng) const {
-  std::vector<std::vector<bool>> done(layers_, std::vector<bool>(size_t(batch), false));
+  // Each layer takes its samples in order: next[l] is the first sample of its next step.
+  std::vector<int64_t> next(layers_, 0);
   auto ready = [&](size_t l, int64_t j) {
-    if (done[l][size_t(j)]) return false;
     for (int t : layer_inputs_[l]) {
       const int p = producer_[size_t(t)];
-      if (p >= 0 && !done[size_t(p)][size_t(j)]) return false;
+      if (p >= 0 && next[size_t(p)] <= j) return false;
     }
     return true;
   };
   std::vector<Step> steps;
   size_t remaining = layers_ * size_t(batch);
   while (remaining > 0) {
-    std::vector<std::pair<size_t, int64_t>> candidates;
+    std::vector<size_t> candidates;
     for (size_t l = 0; l < layers_; ++l)
-      for (int64_t j = 0; j < batch; ++j)
-        if (ready(l, j)) candidates.push_back({l, j});
-    const auto [l, j] = candidates[rng() % candidates.size()];
+      if (next[l] < batch && ready(l, next[l])) candidates.push_back(l);
+    const size_t l = candidates[rng() % candidates.size()];
+    const int64_t j = next[l];
     int64_t n = 1;
     const int64_t want = 1 + int64_t(rng() % uint64_t(batch));
     while (n < want && j + n < batch && ready(l, j + n)) ++n;
-    for (int64_t k = j; k < j + n; ++k) done[l][size_t(k)] = true;
+    next[l] += n;
     remaining -= size_t(n);
     steps.push_back(Step{int(l), j, n});
   }

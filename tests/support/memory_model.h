@@ -26,7 +26,8 @@ class MemoryModel {
   // Peak live bytes of `steps` for a request of `batch` samples.
   uint64_t peak(const std::vector<Step>& steps, int64_t batch) const;
   std::vector<Step> whole_batch(int64_t batch) const;
-  // A random order of steps that is valid (inputs ready, each sample once per layer).
+  // A random order of steps that is valid (inputs ready, each sample once per
+  // layer, each layer's samples in order).
   std::vector<Step> random_plan(int64_t batch, std::mt19937_64& rng) const;
   static nlohmann::json to_json(const std::vector<Step>& steps, const nlohmann::json& names);
   const nlohmann::json& description() const { return d_; }

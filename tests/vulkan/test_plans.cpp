@@ -2,7 +2,9 @@
 // random valid plans (tests/support/memory_model.h) on the zoo toys, on a net
 // of 1x1 convolutions, pools, Concat, Add and Gemm (where the cpu executor needs
 // no workspace either, so the two peaks must be equal), and on SqueezeNet 1.1
-// at batch 2. For every plan: outputs equal the whole-batch run within 1e-5
+// at batch 2, and a plan whose last layer reads an input made one sample at a
+// time. For every plan: each step is one call at its batch (the run report's
+// "calls"); outputs equal the whole-batch run within 1e-5
 // relative; peak_bytes equals the memory model recomputed from what the plugin
 // publishes (and the cpu executor's peak where both report the same
 // workspace); a budget one byte below is refused before running with both
@@ -102,9 +104,16 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
   int compared = 0;
   uint64_t compactions = 0, moved = 0, copies = 0;
   for (int p = 0; p <= random_plans; ++p) {
-    const std::vector<exec_test::Step> steps =
-        p == 0 ? mm.whole_batch(batch)
-               : mm.random_plan(batch, rng);  // p == 0: whole batch through the plan path
+    // p == 0: whole batch through the plan path; p == 1: every layer but the
+    // last one sample at a time, the last on all (its input made in `batch` steps).
+    std::vector<exec_test::Step> steps;
+    if (p == 0) steps = mm.whole_batch(batch);
+    if (p == 1) {
+      for (int64_t j = 0; j < batch; ++j)
+        for (size_t l = 0; l + 1 < layers; ++l) steps.push_back({int(l), j, 1});
+      steps.push_back({int(layers - 1), 0, batch});
+    }
+    if (p > 1) steps = mm.random_plan(batch, rng);
     const nlohmann::json plan = MemoryModel::to_json(steps, mm.description());
     const uint64_t peak = mm.peak(steps, batch);
     INFO("plan " << p << ": " << plan.dump());
@@ -121,6 +130,7 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     CHECK(report["peak_bytes"].get<uint64_t>() == peak);
     CHECK(report["arena_bytes"].get<uint64_t>() == peak);
     CHECK(report["extent_bytes"].get<uint64_t>() <= peak);
+    for (const auto& st : report["steps"]) CHECK(st["calls"] == 1);  // each step one call at its batch
     g_compactions += report["compactions"].get<uint64_t>();
     compactions += report["compactions"].get<uint64_t>();
     moved += report["moved_bytes"].get<uint64_t>();
@@ -130,6 +140,7 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
       nlohmann::json cpu_report;
       REQUIRE(cpu.run(in, cpu_out, plan, &cpu_report).ok());
       CHECK(report["peak_bytes"] == cpu_report["peak_bytes"]);
+      CHECK(report["moved_bytes"] == cpu_report["moved_bytes"]);  // the same allocator, the same moves
       ++compared;
     }
 
