@@ -4,15 +4,19 @@
 -- as measured by running the plan on the CPU executor inside an arena of
 -- exactly the budget, and VBS's throughput gain over FBS (FBS time / VBS time
 -- - 1), predicted and measured. Each network is folded (BaN-OFF) and profiled
--- once for batch sizes 1..N (cached on disk, as frugal workflow does).
+-- once for batch sizes 1..N (cached on disk, as frugal workflow does); plans
+-- use the fitted tables unless --raw (docs/PLANNER.md says why).
 local argparse = require("argparse")
 local common = require("cli_common")
 local bench = require("bench_common")
+local timing = require("plan_timing")
 
+-- The two with large fully connected layers (batching them pays on a CPU), then the VBS paper's Table II set.
+local DEFAULT_NETS = "alexnet,vgg16_bn,googlenet,resnet50,squeezenet1_1,mobilenet_v2,resnet18"
 local a = argparse.parse(arg, {
   options = {
     {"nets", "string", "zoo networks, comma-separated, or \"all\" (the zoo builds them at 224x224)",
-     default = "squeezenet1_1,mobilenet_v2,resnet18", metavar = "L"},
+     default = DEFAULT_NETS, metavar = "L"},
     {"batch", "integer", "samples in the request", default = 12, min = 1, max = 64},
     {"budgets", "integer", "budgets per network, evenly spaced from just above the smallest VBS plan to the " ..
      "whole batch's need (fixed batch N, no limit)", default = 6, min = 1, max = 50},
@@ -20,9 +24,12 @@ local a = argparse.parse(arg, {
      "medians. One warm-up run per network", default = 3, min = 1},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
-    {"fit", "flag", "plan on fitted tables (frugal profile --fit), not the raw ones"},
-    {"explain", "flag", "after each budget's row, per plan: the executor's summed step times against the " ..
-     "run's time, the arena's compactions and bytes moved, the step count"},
+    {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
+     "per-sample x b)"},
+    {"explain", "flag", "after each budget's row, per plan: steps, kernel calls, bytes moved, and predicted " ..
+     "against measured time of its worst layers"},
+    {"json", "output", "write every row (network, budget, planner, predicted and measured time per sample, " ..
+     "peaks, per-layer times) to FILE (frugal plot bench-vbs draws it)"},
   },
   progress = true,
 })
@@ -30,97 +37,151 @@ local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets)
 local B = a.batch
 local PLANNERS = {"vbs", "fbs", "greedy"}
+local results = {}  -- one entry per (network, budget, planner), for --json and the checks
 
 local function gain(t_fbs, t_vbs)
   if not t_fbs or not t_vbs then return "-" end
   return common.percent(t_fbs / t_vbs - 1)
 end
 
-local function bench_network(name, row)
+-- Folded, profiled (fitted unless --raw), with the budget range and an executor warmed up.
+local function prepare(name)
   progress:stage(name .. ": folding")
-  local original = common.load_model("zoo:" .. name)
-  local folded = common.try(frugal.fold, original, {method = "banoff"})
+  local folded = common.try(frugal.fold, common.load_model("zoo:" .. name), {method = "banoff"})
   local costs, info = common.try(frugal.profile, folded, {executor = "cpu", threads = a.threads, upto = B,
-                                                          cache = not a.no_cache, fit = a.fit, progress = not a.quiet})
-  local function plan(planner, budget)
-    return pcall(frugal.plan, costs, {planner = planner, budget = budget, batch = B})
-  end
-  local ok, whole_plan = plan("fbs", 1 << 50)
+                                                          cache = not a.no_cache, fit = not a.raw,
+                                                          progress = not a.quiet})
+  local ok, whole_plan = pcall(frugal.plan, costs, {planner = "fbs", budget = 1 << 50, batch = B})
   if not ok then common.fail(name .. ": " .. common.message(whole_plan)) end
-  local whole = whole_plan.peak_bytes
-  local ok2, any = plan("vbs", whole)
+  local ok2, any = pcall(frugal.plan, costs, {planner = "vbs", budget = whole_plan.peak_bytes, batch = B})
   if not ok2 then common.fail(name .. ": " .. common.message(any)) end
-  local smallest = any.min_budget_bytes
-
-  local ex = common.try(frugal.executor, folded, {executor = "cpu", threads = a.threads, budget = whole})
-  local x = common.try(frugal.random_input, folded, B, 0)
+  local net = {name = name, folded = folded, costs = costs, info = info, whole = whole_plan.peak_bytes,
+               smallest = any.min_budget_bytes}
+  net.ex = common.try(frugal.executor, folded, {executor = "cpu", threads = a.threads, budget = net.whole})
+  net.x = common.try(frugal.random_input, folded, B, 0)
   progress:status(name .. ": warm-up")
-  common.try(ex.run, ex, x)
+  common.try(net.ex.run, net.ex, net.x)
+  return net
+end
 
+-- The three plans at `budget`, run in turn `repeat` times in an arena of exactly the budget.
+local function measure_budget(net, budget, label)
+  local plans, variants = {}, {}
+  for _, p in ipairs(PLANNERS) do
+    local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B})
+    plans[p] = okp and pl or {error = common.message(pl)}
+    if okp then
+      local v = {name = label .. ", " .. p, planner = p, plan = pl, peak = 0, layers = {}}
+      v.run = function()
+        local _, rep = common.try(net.ex.run, net.ex, net.x, {plan = pl})
+        v.peak = math.max(v.peak, rep.peak_bytes)
+        v.layers[#v.layers + 1] = timing.measured_by_layer(rep)
+        return rep.seconds
+      end
+      variants[#variants + 1] = v
+    end
+  end
+  common.try(net.ex.set_budget, net.ex, budget)
+  bench.interleave(variants, a["repeat"], progress, {warmup = false})
+  progress:done()
+  return plans, variants
+end
+
+local function record(net, budget, plans, variants)
+  local measured = {}
+  for _, v in ipairs(variants) do
+    measured[v.planner] = v.median / B
+    v.by_layer = timing.median_by_layer(v.layers)
+  end
+  for _, p in ipairs(PLANNERS) do
+    local r = {network = net.name, budget_bytes = budget, budget_of_whole = budget / net.whole, planner = p,
+               error = plans[p].error}
+    for _, v in ipairs(variants) do
+      if v.planner == p then
+        local rows = timing.layer_rows(v.plan, net.costs, v.by_layer, B)
+        r.predicted_s_per_sample, r.measured_s_per_sample = v.plan.time_per_sample_s, measured[p]
+        r.predicted_peak_bytes, r.peak_bytes, r.steps = v.plan.peak_bytes, v.peak, #v.plan.steps
+        r.calls, r.moved_bytes, r.fbs_batch, r.layers = v.by_layer.calls, v.by_layer.moved, v.plan.fbs_batch, rows
+      end
+    end
+    results[#results + 1] = r
+  end
+  return measured
+end
+
+local function explain(net, variants)
+  for _, v in ipairs(variants) do
+    local m = v.by_layer
+    print(string.format("%16s%-6s %3d steps, %d calls, moved %s; pred %s, meas %s per sample%s", "", v.planner,
+      m.steps, m.calls, common.bytes(m.moved), common.seconds(v.plan.time_per_sample_s), common.seconds(v.median / B),
+      timing.disagreement(v.plan.time_per_sample_s, v.median / B) and "  (beyond 15%)" or ""))
+    for _, line in ipairs(timing.explain_lines(v.plan, net.costs, m, B, 4)) do print(string.rep(" ", 24) .. line) end
+  end
+end
+
+local function bench_network(name, row)
+  local net = prepare(name)
   for k = 1, a.budgets do
     -- Evenly from 2% above the smallest plan (the memory unit rounds needs up) to the whole batch's need.
     local f = a.budgets == 1 and 1 or (k - 1) / (a.budgets - 1)
-    local budget = math.floor(smallest * 1.02 + f * (whole - smallest * 1.02))
-    local plans, variants = {}, {}
-    for _, p in ipairs(PLANNERS) do
-      local okp, pl = plan(p, budget)
-      if okp then
-        plans[p] = pl
-        variants[#variants + 1] = {name = string.format("%s: budget %d/%d, %s", name, k, a.budgets, p), planner = p,
-                                   plan = pl, peak = 0,
-                                   run = function() return 0 end}
-      else
-        plans[p] = {error = common.message(pl)}
-      end
-    end
-    common.try(ex.set_budget, ex, budget)
-    for _, v in ipairs(variants) do
-      v.step_sums = {}
-      v.run = function()
-        local _, rep = common.try(ex.run, ex, x, {plan = v.plan})
-        v.peak = math.max(v.peak, rep.peak_bytes)
-        local sum = 0
-        for _, st in ipairs(rep.steps) do sum = sum + st.seconds end
-        v.step_sums[#v.step_sums + 1] = sum
-        v.compactions, v.moved = rep.compactions, rep.moved_bytes
-        return rep.seconds
-      end
-    end
-    bench.interleave(variants, a["repeat"], progress, {warmup = false})
-    local measured, over = {}, false
-    for _, v in ipairs(variants) do
-      measured[v.planner] = v.median / B
-      if v.peak > budget then over = true end
-    end
+    local budget = math.floor(net.smallest * 1.02 + f * (net.whole - net.smallest * 1.02))
+    local plans, variants = measure_budget(net, budget, string.format("%s: budget %d/%d", name, k, a.budgets))
+    local measured = record(net, budget, plans, variants)
+    local over = false
+    for _, v in ipairs(variants) do over = over or v.peak > budget end
     local function cell_pred(p) return plans[p].time_per_sample_s and common.seconds(plans[p].time_per_sample_s) or "-" end
     local function cell_meas(p) return measured[p] and common.seconds(measured[p]) or "-" end
-    progress:done()
     row({
-      k == 1 and name or "", common.bytes(budget), common.percent(budget / whole),
+      k == 1 and name or "", common.bytes(budget), common.percent(budget / net.whole),
       cell_pred("vbs"), cell_meas("vbs"),
       plans.fbs.fbs_batch and tostring(plans.fbs.fbs_batch) or "-", cell_pred("fbs"), cell_meas("fbs"),
       cell_pred("greedy"), cell_meas("greedy"),
       gain(plans.fbs.time_per_sample_s, plans.vbs.time_per_sample_s), gain(measured.fbs, measured.vbs),
       over and "OVER" or "ok"})
-    if a.explain then
-      for _, v in ipairs(variants) do
-        local steps = bench.median(v.step_sums) / B
-        print(string.format("%16s%-6s %3d steps: pred %s, meas steps %s, meas run %s (overhead %s); " ..
-          "%d compactions moved %s", "", v.planner, #v.plan.steps, common.seconds(v.plan.time_per_sample_s),
-          common.seconds(steps), common.seconds(v.median / B), common.percent(v.median / B / steps - 1),
-          v.compactions or 0, common.bytes(v.moved or 0)))
-      end
-    end
+    if a.explain then explain(net, variants) end
   end
-  progress:done()
-  return {smallest = smallest, whole = whole, layers = #costs.layers, cached = info.cached,
-                profile_s = info.seconds}
+  return net
 end
 
-print(bench.machine_line())
+-- Per network: the worst measured VBS time against the better baseline and
+-- against FBS, and the plans whose prediction missed by more than 15%.
+local function print_checks()
+  local by_net, order = {}, {}
+  for _, r in ipairs(results) do
+    if not by_net[r.network] then by_net[r.network] = {}; order[#order + 1] = r.network end
+    local t = by_net[r.network]
+    t[r.budget_bytes] = t[r.budget_bytes] or {}
+    t[r.budget_bytes][r.planner] = r
+  end
+  for _, name in ipairs(order) do
+    local worst_best, worst_fbs, missed, plans = 0, 0, {}, 0
+    for _, row in pairs(by_net[name]) do
+      local v, f, g = row.vbs, row.fbs, row.greedy
+      local vm, fm, gm = v.measured_s_per_sample, f.measured_s_per_sample, g.measured_s_per_sample
+      local best = fm and gm and math.min(fm, gm) or fm or gm
+      if vm and best then worst_best = math.max(worst_best, vm / best) end
+      if vm and fm then worst_fbs = math.max(worst_fbs, vm / fm) end
+      for _, r in pairs(row) do
+        if r.measured_s_per_sample then
+          plans = plans + 1
+          if timing.disagreement(r.predicted_s_per_sample, r.measured_s_per_sample) then
+            missed[#missed + 1] = string.format("%s %s (x%.2f)", common.bytes(r.budget_bytes), r.planner,
+              r.measured_s_per_sample / r.predicted_s_per_sample)
+          end
+        end
+      end
+    end
+    print(string.format("%-15s VBS / better of FBS, greedy: worst x%.3f; VBS / FBS: worst x%.3f; %d of %d plans " ..
+      "within 15%% of their prediction%s", name, worst_best, worst_fbs, plans - #missed, plans,
+      #missed > 0 and (" (not: " .. table.concat(missed, ", ") .. ")") or ""))
+  end
+end
+
+local machine = bench.machine_line()
+print(machine)
 print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded networks; %d timed round%s per budget " ..
-  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.threads and (", " .. a.threads .. " threads") or "", a["repeat"],
-  a["repeat"] == 1 and "" or "s", a.fit and "fitted (--fit)" or "measured (raw)"))
+  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.threads and (", " .. a.threads .. " threads") or "",
+  a["repeat"], a["repeat"] == 1 and "" or "s", a.raw and "raw (--raw)" or "fitted"))
 local t0 = frugal.clock()
 local notes = {}
 local row = bench.row_printer({-14, 9, 8, 9, 9, 5, 9, 9, 11, 11, 9, 9, -5})
@@ -128,12 +189,20 @@ row({"network", "budget", "of whole", "VBS pred", "VBS meas", "FBS b", "FBS pred
      "greedy meas", "gain pred", "gain meas", "peaks"})
 for _, name in ipairs(nets) do
   local s = bench_network(name, row)
-  notes[#notes + 1] = string.format("%-15s %d layers; smallest VBS plan %s, whole batch %s; profile %s", name, s.layers,
-    common.bytes(s.smallest), common.bytes(s.whole),
-    s.cached and "cached" or ("measured in " .. common.seconds(s.profile_s)))
+  notes[#notes + 1] = string.format("%-15s %d layers; smallest VBS plan %s, whole batch %s; profile %s", name,
+    #s.costs.layers, common.bytes(s.smallest), common.bytes(s.whole),
+    s.info.cached and "cached" or ("measured in " .. common.seconds(s.info.seconds)))
+  s.ex, s.folded, s.x = nil, nil, nil
+  collectgarbage()  -- the executor's arena (hundreds of MB for vgg16_bn) goes before the next network
 end
 for _, n in ipairs(notes) do print(n) end
 print("columns     time per sample, predicted by the planner from the cost table (pred) and measured (meas); FBS b: " ..
       "the fixed batch size; gain: VBS throughput over FBS (FBS time / VBS time - 1); peaks: every measured arena " ..
       "peak within the budget (ok) or not (OVER)")
+print_checks()
 print(string.format("done in %s", common.seconds(frugal.clock() - t0)))
+if a.json then
+  common.try(frugal.save_json, {machine = machine, batch = B, ["repeat"] = a["repeat"], fitted = not a.raw,
+                                rows = results}, a.json)
+  print("wrote " .. a.json)
+end

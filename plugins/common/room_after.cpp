@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "common/chunk_memory.h"
-#include "util/error.h"
+#include "frugal/error.h"
 
 namespace frugal::exec {
 
