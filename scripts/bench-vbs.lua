@@ -29,7 +29,7 @@ local a = argparse.parse(arg, {
     {"explain", "flag", "after each budget's row, per plan: steps, kernel calls, bytes moved, and predicted " ..
      "against measured time of its worst layers"},
     {"json", "output", "write every row (network, budget, planner, predicted and measured time per sample, " ..
-     "peaks, per-layer times) to FILE (frugal plot bench-vbs draws it)"},
+     "peaks, per-layer times) to FILE (frugal plot bench-vbs draws it)", default_text = "not written"},
   },
   progress = true,
 })
