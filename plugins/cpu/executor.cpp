@@ -155,8 +155,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     bool has_ws = false;
     const ChunkMemory::Id out = store.begin_step(s, m.layer_bytes(s.layer, s.count).ws_bytes, ws, has_ws);
     // Addresses only now: the allocations above may have moved chunks.
-    const int calls =
-        run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr, &gate_stats[size_t(s.layer)]);
+    const int calls = run_step(s, store, arena_.data(out), has_ws ? arena_.data(ws) : nullptr,
+                               &gate_stats[size_t(s.layer)]);
     store.end_step(s, out, ws, has_ws);
     steps.push_back({{"layer", m.layers()[size_t(s.layer)].name},
                      {"first", s.first},
