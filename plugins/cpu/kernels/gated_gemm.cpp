@@ -1,8 +1,10 @@
 // A Gemm after a gate (docs/GATING.md, the paper's section 3.2): its input A
 // [N, F] holds, per sample, blocks of `block` columns (a channel's H*W values
-// after a Flatten) that are all zero where the channel was switched off. Per
-// sample, the runs of nonzero blocks go through sgemv against the matching
-// columns (transB) or rows of B; the output rows are split over the threads.
+// after a Flatten) that are all zero where the channel was switched off. B is
+// kept as [F, N] (transposed at compile time when transB), so that a block of
+// inputs is a contiguous block of rows of B; per sample, each run of nonzero
+// blocks goes through one sgemv on its rows, the outputs split over the threads,
+// and the weights of off channels are never read.
 // When every sample has most of its columns active, one sgemm, as the dense Gemm.
 #include <cblas.h>
 
@@ -18,29 +20,17 @@ namespace frugal::cpu {
 
 namespace {
 
-using Lanes = float __attribute__((vector_size(32)));
-
-// a . b over n values, eight lanes wide.
-float dot(const float* a, const float* b, int64_t n) {
-  Lanes acc = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    Lanes x, y;
-    std::memcpy(&x, a + i, sizeof x);
-    std::memcpy(&y, b + i, sizeof y);
-    acc += x * y;
-  }
-  float t = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-  for (; i < n; ++i) t += a[i] * b[i];
-  return t;
-}
-
 class GatedGemmKernel : public Kernel {
  public:
   GatedGemmKernel(const KernelSpec& s, std::vector<float> b, int64_t features, int64_t block)
       : b_(std::move(b)), F_(features), N_(s.output[1]), block_(block) {
     const ops::Gemm& op = s.op_as<ops::Gemm>();
-    trans_b_ = op.trans_b;
+    if (op.trans_b) {  // kept as [F, N]: a block of inputs is then a contiguous block of rows of B
+      std::vector<float> t(b_.size());
+      for (int64_t o = 0; o < N_; ++o)
+        for (int64_t f = 0; f < F_; ++f) t[size_t(f * N_ + o)] = b_[size_t(o * F_ + f)];
+      b_ = std::move(t);
+    }
     alpha_ = op.alpha;
     if (has_input(s, 2)) {
       const std::vector<float> c = constant_floats(s, 2, "input C");
@@ -67,8 +57,7 @@ class GatedGemmKernel : public Kernel {
     exec::GateStats stats;
     stats.samples = n;
     if (!any_zero) {
-      parallel_sgemm(false, trans_b_, n, N_, F_, alpha_, a.in[0], F_, b_.data(), trans_b_ ? F_ : N_, 0.0f,
-                     a.out, N_, a.pool);
+      parallel_sgemm(false, false, n, N_, F_, alpha_, a.in[0], F_, b_.data(), N_, 0.0f, a.out, N_, a.pool);
       epilogue_.apply_rows(a.out, n, N_);
       stats.macs = n * F_ * N_;
     } else {
@@ -111,16 +100,6 @@ class GatedGemmKernel : public Kernel {
     const int64_t active = active_columns(x, runs), count = find_runs(x, runs);
     parallel_range(pool, N_, 64, [&](int64_t o0, int64_t o1) {
       std::memset(y + o0, 0, sizeof(float) * size_t(o1 - o0));
-      if (trans_b_) {  // B [N, F]: row o's active segments in address order (streams through B)
-        for (int64_t o = o0; o < o1; ++o) {
-          const float* row = b_.data() + o * F_;
-          float t = 0.0f;
-          for (int64_t r = 0; r < count; ++r)
-            t += dot(row + runs[2 * r], x + runs[2 * r], runs[2 * r + 1] - runs[2 * r]);
-          y[o] = alpha_ * t;
-        }
-        return;
-      }
       for (int64_t r = 0; r < count; ++r) {  // B [F, N]: y[o] += x[f0:f0+len] . B[f0:f0+len, o]
         const int64_t f0 = runs[2 * r], len = runs[2 * r + 1] - f0;
         cblas_sgemv(CblasRowMajor, CblasTrans, int(len), int(o1 - o0), alpha_, b_.data() + f0 * N_ + o0,
@@ -133,7 +112,6 @@ class GatedGemmKernel : public Kernel {
 
   std::vector<float> b_;
   int64_t F_ = 0, N_ = 0, block_ = 1;
-  bool trans_b_ = false;
   float alpha_ = 1.0f;
   Epilogue epilogue_;
 };
