@@ -38,6 +38,7 @@ void LayerGraph::attach_gate(const Node& n, KernelSpec& spec) const {
 }
 
 void LayerGraph::mark_gate_layers() {
+  if (!consumers_skip_off_channels()) return;
   for (Layer& L : layers_)
     if (gate_state_.consumers.count(L.nodes[0])) L.skips_off_channels = true;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/arena_sentinel.h"
+#include "common/gate_report.h"
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
@@ -102,6 +103,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
           throw Error("option 'timeout_s' must be a number of seconds in (0, 1e6], got " + v.dump());
         o.timeout_s = v.get<double>();
       }
+      if (j.contains("gate_threshold")) {
+        const auto& t = j["gate_threshold"];
+        if (!t.is_number() || !(t.get<double>() >= 0.0 && t.get<double>() <= 1.0))
+          throw Error("option 'gate_threshold' must be a number in [0, 1], got " + t.dump());
+        o.gate_threshold = t.get<float>();
+      }
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
         if (!v.is_number_integer() || v.get<int64_t>() < 256)
@@ -130,7 +137,7 @@ struct Executor::Recording {
 };
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : options_(options), model_(load_onnx_bytes(onnx, size, "model")) {
+    : options_(options), model_(load_onnx_bytes(onnx, size, "model"), options.gate_threshold) {
   DeviceOptions dopt;
   dopt.device = options_.device;
   dopt.validation = options_.validation;
@@ -158,6 +165,9 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   for (size_t l = 0; l < model_.layers().size(); ++l)
     model_.kernel(int(l)).create_pipelines(*device_, shaders_);
   device_->save_pipeline_cache();  // the next start finds the compiled pipelines
+  for (const Layer& L : model_.layers()) has_model_gates_ = has_model_gates_ || L.gate_kernels > 0;
+  if (has_model_gates_)
+    gate_counts_ = Buffer(*device_, model_.layers().size() * 4, kStorageUsage, false, "gate counts");
 
   VkCommandPoolCreateInfo pi{};
   pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -319,6 +329,7 @@ LayerIO Executor::layer_io(int l, int64_t n, const std::vector<uint64_t>& in_off
   const uint64_t ws = m.layer_bytes(l, n).ws_bytes;
   if (ws) io.ws = Region{arena.handle(), ws_offset, ws};
   io.weights = weight_blocks_[size_t(l)];
+  if (gate_counts_ && L.gate_kernels > 0) io.stats = Region{gate_counts_.handle(), uint64_t(l) * 4, 4};
   return io;
 }
 
@@ -373,6 +384,27 @@ bool same_steps(const std::vector<PlanStep>& a, const std::vector<PlanStep>& b) 
 
 }  // namespace
 
+std::vector<exec::GateStats> Executor::gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const {
+  const Model& m = model_;
+  std::vector<exec::GateStats> stats(m.layers().size());
+  for (const PlanStep& st : plan.steps) {
+    const Layer& L = m.layers()[size_t(st.layer)];
+    if (L.gate_kernels == 0) continue;
+    stats[size_t(st.layer)].samples += st.count;
+  }
+  for (size_t l = 0; l < stats.size(); ++l) {
+    const Layer& L = m.layers()[l];
+    exec::GateStats& g = stats[l];
+    if (L.gate_kernels == 0) continue;
+    g.kernels = g.samples * L.gate_kernels;
+    g.kernels_on = l < on.size() ? int64_t(on[l]) : 0;
+    // The gate's 1x1 on every sample, the conv's MACs for the kernels that ran.
+    const int64_t conv = L.macs_per_sample - L.gate_macs_per_sample;
+    g.macs = L.gate_macs_per_sample * g.samples + conv / L.gate_kernels * g.kernels_on;
+  }
+  return stats;
+}
+
 void Executor::record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
                           int64_t batch) {
   const DeviceFunctions& fn = device_->fn();
@@ -394,7 +426,8 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   check(fn.vkBeginCommandBuffer(rec.cb, &bi), "vkBeginCommandBuffer");
   Recorder r(*device_, rec.cb, rec.sets, options_.max_binding_bytes);
   if (pool) fn.vkCmdResetQueryPool(rec.cb, pool, 0, queries);
-  r.barrier();  // the inputs' upload
+  if (gate_counts_) r.fill(Region{gate_counts_.handle(), 0, gate_counts_.size()}, 0);
+  r.barrier();  // the inputs' upload (and the counts' zeroing)
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
     const exec::PlacedStep& ps = placed.steps[i];
@@ -455,6 +488,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const double t0 = now_seconds();
   const double timeout = options_.timeout_s;
   uint64_t touched = 0;
+  std::vector<uint32_t> gate_on;  // per layer: kernels its gate switched on
   try {
     if (!recording_) recording_ = std::make_unique<Recording>();
     if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
@@ -474,6 +508,10 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                             uint64_t(p.count) * sb, timeout);
     }
     if (exec::arena_sentinel_on()) touched = arena_touched_bytes(*device_, *arena, timeout);
+    if (gate_counts_) {
+      gate_on.resize(m.layers().size());
+      device_->download(gate_counts_, 0, gate_on.data(), gate_on.size() * 4, timeout);
+    }
   } catch (const sdk::Failure& f) {
     if (device_->failure().empty()) throw;
     fail_after_device_failure("run", f, temporary);
@@ -518,6 +556,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"validation_errors", validation_errors()},
                            {"steps", steps}};
   if (!gpu.empty()) report["gpu_seconds"] = gpu_total;
+  if (has_model_gates_) report["gates"] = exec::gate_report(m, gate_stats(plan, gate_on));
   if (exec::arena_sentinel_on()) report["touched_bytes"] = touched;
   return report.dump();
 }

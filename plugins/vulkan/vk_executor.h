@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/gate_params.h"
 #include "common/io_checks.h"
 #include "common/placement.h"
 #include "common/plan.h"
@@ -43,6 +45,7 @@ struct ExecutorOptions {
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
   double timeout_s = kDefaultWaitSeconds;  // {"timeout_s": N}: longest wait for one submission
   bool validation = false;                 // env FRUGAL_VULKAN_VALIDATION
+  std::optional<float> gate_threshold;     // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
 };
@@ -94,6 +97,8 @@ class Executor {
   void release_after_failure(Buffer& temporary);
   VkQueryPool query_pool(uint32_t queries);
   std::vector<double> read_timestamps(uint32_t queries) const;
+  // Per layer, what its model gate did over a run of `plan` (on: kernels switched on per layer).
+  std::vector<exec::GateStats> gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const;
   void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
                   int64_t batch);
   // Layer l on n samples: per head-node input the byte offset of its first
@@ -121,6 +126,10 @@ class Executor {
     Gating gating;
   };
   std::map<int, std::unique_ptr<GateState>> gates_;
+  // Per layer one uint: the kernels its model gate switched on during a run
+  // (zeroed at the start of each recorded run, read after it).
+  Buffer gate_counts_;
+  bool has_model_gates_ = false;
 };
 
 }  // namespace frugal::vk

@@ -83,12 +83,13 @@ struct LayerIO {
   Region out;
   Region ws;
   Region weights;  // the kernel's parameter block
+  Region stats;    // one uint: a gated conv adds its switched-on kernels (empty: not counted)
 };
 
 // Where the SPIR-V files are, and which conv variant layers use.
 struct ShaderSet {
   std::string dir;
-  bool dense_conv = false;  // conv_dense.spv (plain dispatch) instead of the gating-ready indirect path
+  bool dense_conv = false;  // conv_dense.spv (plain dispatch) for ungated convs, instead of the indirect path
   std::string path(const std::string& name) const { return dir + "/" + name + ".spv"; }
 };
 
@@ -107,7 +108,7 @@ struct Gating {
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // Workspace bytes in the arena at n samples.
+  // Workspace bytes in the arena at a call whose input 0 has n samples (dim 0).
   virtual uint64_t workspace_bytes(int64_t n) const { return 0; }
   // True when the op combines values of different samples (a batch split would change it).
   virtual bool mixes_samples() const { return false; }

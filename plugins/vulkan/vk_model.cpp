@@ -8,7 +8,10 @@
 
 namespace frugal::vk {
 
-Model::Model(const Graph& g) : LayerGraph("vulkan") { compile(g); }
+Model::Model(const Graph& g, std::optional<float> gate_threshold) : LayerGraph("vulkan") {
+  gate_threshold_ = gate_threshold;
+  compile(g);
+}
 
 bool Model::mixes_samples(int l, const std::vector<Dims>&) const {
   return kernels_[size_t(l)]->mixes_samples();
@@ -19,6 +22,10 @@ exec::EpilogueSteps* Model::bundle_target(int l, const std::string& op) {
   return e && e->has_room(op == "BatchNormalization") ? e : nullptr;
 }
 
-uint64_t Model::workspace_bytes(int l, int64_t n) const { return kernels_[size_t(l)]->workspace_bytes(n); }
+// Kernels size their workspace by the samples of the call (dim 0 of input 0).
+uint64_t Model::workspace_bytes(int l, int64_t n) const {
+  const std::vector<Dims> d = call_dims(l, n);
+  return kernels_[size_t(l)]->workspace_bytes(!d.empty() && !d[0].empty() ? d[0][0] : n);
+}
 
 }  // namespace frugal::vk

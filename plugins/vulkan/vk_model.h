@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ class Model : public exec::LayerGraph {
  public:
   // Compiles `g`. Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing every node
   // this executor cannot run, frugal::Error for a malformed model.
-  explicit Model(const Graph& g);
+  // `gate_threshold`: replaces every gate's threshold (docs/GATING.md).
+  explicit Model(const Graph& g, std::optional<float> gate_threshold = std::nullopt);
 
   Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
 
@@ -32,6 +34,10 @@ class Model : public exec::LayerGraph {
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
   uint64_t workspace_bytes(int l, int64_t n) const override;
+  // Gated convs compute their gates on the device (kernels/conv.cpp); their
+  // consumers run densely on the switched-off channels' zeros.
+  bool runs_gates() const override { return true; }
+  bool consumers_skip_off_channels() const override { return false; }
 
   std::vector<std::unique_ptr<Kernel>> kernels_;  // per layer
 };

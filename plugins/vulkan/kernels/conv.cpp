@@ -12,6 +12,7 @@
 
 #include <cstring>
 
+#include "common/gate_params.h"
 #include "common/window.h"
 #include "frugal/error.h"
 #include "vk_kernel.h"
@@ -45,6 +46,20 @@ class ConvKernel : public Kernel {
     declared_dim0_ = x.dims[0];
     kpt_ = group_ == 1 ? 4 : 1;  // kernels of one group share their input loads
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
+    if (s.gate) {
+      if (s.gate->kernels != M_ || s.gate->channels != C_ || group_ != 1)
+        fail(s, "its gate switches " + std::to_string(s.gate->kernels) + " kernels over " +
+                    std::to_string(s.gate->channels) + " channels; the conv has " + std::to_string(M_) +
+                    " kernels over " + std::to_string(C_) + " channels in " + std::to_string(group_) +
+                    " group(s)");
+      gate_ = std::make_unique<exec::GateParams>(*s.gate);
+    }
+  }
+
+  // A model's gate: per sample the pooled input [C], the switches [M], the
+  // active list [list_len_] and the dispatch arguments [3].
+  uint64_t workspace_bytes(int64_t n) const override {
+    return gate_ ? uint64_t(n * (C_ + M_ + list_len_ + 3)) * 4 : 0;
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
@@ -63,6 +78,11 @@ class ConvKernel : public Kernel {
     wg_ = p.workgroup_1d;
     groups_x_ = uint32_t((win_.Ho * win_.Wo + wg_ - 1) / wg_);
     args_off_ = p.add_words({groups_x_, uint32_t(list_len_ / kpt_), 1});  // the ungated indirect dispatch
+    if (gate_) {
+      gate_w_off_ = p.add_floats(gate_->weights);
+      gate_b_off_ = p.add_floats(gate_->bias);
+      gate_->weights = gate_->bias = std::vector<float>();
+    }
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -83,11 +103,19 @@ class ConvKernel : public Kernel {
         .set(18, uint32_t(M_ / group_));
     sc.set(19, uint32_t(kpt_));
     epilogue_.specialize(sc, uint32_t(M_));
-    dense_ = shaders.dense_conv;
+    dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
     SpecConstants gs;
     gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
+    if (!gate_) return;
+    SpecConstants ps;
+    ps.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
+    pool_pipeline_ = d.pipeline(shaders.path("gate_pool"), ps);
+    SpecConstants ws;
+    ws.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
+    ws.set(5, gate_w_off_).set(6, gate_b_off_);
+    switch_pipeline_ = d.pipeline(shaders.path("gate_switch"), ws);
   }
 
   void record(Recorder& r, const LayerIO& io) const override {
@@ -95,22 +123,25 @@ class ConvKernel : public Kernel {
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
     const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
-    const bool gated = gating_ != nullptr && !dense_;
+    Gating own;
+    const Gating* gating = gating_;
+    if (gate_) gating = &(own = record_model_gate(r, io, g));
+    const bool gated = gating != nullptr && !dense_;
     if (gated) {
-      if (gating_->n != n)
-        throw Error(label_ + ": gates were set for " + std::to_string(gating_->n) + " samples, the run has " +
+      if (gating->n != n)
+        throw Error(label_ + ": gates were set for " + std::to_string(gating->n) + " samples, the run has " +
                     std::to_string(n));
       // Active lists and dispatch arguments from the gate values, on the device.
       PushConstants pc;
       pc.n = uint32_t(n);
       uint32_t bits;
-      std::memcpy(&bits, &gating_->threshold, 4);
+      std::memcpy(&bits, &gating->threshold, 4);
       pc.p0 = bits;
-      pc.p1 = uint32_t((gating_->args.offset - gating_->indices.offset) / 4);
+      pc.p1 = uint32_t((gating->args.offset - gating->indices.offset) / 4);
       Bindings b;
-      b.slot[kX] = gating_->values;
-      b.slot[kU] = Region{gating_->indices.buffer, gating_->indices.offset,
-                          gating_->args.offset + gating_->args.bytes - gating_->indices.offset};
+      b.slot[kX] = gating->values;
+      b.slot[kU] = Region{gating->indices.buffer, gating->indices.offset,
+                          gating->args.offset + gating->args.bytes - gating->indices.offset};
       r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
       r.dispatch_flat(uint64_t(n), 64);
       r.fill(io.out, 0);  // switched-off kernels read 0
@@ -130,7 +161,7 @@ class ConvKernel : public Kernel {
         continue;
       }
       if (gated)
-        b.slot[kU] = gating_->indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
+        b.slot[kU] = gating->indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
       else
         b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(list_len_) * 4);
       r.bind(pipeline_, b, pc, label_);
@@ -140,7 +171,7 @@ class ConvKernel : public Kernel {
         pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
         r.push(pc);
         if (gated)
-          r.dispatch_indirect(gating_->args.buffer, gating_->args.offset + uint64_t(s0 + s) * 12);
+          r.dispatch_indirect(gating->args.buffer, gating->args.offset + uint64_t(s0 + s) * 12);
         else
           r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
       }
@@ -148,6 +179,46 @@ class ConvKernel : public Kernel {
   }
 
  private:
+  // The model's gate for the call's samples (in groups of g that fit a
+  // binding), into io.ws: pooled input, then switches; the lists and dispatch
+  // arguments after them are left to the caller (gate_indices.spv).
+  Gating record_model_gate(Recorder& r, const LayerIO& io, int64_t g) const {
+    const int64_t n = count(io);
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4;
+    const Region pooled = io.ws.sub(0, uint64_t(n * C_) * 4);
+    Gating gt;
+    gt.values = io.ws.sub(pooled.bytes, uint64_t(n * M_) * 4);
+    gt.indices = io.ws.sub(pooled.bytes + gt.values.bytes, uint64_t(n * list_len_) * 4);
+    gt.args = io.ws.sub(pooled.bytes + gt.values.bytes + gt.indices.bytes, uint64_t(n) * 12);
+    gt.threshold = 0.5f;  // switches are 1 or 0
+    gt.n = n;
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.slot[kO] = pooled.sub(uint64_t(s0 * C_) * 4, uint64_t(k * C_) * 4);
+      PushConstants pc;
+      pc.n = uint32_t(k * C_);
+      r.bind(pool_pipeline_, b, pc, label_ + " (gate pool)");
+      r.dispatch_flat(uint64_t(k * C_), wg_);
+    }
+    r.barrier();
+    Bindings b;
+    b.slot[kX] = pooled;
+    b.slot[kO] = gt.values;
+    b.slot[kW] = io.weights;
+    b.slot[kU] = io.stats;
+    PushConstants pc;
+    pc.n = uint32_t(n);
+    std::memcpy(&pc.p0, &gate_->threshold, 4);
+    pc.p1 = gate_->strict ? 1u : 0u;
+    pc.p2 = io.stats.empty() ? 0u : 1u;
+    r.bind(switch_pipeline_, b, pc, label_ + " (gate)");
+    r.dispatch_flat(uint64_t(n * M_), wg_);
+    r.barrier();
+    return gt;
+  }
+
   std::string label_;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0;
@@ -159,6 +230,9 @@ class ConvKernel : public Kernel {
   bool dense_ = false;
   VkPipeline pipeline_ = VK_NULL_HANDLE, gate_pipeline_ = VK_NULL_HANDLE;
   const Gating* gating_ = nullptr;
+  std::unique_ptr<exec::GateParams> gate_;  // a model's gate (its tables go to the device at pack)
+  uint32_t gate_w_off_ = 0, gate_b_off_ = 0;
+  VkPipeline pool_pipeline_ = VK_NULL_HANDLE, switch_pipeline_ = VK_NULL_HANDLE;
 };
 
 }  // namespace

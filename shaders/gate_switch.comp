@@ -1,0 +1,28 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// The second step of a model's kernel gate (docs/GATING.md) on the device: per
+// sample s and kernel k of the gated conv, the switch of the paper's eq. 2,
+// on iff sigmoid(b[k] + sum_c W[k, c] * pooled[s, c]) >= t (> t when STRICT is
+// set in pc.p1), written as 1.0 / 0.0 at o[s*K + k] for gate_indices.spv. The
+// 1x1 weights [K, C] and the bias [K] are in the layer's parameter block (word
+// offsets WOFF, BOFF); the threshold's float bits are pc.p0. When pc.p2 is 1,
+// the switched-on count is added to u[0] (the run report's activity).
+#include "common.glsl"
+
+layout(constant_id = 3) const uint C = 1;  // input channels
+layout(constant_id = 4) const uint K = 1;  // switches (the gated conv's kernels)
+layout(constant_id = 5) const uint WOFF = 0;
+layout(constant_id = 6) const uint BOFF = 0;
+
+void main() {
+  const uint i = flat_index();
+  if (i >= pc.n * K) return;
+  const uint s = i / K, k = i % K;
+  float z = w[pc.w_off + BOFF + k];
+  for (uint c = 0; c < C; ++c) z += w[pc.w_off + WOFF + k * C + c] * x[pc.x_off + s * C + c];
+  const float sw = 1.0 / (1.0 + exp(-z));
+  const float t = uintBitsToFloat(pc.p0);
+  const bool on = pc.p1 == 1u ? sw > t : sw >= t;
+  o[pc.o_off + i] = on ? 1.0 : 0.0;
+  if (on && pc.p2 == 1u) atomicAdd(u[pc.u_off], 1u);
+}

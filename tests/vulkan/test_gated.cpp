@@ -1,0 +1,206 @@
+// Gated models (docs/GATING.md) on the Vulkan executor, which computes each
+// gate on the device and runs only the switched-on kernels: equal to the
+// float64 reference at thresholds 0 (every kernel on), 0.3, 0.5, 0.7 and 1
+// (every kernel off), both gate forms, GreaterOrEqual and Greater; per-sample
+// masks that differ inside a batch; a Gemm right after the gate; the
+// gate_threshold option; plans that split the batch of a gated layer; the run
+// report's activity against the reference's mask. The validation layer must
+// report nothing.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "gated_graphs.h"
+#include "vk_test_util.h"
+
+using Catch::Matchers::Contains;
+using gate_test::gated_graph;
+using gate_test::GatedGraphOptions;
+
+namespace {
+
+// Input x [n, C, H, W]: uniform noise plus an offset per sample and channel, so
+// that the pooled values, and the switches, differ between samples.
+frugal::RefTensor gate_input(const GatedGraphOptions& o, int64_t n, uint64_t seed) {
+  frugal::RefTensor x = frugal::random_ref_tensor({n, o.channels, o.size, o.size}, seed);
+  const std::vector<float> offsets = vk_test::random_floats(size_t(n * o.channels), seed + 1, -1.5f, 1.5f);
+  const size_t plane = size_t(o.size * o.size);
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] += offsets[i / plane];
+  return x;
+}
+
+struct Outcome {
+  double diff = 0, scale = 1e-3;  // max |vulkan - reference|, max |reference|
+  nlohmann::json report;
+  frugal::RefTensor mask;  // the reference's switches [N, K, 1, 1]
+};
+
+Outcome run_both(const frugal::Graph& g, const frugal::RefTensor& x, const std::string& options = "",
+                 const nlohmann::json& plan = nullptr) {
+  std::map<std::string, frugal::RefTensor> in;
+  in["x"] = x;
+  const frugal::RefValues all = frugal::reference_run_all(g, in);
+  const frugal::RefTensor& want = all.at("y");
+  Outcome r;
+  if (all.count("g_mask")) r.mask = all.at("g_mask");
+  vk_test::Executor ex(g, options);
+  INFO(ex.created.message);
+  REQUIRE(ex.ok());
+  std::vector<vk_test::HostTensor> out;
+  const vk_test::Status st = ex.run(vk_test::host_inputs(in), out, plan, &r.report);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  REQUIRE(out.size() == 1);
+  for (double v : want.data) r.scale = std::max(r.scale, std::abs(v));
+  r.diff = vk_test::max_diff(out[0].data, want);
+  CHECK(ex.validation_errors() == 0);
+  return r;
+}
+
+double mask_mean(const frugal::RefTensor& m) {
+  double on = 0;
+  for (double v : m.data) on += v;
+  return on / double(m.data.size());
+}
+
+bool masks_differ(const frugal::RefTensor& m) {
+  const size_t per = m.data.size() / size_t(m.dims[0]);
+  for (size_t s = 1; s < size_t(m.dims[0]); ++s)
+    for (size_t k = 0; k < per; ++k)
+      if (m.data[s * per + k] != m.data[k]) return true;
+  return false;
+}
+
+const nlohmann::json& gate_entry(const nlohmann::json& report, const std::string& layer) {
+  for (const nlohmann::json& e : report.at("gates"))
+    if (e.at("layer") == layer) return e;
+  FAIL("no gate entry for layer " << layer << " in " << report.dump());
+  static nlohmann::json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("vulkan gated: equals the float64 reference at every threshold, both forms", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  for (bool pool_first : {false, true}) {
+    for (bool strict : {false, true}) {
+      for (float t : {0.0f, 0.3f, 0.5f, 0.7f, 1.0f}) {
+        GatedGraphOptions o;
+        o.pool_first = pool_first;
+        o.strict = strict;
+        o.threshold = t;
+        INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t);
+        const int64_t n = 6;
+        const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5));
+        CHECK(r.diff <= 1e-4 * r.scale);
+        const nlohmann::json& conv = gate_entry(r.report, "conv1");
+        CHECK(conv.at("gated") == true);
+        CHECK(conv.at("samples") == n);
+        CHECK(conv.at("kernels") == n * o.kernels);
+        CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
+        if (t == 0.0f && !strict) CHECK(conv.at("activity") == 1.0);
+        if (t == 1.0f) CHECK(conv.at("activity") == 0.0);
+        if (mask_mean(r.mask) < 1.0) CHECK(conv.at("effective_macs") < conv.at("dense_macs"));
+        // Consumers run densely on the zeros here (no skipping on this executor): no entry.
+        CHECK(r.report.at("gates").size() == 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("vulkan gated: per-sample masks differ inside a batch", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.kernels = o.gate_channels = 16;
+  o.size = 9;
+  for (const char* options : {"", "{\"conv\": \"dense\"}"}) {  // a gated conv ignores "dense"
+    INFO("options " << options);
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 8, 11), options);
+    CHECK(masks_differ(r.mask));
+    const double activity = mask_mean(r.mask);
+    CHECK((activity > 0.2 && activity < 0.8));
+    CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(activity));
+    CHECK(r.diff <= 1e-4 * r.scale);
+  }
+}
+
+TEST_CASE("vulkan gated: a Gemm right after the gate", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  for (float t : {0.0f, 0.5f, 1.0f}) {
+    GatedGraphOptions o;
+    o.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm
+    o.threshold = t;
+    INFO("threshold " << t);
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 3));
+    CHECK(r.diff <= 1e-4 * r.scale);
+    CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
+  }
+}
+
+TEST_CASE("vulkan gated: the executor's gate_threshold replaces the model's", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  const frugal::RefTensor x = gate_input(o, 4, 9);
+  for (float t : {0.0f, 1.0f, 0.25f}) {
+    GatedGraphOptions want = o;
+    want.threshold = t;
+    std::map<std::string, frugal::RefTensor> in;
+    in["x"] = x;
+    const frugal::RefTensor ref = frugal::reference_run(gated_graph(want), in).at("y");
+    vk_test::Executor ex(gated_graph(o), "{\"gate_threshold\": " + std::to_string(t) + "}");
+    REQUIRE(ex.ok());
+    std::vector<vk_test::HostTensor> out;
+    nlohmann::json report;
+    REQUIRE(ex.run(vk_test::host_inputs(in), out, nullptr, &report).ok());
+    double scale = 1e-3;
+    for (double v : ref.data) scale = std::max(scale, std::abs(v));
+    CHECK(vk_test::max_diff(out[0].data, ref) <= 1e-4 * scale);
+    CHECK(gate_entry(report, "conv1").at("threshold").get<double>() == Approx(t));
+    CHECK(ex.validation_errors() == 0);
+  }
+  vk_test::Executor bad(gated_graph(o), "{\"gate_threshold\": 1.5}");
+  CHECK(!bad.ok());
+  CHECK_THAT(bad.created.message, Contains("'gate_threshold' must be a number in [0, 1]"));
+}
+
+TEST_CASE("vulkan gated: plans that split the batch of a gated layer", "[vulkan][gating][plans]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.kernels = o.gate_channels = 16;
+  const int64_t n = 5;
+  const frugal::Graph g = gated_graph(o);
+  const frugal::RefTensor x = gate_input(o, n, 21);
+  vk_test::Executor ex(g);
+  REQUIRE(ex.ok());
+  vk_test::MemoryModel mm(ex);
+  std::mt19937_64 rng(3);
+  for (int p = 0; p < 4; ++p) {
+    std::vector<vk_test::Step> steps;
+    if (p == 0) {  // every layer one sample at a time
+      for (int64_t s = 0; s < n; ++s)
+        for (size_t l = 0; l < mm.description()["layers"].size(); ++l) steps.push_back({int(l), s, 1});
+    } else {
+      steps = mm.random_plan(n, rng);
+    }
+    const nlohmann::json plan = vk_test::MemoryModel::to_json(steps, mm.description());
+    INFO("plan " << plan.dump());
+    const Outcome r = run_both(g, x, "", plan);
+    CHECK(r.diff <= 1e-4 * r.scale);
+    const nlohmann::json& conv = gate_entry(r.report, "conv1");
+    CHECK(conv.at("samples") == n);
+    CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
+  }
+}
+
+TEST_CASE("vulkan gated: the gated layer's workspace holds its gate", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;  // C 6, K 8 (lists padded to 8)
+  vk_test::Executor ex(gated_graph(o));
+  REQUIRE(ex.ok());
+  const int l = 0;
+  const nlohmann::json d = ex.describe();
+  CHECK(d["layers"][l]["name"] == "conv1");
+  CHECK(d["layers"][l]["gate"]["kernels"] == 8);
+  for (int n : {1, 3})
+    CHECK(ex.layer_bytes(l, n).ws_bytes == uint64_t(n) * (6 + 8 + 8 + 3) * 4);
+}
