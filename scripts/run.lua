@@ -25,7 +25,7 @@ local a = argparse.parse(arg, {
      "and first touches)", default = 3, min = 1},
     {"seed", "integer", "seed of the random input", default = 0, min = 0},
     {"gate_threshold", "number", "threshold of every kernel gate in the model, in [0, 1] (docs/GATING.md; " ..
-     "0: every kernel on, 1: off); the cpu executor runs gates gated", min = 0, max = 1,
+     "0: every kernel on, 1: off); both executors run gates gated", min = 0, max = 1,
      default_text = "the model's own"},
   },
   progress = true,
@@ -64,8 +64,8 @@ progress:stage("preparing " .. m:name() .. " on " .. a.executor)
 if a.gate_threshold and #m:gates().gates == 0 then
   common.fail("--gate-threshold: " .. a.model .. " has no kernel gates (frugal info lists near misses)", 2)
 end
-if a.gate_threshold and a.executor ~= "cpu" then
-  io.stderr:write("warning: --gate-threshold is applied by the cpu executor only; " .. a.executor ..
+if a.gate_threshold and a.executor ~= "cpu" and a.executor ~= "vulkan" then
+  io.stderr:write("warning: --gate-threshold is applied by the cpu and vulkan executors only; " .. a.executor ..
                   " runs the gates densely with the model's threshold\n")
 end
 local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,

@@ -45,7 +45,7 @@ struct ExecutorOptions {
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
   double timeout_s = kDefaultWaitSeconds;  // {"timeout_s": N}: longest wait for one submission
   bool validation = false;                 // env FRUGAL_VULKAN_VALIDATION
-  std::optional<float> gate_threshold;     // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
+  std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
 };

@@ -201,6 +201,5 @@ TEST_CASE("vulkan gated: the gated layer's workspace holds its gate", "[vulkan][
   const nlohmann::json d = ex.describe();
   CHECK(d["layers"][l]["name"] == "conv1");
   CHECK(d["layers"][l]["gate"]["kernels"] == 8);
-  for (int n : {1, 3})
-    CHECK(ex.layer_bytes(l, n).ws_bytes == uint64_t(n) * (6 + 8 + 8 + 3) * 4);
+  for (int n : {1, 3}) CHECK(ex.layer_bytes(l, n).ws_bytes == uint64_t(n) * (6 + 8 + 8 + 3) * 4);
 }
