@@ -14,6 +14,9 @@
 // is ungated), so the count is never read back.
 // DENSE (conv_dense.spv): plain dispatch, y = kernels / KPT, z = sample; kept so
 // a benchmark can measure what the indirection costs.
+// SKIP_IN (a gate's consumer, groups = 1): per sample, y holds at
+// sample*(C+1) the count of input channels that are not all zero, then their
+// indices (as floats, gate_inputs.comp); only those are read.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;       // input channels
@@ -33,6 +36,7 @@ layout(constant_id = 16) const int PL = 0;
 layout(constant_id = 17) const uint CG = 1;     // input channels per group
 layout(constant_id = 18) const uint MG = 1;     // output channels per group
 layout(constant_id = 19) const uint KPT = 1;    // output kernels per invocation
+layout(constant_id = 20) const uint SKIP_IN = 0;  // 1: read only the input channels listed in y
 
 void main() {
   const uint pix = gl_GlobalInvocationID.x;
@@ -61,7 +65,10 @@ void main() {
     wbase[t] = pc.w_off + min(m[t], M - 1u) * CG * KH * KW;
     acc[t] = 0.0;
   }
-  for (uint c = 0; c < CG; ++c) {
+  const uint list = pc.y_off + sample_index * (C + 1u);
+  const uint channels = SKIP_IN != 0u ? uint(y[list]) : CG;
+  for (uint ci = 0; ci < channels; ++ci) {
+    const uint c = SKIP_IN != 0u ? uint(y[list + 1u + ci]) : ci;
     const uint xc = xbase + c * H * W;
     const uint wc = c * KH * KW;
     for (uint i = 0; i < KH; ++i) {

@@ -115,9 +115,9 @@ class LayerGraph {
   // then compile into gated conv layers (gate and Mul included) and consumers
   // that skip off channels (layer_graph_gates.cpp). Others run gates densely.
   virtual bool runs_gates() const { return false; }
-  // True when the backend's Conv / Gemm consumers of a gate skip the channels
-  // that are off (else they run densely on the zeros, Layer::skips_off_channels stays false).
-  virtual bool consumers_skip_off_channels() const { return true; }
+  // True when layer l, a Conv / Gemm consumer of a gate, skips the channels
+  // that are off (else it runs densely on the zeros, Layer::skips_off_channels stays false).
+  virtual bool consumer_skips_off_channels(int l) const { return true; }
   // Replaces the threshold of every gate when set (before compile()).
   std::optional<float> gate_threshold_;
 

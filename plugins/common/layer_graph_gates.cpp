@@ -38,9 +38,9 @@ void LayerGraph::attach_gate(const Node& n, KernelSpec& spec) const {
 }
 
 void LayerGraph::mark_gate_layers() {
-  if (!consumers_skip_off_channels()) return;
-  for (Layer& L : layers_)
-    if (gate_state_.consumers.count(L.nodes[0])) L.skips_off_channels = true;
+  for (size_t l = 0; l < layers_.size(); ++l)
+    if (gate_state_.consumers.count(layers_[l].nodes[0]) && consumer_skips_off_channels(int(l)))
+      layers_[l].skips_off_channels = true;
 }
 
 }  // namespace frugal::exec

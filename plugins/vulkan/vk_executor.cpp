@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -167,7 +168,7 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   device_->save_pipeline_cache();  // the next start finds the compiled pipelines
   for (const Layer& L : model_.layers()) has_model_gates_ = has_model_gates_ || L.gate_kernels > 0;
   if (has_model_gates_)
-    gate_counts_ = Buffer(*device_, model_.layers().size() * 4, kStorageUsage, false, "gate counts");
+    gate_counts_ = Buffer(*device_, model_.layers().size() * 8, kStorageUsage, false, "gate counts");
 
   VkCommandPoolCreateInfo pi{};
   pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -329,7 +330,8 @@ LayerIO Executor::layer_io(int l, int64_t n, const std::vector<uint64_t>& in_off
   const uint64_t ws = m.layer_bytes(l, n).ws_bytes;
   if (ws) io.ws = Region{arena.handle(), ws_offset, ws};
   io.weights = weight_blocks_[size_t(l)];
-  if (gate_counts_ && L.gate_kernels > 0) io.stats = Region{gate_counts_.handle(), uint64_t(l) * 4, 4};
+  if (gate_counts_ && (L.gate_kernels > 0 || L.skips_off_channels))
+    io.stats = Region{gate_counts_.handle(), uint64_t(l) * 8, 8};
   return io;
 }
 
@@ -387,20 +389,24 @@ bool same_steps(const std::vector<PlanStep>& a, const std::vector<PlanStep>& b) 
 std::vector<exec::GateStats> Executor::gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const {
   const Model& m = model_;
   std::vector<exec::GateStats> stats(m.layers().size());
-  for (const PlanStep& st : plan.steps) {
-    const Layer& L = m.layers()[size_t(st.layer)];
-    if (L.gate_kernels == 0) continue;
-    stats[size_t(st.layer)].samples += st.count;
-  }
+  for (const PlanStep& st : plan.steps) stats[size_t(st.layer)].samples += st.count;
   for (size_t l = 0; l < stats.size(); ++l) {
     const Layer& L = m.layers()[l];
     exec::GateStats& g = stats[l];
-    if (L.gate_kernels == 0) continue;
+    if (L.gate_kernels == 0 && !L.skips_off_channels) continue;
+    const int64_t kernels = m.kernel(int(l)).gate_channels();
+    const int64_t channels = L.gate_kernels > 0 ? L.gate_macs_per_sample / L.gate_kernels : 0;
     g.kernels = g.samples * L.gate_kernels;
-    g.kernels_on = l < on.size() ? int64_t(on[l]) : 0;
-    // The gate's 1x1 on every sample, the conv's MACs for the kernels that ran.
-    const int64_t conv = L.macs_per_sample - L.gate_macs_per_sample;
-    g.macs = L.gate_macs_per_sample * g.samples + conv / L.gate_kernels * g.kernels_on;
+    g.kernels_on = 2 * l < on.size() ? int64_t(on[2 * l]) : 0;
+    // The gate's 1x1 on every sample; the conv's MACs for the (kernel, input
+    // channel) pairs that ran: switched-on kernels, channels not all zero.
+    const double conv = double(L.macs_per_sample - L.gate_macs_per_sample);
+    const int64_t in_channels =
+        L.skips_off_channels ? m.tensors()[size_t(L.node_inputs[0])].dims[1] : channels;
+    const double pairs = L.skips_off_channels ? double(2 * l + 1 < on.size() ? on[2 * l + 1] : 0)
+                                              : double(g.kernels_on) * double(in_channels);
+    g.macs = L.gate_macs_per_sample * g.samples +
+             int64_t(std::llround(conv / double(kernels * in_channels) * pairs));
   }
   return stats;
 }
@@ -488,7 +494,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const double t0 = now_seconds();
   const double timeout = options_.timeout_s;
   uint64_t touched = 0;
-  std::vector<uint32_t> gate_on;  // per layer: kernels its gate switched on
+  std::vector<uint32_t> gate_on;  // per layer: kernels its gate switched on, (kernel, channel) pairs run
   try {
     if (!recording_) recording_ = std::make_unique<Recording>();
     if (recording_->batch != batch || recording_->arena != arena->handle() || auto_budget ||
@@ -509,7 +515,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     }
     if (exec::arena_sentinel_on()) touched = arena_touched_bytes(*device_, *arena, timeout);
     if (gate_counts_) {
-      gate_on.resize(m.layers().size());
+      gate_on.resize(2 * m.layers().size());
       device_->download(gate_counts_, 0, gate_on.data(), gate_on.size() * 4, timeout);
     }
   } catch (const sdk::Failure& f) {

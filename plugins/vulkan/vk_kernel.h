@@ -83,7 +83,8 @@ struct LayerIO {
   Region out;
   Region ws;
   Region weights;  // the kernel's parameter block
-  Region stats;    // one uint: a gated conv adds its switched-on kernels (empty: not counted)
+  Region stats;    // two uints: a gated conv adds its switched-on kernels, a consumer its
+                   // (kernel, input channel) pairs run (empty: not counted)
 };
 
 // Where the SPIR-V files are, and which conv variant layers use.
@@ -125,6 +126,8 @@ class Kernel {
   virtual int64_t gate_list_length() const { return 0; }
   // Uses `g` (kept by the caller) in later recordings; nullptr: ungated again.
   virtual void set_gating(const Gating* g) {}
+  // A gate's consumer that skips the input channels that are all zero.
+  virtual bool skips_off_channels() const { return false; }
 
  protected:
   // Dim 0 of the head's input 0 at this call: io.n for batched models, else as declared.

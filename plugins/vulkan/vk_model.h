@@ -35,9 +35,10 @@ class Model : public exec::LayerGraph {
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
   uint64_t workspace_bytes(int l, int64_t n) const override;
   // Gated convs compute their gates on the device (kernels/conv.cpp); their
-  // consumers run densely on the switched-off channels' zeros.
+  // Conv consumers skip the input channels that are all zero, a Gemm consumer
+  // runs densely on the zeros.
   bool runs_gates() const override { return true; }
-  bool consumers_skip_off_channels() const override { return false; }
+  bool consumer_skips_off_channels(int l) const override { return kernels_[size_t(l)]->skips_off_channels(); }
 
   std::vector<std::unique_ptr<Kernel>> kernels_;  // per layer
 };

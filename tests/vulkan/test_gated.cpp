@@ -4,9 +4,11 @@
 // (every kernel off), both gate forms, GreaterOrEqual and Greater; per-sample
 // masks that differ inside a batch; a Gemm right after the gate; the
 // gate_threshold option; plans that split the batch of a gated layer; the run
-// report's activity against the reference's mask. The validation layer must
-// report nothing.
+// report's activity against the reference's mask and the effective MACs of the
+// gated conv and of its consumer conv, which skips the input channels that are
+// all zero. The validation layer must report nothing.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <random>
 
 #include "gated_graphs.h"
@@ -32,7 +34,20 @@ struct Outcome {
   double diff = 0, scale = 1e-3;  // max |vulkan - reference|, max |reference|
   nlohmann::json report;
   frugal::RefTensor mask;  // the reference's switches [N, K, 1, 1]
+  frugal::RefValues all;   // every value of the reference run
 };
+
+// Planes of [N, C, H, W] with a nonzero value.
+int64_t nonzero_planes(const frugal::RefTensor& t) {
+  const size_t plane = size_t(t.dims[2] * t.dims[3]);
+  int64_t n = 0;
+  for (size_t p = 0; p < t.data.size() / plane; ++p) {
+    bool any = false;
+    for (size_t i = 0; i < plane; ++i) any = any || t.data[p * plane + i] != 0.0;
+    n += any;
+  }
+  return n;
+}
 
 Outcome run_both(const frugal::Graph& g, const frugal::RefTensor& x, const std::string& options = "",
                  const nlohmann::json& plan = nullptr) {
@@ -42,6 +57,7 @@ Outcome run_both(const frugal::Graph& g, const frugal::RefTensor& x, const std::
   const frugal::RefTensor& want = all.at("y");
   Outcome r;
   if (all.count("g_mask")) r.mask = all.at("g_mask");
+  r.all = all;
   vk_test::Executor ex(g, options);
   INFO(ex.created.message);
   REQUIRE(ex.ok());
@@ -100,9 +116,15 @@ TEST_CASE("vulkan gated: equals the float64 reference at every threshold, both f
         CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
         if (t == 0.0f && !strict) CHECK(conv.at("activity") == 1.0);
         if (t == 1.0f) CHECK(conv.at("activity") == 0.0);
-        if (mask_mean(r.mask) < 1.0) CHECK(conv.at("effective_macs") < conv.at("dense_macs"));
-        // Consumers run densely on the zeros here (no skipping on this executor): no entry.
-        CHECK(r.report.at("gates").size() == 1);
+        // The gate's 1x1 (8 x 6 per sample), then 6 channels x 3x3 x 7x7 pixels per kernel on.
+        const int64_t on = conv.at("kernels_on");
+        CHECK(on == std::llround(mask_mean(r.mask) * double(n * o.kernels)));
+        CHECK(conv.at("effective_macs") == n * 8 * 6 + on * 6 * 9 * 49);
+        // The consumer conv2 (5 kernels, 3x3 over 3x3 pixels) runs the input channels that are not all zero.
+        const nlohmann::json& conv2 = gate_entry(r.report, "conv2");
+        CHECK(conv2.at("skips_off_channels") == true);
+        CHECK(conv2.at("effective_macs") == nonzero_planes(r.all.at("pool")) * 5 * 9 * 9);
+        if (t == 1.0f) CHECK(conv2.at("effective_macs") == 0);
       }
     }
   }

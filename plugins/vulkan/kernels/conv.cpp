@@ -54,13 +54,16 @@ class ConvKernel : public Kernel {
                     " group(s)");
       gate_ = std::make_unique<exec::GateParams>(*s.gate);
     }
+    skip_in_ = s.zero_block > 0 && group_ == 1;  // a gate's consumer
   }
 
-  // A model's gate: per sample the pooled input [C], the switches [M], the
-  // active list [list_len_] and the dispatch arguments [3].
+  // Per sample: a model's gate, the pooled input [C], the switches [M], the
+  // active list [list_len_] and the dispatch arguments [3]; a consumer's list
+  // of input channels that are not all zero [1 + C].
   uint64_t workspace_bytes(int64_t n) const override {
-    return gate_ ? uint64_t(n * (C_ + M_ + list_len_ + 3)) * 4 : 0;
+    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4;
   }
+  bool skips_off_channels() const override { return skip_in_; }
 
   Epilogue* epilogue() override { return &epilogue_; }
   int64_t gate_channels() const override { return M_; }
@@ -101,13 +104,19 @@ class ConvKernel : public Kernel {
         .set_int(16, int32_t(win_.pl))
         .set(17, uint32_t(Cg_))
         .set(18, uint32_t(M_ / group_));
-    sc.set(19, uint32_t(kpt_));
+    sc.set(19, uint32_t(kpt_)).set(20, skip_in_ ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
     SpecConstants gs;
     gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
+    if (skip_in_) {
+      SpecConstants is;
+      is.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
+      is.set(5, uint32_t(M_));
+      inputs_pipeline_ = d.pipeline(shaders.path("gate_inputs"), is);
+    }
     if (!gate_) return;
     SpecConstants ps;
     ps.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
@@ -126,6 +135,7 @@ class ConvKernel : public Kernel {
     Gating own;
     const Gating* gating = gating_;
     if (gate_) gating = &(own = record_model_gate(r, io, g));
+    const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
     if (gated) {
       if (gating->n != n)
@@ -153,6 +163,7 @@ class ConvKernel : public Kernel {
       b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;
+      if (skip_in_) b.slot[kY] = inputs.sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
       PushConstants pc;
       pc.n = uint32_t(k);
       if (dense_) {
@@ -179,6 +190,41 @@ class ConvKernel : public Kernel {
   }
 
  private:
+  int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
+
+  // A consumer's per-sample lists of input channels that are not all zero,
+  // after the gate's words in io.ws (gate: the switches of this call, or null).
+  Region record_input_lists(Recorder& r, const LayerIO& io, int64_t g, const Gating* gate) const {
+    const int64_t n = count(io);
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4;
+    const Region lists = io.ws.sub(uint64_t(n * gate_words()) * 4, uint64_t(n * (C_ + 1)) * 4);
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.slot[kO] = lists.sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      pc.p0 = 0;
+      r.bind(inputs_pipeline_, b, pc, label_ + " (input channels)");
+      r.dispatch_flat(uint64_t(k * C_), wg_);
+    }
+    r.barrier();
+    Bindings b;
+    if (gate) b.slot[kX] = gate->values;
+    b.slot[kO] = lists;
+    b.slot[kU] = io.stats;
+    PushConstants pc;
+    pc.n = uint32_t(n);
+    pc.p0 = 1;
+    pc.p1 = gate ? 1u : 0u;
+    pc.p2 = io.stats.empty() ? 0u : 1u;
+    r.bind(inputs_pipeline_, b, pc, label_ + " (input lists)");
+    r.dispatch_flat(uint64_t(n), wg_);
+    r.barrier();
+    return lists;
+  }
+
   // The model's gate for the call's samples (in groups of g that fit a
   // binding), into io.ws: pooled input, then switches; the lists and dispatch
   // arguments after them are left to the caller (gate_indices.spv).
@@ -233,6 +279,8 @@ class ConvKernel : public Kernel {
   std::unique_ptr<exec::GateParams> gate_;  // a model's gate (its tables go to the device at pack)
   uint32_t gate_w_off_ = 0, gate_b_off_ = 0;
   VkPipeline pool_pipeline_ = VK_NULL_HANDLE, switch_pipeline_ = VK_NULL_HANDLE;
+  bool skip_in_ = false;  // a gate's consumer: skips input channels that are all zero
+  VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
 };
 
 }  // namespace
