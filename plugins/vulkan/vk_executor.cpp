@@ -394,19 +394,17 @@ std::vector<exec::GateStats> Executor::gate_stats(const Plan& plan, const std::v
     const Layer& L = m.layers()[l];
     exec::GateStats& g = stats[l];
     if (L.gate_kernels == 0 && !L.skips_off_channels) continue;
-    const int64_t kernels = m.kernel(int(l)).gate_channels();
     const int64_t channels = L.gate_kernels > 0 ? L.gate_macs_per_sample / L.gate_kernels : 0;
     g.kernels = g.samples * L.gate_kernels;
     g.kernels_on = 2 * l < on.size() ? int64_t(on[2 * l]) : 0;
-    // The gate's 1x1 on every sample; the conv's MACs for the (kernel, input
-    // channel) pairs that ran: switched-on kernels, channels not all zero.
-    const double conv = double(L.macs_per_sample - L.gate_macs_per_sample);
-    const int64_t in_channels =
-        L.skips_off_channels ? m.tensors()[size_t(L.node_inputs[0])].dims[1] : channels;
+    // The gate's 1x1 on every sample; the layer's MACs for the (output, input
+    // channel) pairs that ran: switched-on kernels, input channels not all zero.
+    const double dense = double(L.macs_per_sample - L.gate_macs_per_sample);
+    const double pairs_dense = L.skips_off_channels ? double(m.kernel(int(l)).skip_pairs())
+                                                    : double(L.gate_kernels) * double(channels);
     const double pairs = L.skips_off_channels ? double(2 * l + 1 < on.size() ? on[2 * l + 1] : 0)
-                                              : double(g.kernels_on) * double(in_channels);
-    g.macs = L.gate_macs_per_sample * g.samples +
-             int64_t(std::llround(conv / double(kernels * in_channels) * pairs));
+                                              : double(g.kernels_on) * double(channels);
+    g.macs = L.gate_macs_per_sample * g.samples + int64_t(std::llround(dense / pairs_dense * pairs));
   }
   return stats;
 }

@@ -126,8 +126,10 @@ class Kernel {
   virtual int64_t gate_list_length() const { return 0; }
   // Uses `g` (kept by the caller) in later recordings; nullptr: ungated again.
   virtual void set_gating(const Gating* g) {}
-  // A gate's consumer that skips the input channels that are all zero.
+  // A gate's consumer that skips the input channels that are all zero, and
+  // its (output, input channel) pairs per sample when dense.
   virtual bool skips_off_channels() const { return false; }
+  virtual int64_t skip_pairs() const { return 0; }
 
  protected:
   // Dim 0 of the head's input 0 at this call: io.n for batched models, else as declared.

@@ -2,7 +2,8 @@
 // gate on the device and runs only the switched-on kernels: equal to the
 // float64 reference at thresholds 0 (every kernel on), 0.3, 0.5, 0.7 and 1
 // (every kernel off), both gate forms, GreaterOrEqual and Greater; per-sample
-// masks that differ inside a batch; a Gemm right after the gate; the
+// masks that differ inside a batch; a Gemm right after the gate (skipping the
+// columns of channels that are all zero); the
 // gate_threshold option; plans that split the batch of a gated layer; the run
 // report's activity against the reference's mask and the effective MACs of the
 // gated conv and of its consumer conv, which skips the input channels that are
@@ -156,6 +157,18 @@ TEST_CASE("vulkan gated: a Gemm right after the gate", "[vulkan][gating]") {
     const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 3));
     CHECK(r.diff <= 1e-4 * r.scale);
     CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
+    // The Gemm reads the 9 columns of each channel that is not all zero, times 4 outputs.
+    const nlohmann::json& gemm = gate_entry(r.report, "y");
+    CHECK(gemm.at("skips_off_channels") == true);
+    const frugal::RefTensor& flat = r.all.at("flat");
+    int64_t nonzero = 0;
+    for (size_t b = 0; b < flat.data.size() / 9; ++b) {
+      bool any = false;
+      for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
+      nonzero += any;
+    }
+    CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
+    if (t == 1.0f) CHECK(nonzero == 0);
   }
 }
 

@@ -64,6 +64,7 @@ class ConvKernel : public Kernel {
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4;
   }
   bool skips_off_channels() const override { return skip_in_; }
+  int64_t skip_pairs() const override { return M_ * C_; }
 
   Epilogue* epilogue() override { return &epilogue_; }
   int64_t gate_channels() const override { return M_; }

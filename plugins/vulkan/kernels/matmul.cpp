@@ -6,6 +6,11 @@
 // slices (AlexNet's and VGG's first fully connected layers exceed lavapipe's
 // 128 MiB maxStorageBufferRange). A Gemm bias of one value per column becomes
 // the first epilogue step, so a BatchNormalization bundled after it merges in.
+//
+// A gate's consumer Gemm after a Flatten (docs/GATING.md: spec.zero_block > 1
+// values per channel) reads only the blocks of A's row that are not all zero:
+// gate_inputs.spv lists them per sample in the workspace, gemm_blocks.spv runs
+// the product over those blocks.
 #include "frugal/model/ops/matmul.h"
 
 #include <algorithm>
@@ -37,7 +42,18 @@ class MatMulKernel : public Kernel {
     declared_dim0_ = first.dims.empty() ? 1 : first.dims[0];
     if (!s.batched) declared_dim0_ = 1;  // one dispatch over everything
     units_ = declared_dim0_;
+    // A gate's consumer: one row of A per sample, blocks of zero_block values.
+    if (gemm_ && s.zero_block > 1 && s.batched && !a_.constant && a_.sample_elems == K_ && A_SK_ == 1 &&
+        b_.constant && !c_.present && K_ % s.zero_block == 0) {
+      block_ = s.zero_block;
+      blocks_ = K_ / block_;
+    }
   }
+
+  // A gate's consumer: per sample the list of A's blocks that are not all zero [1 + blocks].
+  uint64_t workspace_bytes(int64_t n) const override { return block_ ? uint64_t(n * (1 + blocks_)) * 4 : 0; }
+  bool skips_off_channels() const override { return block_ > 0; }
+  int64_t skip_pairs() const override { return N_ * blocks_; }
 
   bool mixes_samples() const override { return mixes_; }
   Epilogue* epilogue() override { return gemm_ ? &epilogue_ : nullptr; }
@@ -80,6 +96,17 @@ class MatMulKernel : public Kernel {
     sc.set_float(21, alpha_).set_float(22, beta_);
     epilogue_.specialize(sc, uint32_t(N_));
     pipeline_ = d.pipeline(shaders.path("matmul"), sc);
+    if (!block_) return;
+    SpecConstants is;
+    is.set(0, d.workgroup_1d()).set(1, 1).set(2, 1).set(3, uint32_t(block_)).set(4, uint32_t(blocks_));
+    is.set(5, uint32_t(N_));
+    inputs_pipeline_ = d.pipeline(shaders.path("gate_inputs"), is);
+    SpecConstants bs;
+    bs.set(0, d.workgroup_1d()).set(1, 1).set(2, 1).set(3, uint32_t(N_)).set(4, uint32_t(K_));
+    bs.set(5, uint32_t(block_)).set(6, uint32_t(blocks_)).set(7, uint32_t(B_SK_)).set(8, uint32_t(B_SN_));
+    bs.set_float(9, alpha_);
+    epilogue_.specialize(bs, uint32_t(N_));
+    blocks_pipeline_ = d.pipeline(shaders.path("gemm_blocks"), bs);
   }
 
   void record(Recorder& r, const LayerIO& io) const override {
@@ -92,6 +119,7 @@ class MatMulKernel : public Kernel {
                                             uint64_t(c_.sample_elems) * 4, out_unit},
                                            label_);
     const int64_t slice = b_sliced_ ? cols_per_slice_ : N_;
+    const Region lists = block_ ? record_block_lists(r, io, g) : Region{};
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       for (int64_t j0 = 0; j0 < N_; j0 += slice) {
@@ -111,6 +139,12 @@ class MatMulKernel : public Kernel {
         pc.p1 = uint32_t(folded_ ? 1 : k * batch_unit);
         pc.p2 = uint32_t(j0);
         pc.p3 = uint32_t(cols);
+        if (block_) {
+          b.slot[kZ] = lists.sub(uint64_t(s0 * (1 + blocks_)) * 4, uint64_t(k * (1 + blocks_)) * 4);
+          r.bind(blocks_pipeline_, b, pc, label_);
+          r.dispatch_flat(uint64_t(k * cols), r.device().workgroup_1d());
+          continue;
+        }
         r.bind(pipeline_, b, pc, label_);
         r.dispatch(uint32_t((cols + tile_ - 1) / tile_), uint32_t((pc.p0 + tile_ - 1) / tile_), pc.p1);
       }
@@ -118,6 +152,37 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  // Per sample the list of A's blocks that are not all zero, in io.ws
+  // (gate_inputs.spv; the (column, block) pairs that run go to io.stats).
+  Region record_block_lists(Recorder& r, const LayerIO& io, int64_t g) const {
+    const int64_t n = count(io);
+    const Region lists = io.ws.sub(0, uint64_t(n * (1 + blocks_)) * 4);
+    const uint32_t wg = r.device().workgroup_1d();
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.slot[kX] = bind(a_, io, 0, s0, k);
+      b.slot[kO] = lists.sub(uint64_t(s0 * (1 + blocks_)) * 4, uint64_t(k * (1 + blocks_)) * 4);
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      pc.p0 = 0;
+      r.bind(inputs_pipeline_, b, pc, label_ + " (input blocks)");
+      r.dispatch_flat(uint64_t(k * blocks_), wg);
+    }
+    r.barrier();
+    Bindings b;
+    b.slot[kO] = lists;
+    b.slot[kU] = io.stats;
+    PushConstants pc;
+    pc.n = uint32_t(n);
+    pc.p0 = 1;
+    pc.p2 = io.stats.empty() ? 0u : 1u;
+    r.bind(inputs_pipeline_, b, pc, label_ + " (input block lists)");
+    r.dispatch_flat(uint64_t(n), wg);
+    r.barrier();
+    return lists;
+  }
+
   Region bind(const Operand& o, const LayerIO& io, size_t input, int64_t s0, int64_t k) const {
     if (o.constant) return io.weights.sub(uint64_t(o.off) * 4, uint64_t(o.elems) * 4);
     if (!io.batched || o.sample_elems == 0) return io.in[input];
@@ -249,6 +314,8 @@ class MatMulKernel : public Kernel {
   Epilogue epilogue_;
   uint32_t tile_ = 16;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
+  int64_t block_ = 0, blocks_ = 0;  // a gate's consumer: values per block of A's row, blocks per row
+  VkPipeline inputs_pipeline_ = VK_NULL_HANDLE, blocks_pipeline_ = VK_NULL_HANDLE;
 };
 
 }  // namespace
