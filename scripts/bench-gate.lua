@@ -1,7 +1,7 @@
--- frugal bench-gate: gated against dense networks on the CPU executor: time ratio beside MAC ratio per activity
+-- frugal bench-gate: gated against dense networks on one executor: time ratio beside MAC ratio per activity
 -- Per network and activity: the dense zoo network and the same network with
 -- LKAM gates (frugal gate, calibrated on the timed input itself, so that the
--- activity is the one asked), both on the CPU executor in this one process,
+-- activity is the one asked), both on one executor (--executor) in this one process,
 -- timed in interleaved rounds (each round runs dense, then every gated
 -- variant; medians of the executor's own clock). MAC ratio: the gated
 -- network's multiply-accumulates as run (gates included, from the run
@@ -18,6 +18,7 @@ local a = argparse.parse(arg, {
      "(64.27% on, every other gateable conv gated)", default = "1,0.75,0.5,0.25,0.1,paper", metavar = "L"},
     {"batch", "integer", "samples per run (also the calibration batch)", default = 1, min = 1, max = 256},
     {"repeat", "integer", "timed rounds after a warm-up round; medians", default = 5, min = 1},
+    {"executor", "string", "executor plugin that runs both (cpu, vulkan)", default = "cpu"},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
     {"seed", "integer", "seed of the input and of the gates' weights", default = 0, min = 0},
   },
@@ -52,6 +53,7 @@ local function run_macs(ex, report, batch)
 end
 
 local rows = {}
+local device  -- the executor's device, from the first executor's description
 local row = bench.row_printer({-14, 8, 6, 8, 10, 11, 9, 9, 9, 7})
 local function bench_network(name)
   progress:stage(name .. ": gating")
@@ -65,13 +67,14 @@ local function bench_network(name)
                                label = act.label, gates = #rep.gated}
   end
   for _, v in ipairs(variants) do
-    v.ex = common.try(frugal.executor, v.model, {executor = "cpu", threads = a.threads})
+    v.ex = common.try(frugal.executor, v.model, {executor = a.executor, threads = a.threads})
     v.run = function()
       local y, rep = common.try(v.ex.run, v.ex, x)
       v.output, v.report = y, rep
       return rep.seconds
     end
   end
+  device = device or variants[1].ex:describe().device
   bench.interleave(variants, a["repeat"], progress)
   progress:done()
   local d = variants[1]
@@ -97,14 +100,16 @@ end
 
 if not a.json then
   print(bench.machine_line())
-  print(string.format("runs        batch %d, CPU executor%s; %d timed rounds after a warm-up, each round running " ..
-    "dense then every gated variant; medians of the executor's clock", a.batch,
+  print(string.format("runs        batch %d, %s executor%s; %d timed rounds after a warm-up, each round running " ..
+    "dense then every gated variant; medians of the executor's clock", a.batch, a.executor,
     a.threads and (", " .. a.threads .. " threads") or "", a["repeat"]))
   row({"network", "activity", "gates", "kernels on", "dense", "gated", "MAC ratio", "time ratio", "time/MAC", "target"})
 end
 for _, name in ipairs(nets) do bench_network(name) end
+if not a.json and device then print("device      " .. device) end
 if a.json then
-  print(frugal.json_encode({machine = bench.machine_line(), batch = a.batch, rows = rows}, 1))
+  print(frugal.json_encode({machine = bench.machine_line(), executor = a.executor, device = device, batch = a.batch,
+                            rows = rows}, 1))
   return
 end
 print("columns     gates: gated convs; kernels on: measured over the timed input; MAC ratio: gated network's MACs " ..
