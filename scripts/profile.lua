@@ -23,15 +23,40 @@ local a = argparse.parse(arg, {
     {"fit", "flag", "smooth the times: per layer, fit per-batch time = fixed + per-sample x b to the measured " ..
      "sizes and use the fit everywhere (source \"fitted\"; the raw times stay in measured_time_s), so plans " ..
      "do not chase measurement noise (docs/COSTS.md)"},
+    {"gate_activity", "number", "time each gated conv with this fraction of its kernels on, and each consumer of " ..
+     "a gate with this fraction of its input channels nonzero (docs/GATING.md); recorded in the table",
+     min = 0, max = 1, default_text = "per layer, the activity measured on a calibration batch (8 random " ..
+     "samples, seed 0)"},
   },
   progress = true,
 })
 local upto = a.upto or (a.batches and nil) or 16
 
 local m = common.load_model(a.model)
+
+-- Gated layers are timed at a stated activity: the option's, else what a
+-- calibration batch gives per layer (a gated conv: its kernels on; a consumer:
+-- its effective MACs over its dense MACs, the share of input channels it reads).
+local function calibrated_activity()
+  local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads})
+  local batch = ex:describe().batched == false and 1 or 8
+  local _, report = common.try(ex.run, ex, common.try(frugal.random_input, m, batch, 0))
+  local per_layer = {}
+  for _, g in ipairs(report.gates or {}) do
+    if g.gated then
+      per_layer[g.layer] = g.activity
+    elseif g.dense_macs > 0 then
+      per_layer[g.layer] = g.effective_macs / g.dense_macs
+    end
+  end
+  return next(per_layer) and per_layer or nil
+end
+local gate_activity = a.gate_activity
+if gate_activity == nil and #m:gates().gates > 0 then gate_activity = calibrated_activity() end
+
 local costs, info = common.try(frugal.profile, m, {
   executor = a.executor, threads = a.threads, upto = upto, batches = a.batches, repeats = a["repeat"],
-  cache = not a.no_cache, fit = a.fit, progress = not a.quiet})
+  cache = not a.no_cache, fit = a.fit, progress = not a.quiet, gate_activity = gate_activity})
 
 local B = costs.batch_max
 local rows = {{"#", "layer", "time/sample b=1", "b=" .. B, "spread b=1", "in b=1", "out b=1", "ws b=1", "ws b=" .. B}}
@@ -52,6 +77,16 @@ print("batches     1.." .. B .. ", measured: " .. table.concat(measured, ",") ..
       (#info.measured_batches < B and " (the others interpolated)" or "") .. "; " .. costs.repeats ..
       " timed runs each, median kept")
 print(fmt.table(rows, {"r", nil, "r", "r", "r", "r", "r", "r", "r"}, "  "))
+if type(costs.gate_activity) == "number" then
+  print(string.format("gates       gated layers and their consumers timed at activity %g", costs.gate_activity))
+elseif type(costs.gate_activity) == "table" then
+  local parts = {}
+  for _, l in ipairs(costs.layers) do
+    local v = costs.gate_activity[l.name]
+    if v then parts[#parts + 1] = string.format("%s %.2f", l.name, v) end
+  end
+  print("gates       timed at the activity of a calibration batch: " .. table.concat(parts, ", "))
+end
 print(string.format("network     %s per sample at batch 1, %s at batch %d (sum over layers)", common.seconds(total1),
       common.seconds(totalB), B))
 if info.cached then

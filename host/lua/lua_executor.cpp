@@ -172,14 +172,16 @@ int batch_arg(lua_State* L, int idx) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 2, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold"});
+  check_option_names(
+      L, 2, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold", "gate_activity"});
   push_executor(L, 1, parse_executor_settings(L, 2));
   return 1;
 }
 
 int l_run(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 4, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold"});
+  check_option_names(
+      L, 4, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold", "gate_activity"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -318,6 +320,14 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
     s.options["gate_threshold"] = static_cast<double>(lua_tonumber(L, -1));
   else if (!lua_isnil(L, -1))
     throw Error("option 'gate_threshold' must be a number in [0, 1]");
+  lua_pop(L, 1);
+  // docs/GATING.md: time_layer's stated activity, a number or {layer = number}
+  // (the executor checks the values).
+  lua_getfield(L, idx, "gate_activity");
+  if (lua_isnumber(L, -1) || lua_istable(L, -1))
+    s.options["gate_activity"] = lua_to_json(L, -1, "option 'gate_activity'");
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'gate_activity' must be a number in [0, 1] or a table {layer = number}");
   lua_pop(L, 1);
   uint64_t budget = 0;
   if (opt_bytes_field(L, idx, "budget", &budget)) s.budget = budget;

@@ -62,6 +62,7 @@ struct ExecutorFacts {
   std::string device;
   const nlohmann::json* threads = nullptr;  // absent: null in the table
   nlohmann::json threads_value() const { return threads ? *threads : nlohmann::json(nullptr); }
+  nlohmann::json gate_activity;  // the stated activity gated layers were timed at (null: their gates decided)
   // Output tensors of the network: the executors keep those to the end even
   // when another layer reads them, so the table must say so.
   std::vector<std::string> network_outputs;
@@ -80,6 +81,7 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
   f.layers = &d["layers"];
   f.device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
   if (d.contains("threads")) f.threads = &d["threads"];
+  if (d.contains("gate_activity")) f.gate_activity = d["gate_activity"];
   if (d.contains("outputs") && d["outputs"].is_array())
     for (const auto& o : d["outputs"])
       if (o.is_object() && o.contains("name") && o["name"].is_string())
@@ -90,14 +92,16 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 // Everything that makes a measurement what it is: a cache hit must match all of it.
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
-  return {{"format", 2},
-          {"model_hash", subject.model_hash},
-          {"executor", subject.executor},
-          {"device", f.device},
-          {"threads", f.threads_value()},
-          {"batch_max", opt.batch_max},
-          {"batches", batches},
-          {"repeats", opt.repeats}};
+  nlohmann::json key = {{"format", 2},
+                        {"model_hash", subject.model_hash},
+                        {"executor", subject.executor},
+                        {"device", f.device},
+                        {"threads", f.threads_value()},
+                        {"batch_max", opt.batch_max},
+                        {"batches", batches},
+                        {"repeats", opt.repeats}};
+  if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
+  return key;
 }
 
 // in_bytes, out_bytes and ws_bytes of layer i for every batch 1..B, as the executor allocates them.
@@ -220,6 +224,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
              {"threads", facts.threads_value()}, {"batch_max", opt.batch_max},
              {"measured_batches", batches},      {"repeats", opt.repeats},
              {"profile_seconds", r.seconds},     {"layers", layers}};
+  if (!facts.gate_activity.is_null()) r.costs["gate_activity"] = facts.gate_activity;
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }

@@ -7,7 +7,8 @@
 //                "time_s": [per-SAMPLE seconds, batch 1..B],
 //                "time_spread_s": [per-sample max - min of the repetitions; 0 where not measured],
 //                "in_bytes": [...], "out_bytes": [...], "ws_bytes": [...],
-//                "source": ["measured" | "interpolated", ...]}, ...]}
+//                "source": ["measured" | "interpolated", ...]}, ...],
+//    "gate_activity": A | {layer: A}}   (only when the executor was created with that option)
 //
 // Layers are the executor's schedulable units, in its execution order. Times
 // come from ExecutorClient::time_layer (the executor warms up, repeats and takes

@@ -58,6 +58,7 @@ struct Layer {
   float gate_threshold = 0.0f;       // its threshold (the model's, or the executor's option)
   int64_t gate_macs_per_sample = 0;  // the gate's own MACs (1x1 on the pooled input), in macs_per_sample
   bool skips_off_channels = false;   // a gate's consumer: skips input channels that are all zero
+  int64_t zero_block = 0;            // a gate's consumer: values per channel of input 0 (its skipped unit)
 };
 
 class LayerGraph {
@@ -133,6 +134,8 @@ class LayerGraph {
   void find_model_gates(const Graph& g);
   bool compile_gate_node(const Node& n, CompileState& c);  // true: n is part of a gate, handled
   void attach_gate(const Node& n, KernelSpec& spec) const;
+  // Values per channel of a consumer's input 0 named `input` (dims `in`).
+  int64_t zero_block_of(const std::string& op, const std::string& input, const Dims& in) const;
   void mark_gate_layers();
   GateState gate_state_;
 

@@ -23,24 +23,27 @@ void LayerGraph::attach_gate(const Node& n, KernelSpec& spec) const {
   auto p = gate_state_.params.find(n.name);
   if (p != gate_state_.params.end()) spec.gate = p->second.get();
   if (!gate_state_.consumers.count(n.name) || spec.inputs.empty()) return;
-  const Dims& in = spec.inputs[0].dims;
-  if (n.op_type == "Conv") {
-    spec.zero_block = in.size() > 2 ? product(in, 2) : 1;
-    return;
-  }
-  spec.zero_block = 1;
+  spec.zero_block = zero_block_of(n.op_type, spec.inputs[0].name, spec.inputs[0].dims);
+}
+
+int64_t LayerGraph::zero_block_of(const std::string& op, const std::string& input, const Dims& in) const {
+  if (op == "Conv") return in.size() > 2 ? product(in, 2) : 1;
   for (const Layer& L : layers_)
-    if (tensors_[size_t(L.output)].name == spec.inputs[0].name && L.ops[0] == "Flatten" &&
-        !L.inputs.empty()) {
+    if (tensors_[size_t(L.output)].name == input && L.ops[0] == "Flatten" && !L.inputs.empty()) {
       const Dims& d = tensors_[size_t(L.inputs[0])].dims;
-      if (d.size() > 2) spec.zero_block = product(d, 2);
+      if (d.size() > 2) return product(d, 2);
     }
+  return 1;
 }
 
 void LayerGraph::mark_gate_layers() {
   for (size_t l = 0; l < layers_.size(); ++l)
-    if (gate_state_.consumers.count(layers_[l].nodes[0]) && consumer_skips_off_channels(int(l)))
-      layers_[l].skips_off_channels = true;
+    if (gate_state_.consumers.count(layers_[l].nodes[0]) && consumer_skips_off_channels(int(l))) {
+      Layer& L = layers_[l];
+      L.skips_off_channels = true;
+      const ActivationTensor& in = tensors_[size_t(L.node_inputs[0])];
+      L.zero_block = zero_block_of(L.ops[0], in.name, in.dims);
+    }
 }
 
 }  // namespace frugal::exec

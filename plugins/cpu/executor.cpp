@@ -55,6 +55,7 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       throw Error("option 'gate_threshold' must be a number in [0, 1], got " + t.dump());
     o.gate_threshold = t.get<float>();
   }
+  if (j.contains("gate_activity")) o.gate_activity = exec::GateActivity::parse(j["gate_activity"]);
   return o;
 }
 
@@ -73,6 +74,7 @@ std::string Executor::describe_json() const {
   d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" +
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
+  if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
 }
 
@@ -210,7 +212,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
                                               ", budget is " + format_bytes(arena_.capacity()));
   }
   arena->clear();
-  // Synthetic inputs: a fixed pseudo-random pattern in [-1, 1).
+  // Synthetic inputs: a fixed pseudo-random pattern in [-1, 1); a gate's
+  // consumer at a stated activity gets the off channels of input 0 as zeros.
+  const std::optional<double> activity = options_.gate_activity.of(L.name);
   std::vector<ChunkMemory::Id> in_ids;
   uint32_t state = 12345u;
   for (int t : L.inputs) {
@@ -221,6 +225,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       state = state * 1664525u + 1013904223u;
       p[i] = float(state >> 8) / float(1u << 23) - 1.0f;
     }
+    if (activity && L.skips_off_channels && L.zero_block > 0 && t == L.node_inputs[0])
+      exec::zero_off_channels(p, batch, m.tensors()[size_t(t)].sample_elems / L.zero_block, L.zero_block,
+                              *activity);
     in_ids.push_back(id);
   }
   const ChunkMemory::Id out = arena->alloc(need.out_bytes);
@@ -240,6 +247,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   args.out = arena->data(out);
   args.out_dims = m.dims_at(L.output, batch);
   args.ws = has_ws ? arena->data(ws) : nullptr;
+  if (activity && L.gate_kernels > 0) args.gate_activity = *activity;
   use_threads();
   const Kernel& kernel = m.kernel(layer);
   kernel.run(args);  // warm-up

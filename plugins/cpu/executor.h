@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arena.h"
+#include "common/gate_activity.h"
 #include "common/io_checks.h"
 #include "common/plan.h"
 #include "common/plan_memory.h"
@@ -22,6 +23,7 @@ namespace frugal::cpu {
 struct ExecutorOptions {
   int threads = 1;
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
+  exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
   // are ignored ("device" is meaningless here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);

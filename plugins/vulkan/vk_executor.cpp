@@ -110,6 +110,7 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
           throw Error("option 'gate_threshold' must be a number in [0, 1], got " + t.dump());
         o.gate_threshold = t.get<float>();
       }
+      if (j.contains("gate_activity")) o.gate_activity = exec::GateActivity::parse(j["gate_activity"]);
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
         if (!v.is_number_integer() || v.get<int64_t>() < 256)
@@ -267,6 +268,7 @@ std::string Executor::describe_json() const {
                  {"device_failure", device_->failure()},
                  {"validation", options_.validation},
                  {"validation_errors", validation_errors()}};
+  if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
 }
 
@@ -586,7 +588,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
                                               std::to_string(batch) + " needs " + format_bytes(total) +
                                               ", budget is " + format_bytes(budget_));
   }
-  // Inputs, then output, then workspace, back to back; synthetic inputs in [-1, 1).
+  // Inputs, then output, then workspace, back to back; synthetic inputs in [-1, 1),
+  // a gate's consumer at a stated activity gets the off channels of input 0 as zeros.
+  const std::optional<double> activity = options_.gate_activity.of(L.name);
   std::vector<uint64_t> in_at(L.node_inputs.size(), 0);
   uint64_t at = 0;
   uint32_t state = 12345u;
@@ -598,6 +602,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       state = state * 1664525u + 1013904223u;
       v = float(state >> 8) / float(1u << 23) - 1.0f;
     }
+    if (activity && L.skips_off_channels && L.zero_block > 0 && t == L.node_inputs[0])
+      exec::zero_off_channels(data.data(), batch, m.tensors()[size_t(t)].sample_elems / L.zero_block,
+                              L.zero_block, *activity);
     if (!data.empty()) device_->upload(*arena, at, data.data(), data.size() * 4, options_.timeout_s);
     at += m.bytes(t, batch);
   }
@@ -625,7 +632,8 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       ex->device_->fn().vkFreeCommandBuffers(ex->device_->handle(), ex->command_pool_, 1, &cb);
     }
   } cleanup{this, cb, sets};
-  const LayerIO io = layer_io(layer, batch, in_at, out_at, ws_at, *arena);
+  LayerIO io = layer_io(layer, batch, in_at, out_at, ws_at, *arena);
+  if (activity && L.gate_kernels > 0) io.gate_activity = *activity;
   std::vector<double> times;
   auto record_and_submit = [&](int timed) {
     check(fn.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer");

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gate_activity.h"
 #include "common/gate_params.h"
 #include "common/io_checks.h"
 #include "common/placement.h"
@@ -46,6 +47,7 @@ struct ExecutorOptions {
   double timeout_s = kDefaultWaitSeconds;  // {"timeout_s": N}: longest wait for one submission
   bool validation = false;                 // env FRUGAL_VULKAN_VALIDATION
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
+  exec::GateActivity gate_activity;     // {"gate_activity": ...}: time_layer's stated activity
   // Unknown keys are ignored ("threads" means nothing here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
 };

@@ -82,9 +82,10 @@ struct LayerIO {
   std::vector<Region> in;  // per head-node input: its region (empty for constants, omitted inputs)
   Region out;
   Region ws;
-  Region weights;  // the kernel's parameter block
-  Region stats;    // two uints: a gated conv adds its switched-on kernels, a consumer its
-                   // (kernel, input channel) pairs run (empty: not counted)
+  Region weights;             // the kernel's parameter block
+  Region stats;               // two uints: a gated conv adds its switched-on kernels, a consumer its
+                              // (kernel, input channel) pairs run (empty: not counted)
+  double gate_activity = -1;  // >= 0: a gated conv's kernels on at this activity (time_layer)
 };
 
 // Where the SPIR-V files are, and which conv variant layers use.

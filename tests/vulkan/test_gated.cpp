@@ -238,3 +238,25 @@ TEST_CASE("vulkan gated: the gated layer's workspace holds its gate", "[vulkan][
   CHECK(d["layers"][l]["gate"]["kernels"] == 8);
   for (int n : {1, 3}) CHECK(ex.layer_bytes(l, n).ws_bytes == uint64_t(n) * (6 + 8 + 8 + 3) * 4);
 }
+
+TEST_CASE("vulkan gated: time_layer at a stated activity", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  for (const char* option : {"0", "0.5", "1", "{\"conv1\": 0.25, \"conv2\": 0.75}"}) {
+    INFO("gate_activity " << option);
+    vk_test::Executor ex(gated_graph(o), std::string("{\"gate_activity\": ") + option + "}");
+    REQUIRE(ex.ok());
+    CHECK(ex.describe()["gate_activity"] == nlohmann::json::parse(option));
+    double median = 0, spread = 0;
+    for (int l = 0; l < int(ex.describe()["layers"].size()); ++l)
+      CHECK(ex.time_layer(l, 3, 1, median, spread).ok());
+    // Runs are not changed by it.
+    const Outcome r =
+        run_both(gated_graph(o), gate_input(o, 3, 4), std::string("{\"gate_activity\": ") + option + "}");
+    CHECK(r.diff <= 1e-4 * r.scale);
+    CHECK(ex.validation_errors() == 0);
+  }
+  vk_test::Executor bad(gated_graph(o), "{\"gate_activity\": {\"conv1\": 2}}");
+  CHECK(!bad.ok());
+  CHECK_THAT(bad.created.message, Contains("for layer 'conv1' must be a number in [0, 1]"));
+}

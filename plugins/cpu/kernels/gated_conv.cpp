@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/gate_activity.h"
 #include "common/gate_params.h"
 #include "common/window.h"
 #include "frugal/model/ops/conv.h"
@@ -157,7 +158,9 @@ class GatedConvKernel : public Kernel {
 
   // The active input channels (not all zero) and, from the gate, the active kernels.
   // One pass over the input (in parallel over channels) gives both.
-  void find_active(const float* xs, const Scratch& w, int64_t& nin, int64_t& nout, ThreadPool* pool) const {
+  // activity >= 0: the kernels on at that activity instead of the gate's (common/gate_activity.h).
+  void find_active(const float* xs, const Scratch& w, int64_t& nin, int64_t& nout, ThreadPool* pool,
+                   double activity) const {
     const int64_t plane = win_.H * win_.W;
     if (skip_inputs_ || has_gate_)
       parallel_range(pool, C_, std::max<int64_t>(1, 16384 / plane), [&](int64_t c0, int64_t c1) {
@@ -177,7 +180,8 @@ class GatedConvKernel : public Kernel {
       if (!(skip_inputs_ || has_gate_) || w.in_idx[c]) w.in_idx[nin++] = int32_t(c);
     nout = 0;
     for (int64_t m = 0; m < M_; ++m)
-      if (!has_gate_ || gate_.on(m, w.pooled)) w.out_idx[nout++] = int32_t(m);
+      if (!has_gate_ || (activity >= 0 ? exec::on_at_activity(m, activity) : gate_.on(m, w.pooled)))
+        w.out_idx[nout++] = int32_t(m);
   }
 
   void run_sample(const KernelArgs& a, int64_t s, const Scratch& w, exec::GateStats& stats) const {
@@ -185,7 +189,7 @@ class GatedConvKernel : public Kernel {
     const float* xs = a.in[0] + s * C_ * in_plane;
     float* ys = a.out + s * M_ * out_plane;
     int64_t nin = 0, nout = 0;
-    find_active(xs, w, nin, nout, a.pool);
+    find_active(xs, w, nin, nout, a.pool, a.gate_activity);
     stats.samples += 1;
     stats.kernels += has_gate_ ? M_ : 0;
     stats.kernels_on += has_gate_ ? nout : 0;

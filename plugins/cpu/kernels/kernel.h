@@ -35,6 +35,7 @@ struct KernelArgs {
   float* ws = nullptr;
   ThreadPool* pool = nullptr;             // the executor's threads (null: run serially)
   exec::GateStats* gate_stats = nullptr;  // gated kernels add what they did (kernels/gated.h)
+  double gate_activity = -1;              // >= 0: a gated conv's kernels on at this activity (time_layer)
 };
 
 class Kernel {

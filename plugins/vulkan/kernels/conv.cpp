@@ -260,6 +260,11 @@ class ConvKernel : public Kernel {
     std::memcpy(&pc.p0, &gate_->threshold, 4);
     pc.p1 = gate_->strict ? 1u : 0u;
     pc.p2 = io.stats.empty() ? 0u : 1u;
+    if (io.gate_activity >= 0) {  // a stated activity (time_layer): p0 holds it instead
+      const float a = float(io.gate_activity);
+      std::memcpy(&pc.p0, &a, 4);
+      pc.p3 = 1;
+    }
     r.bind(switch_pipeline_, b, pc, label_ + " (gate)");
     r.dispatch_flat(uint64_t(n * M_), wg_);
     r.barrier();
