@@ -6,7 +6,9 @@
 // set in pc.p1), written as 1.0 / 0.0 at o[s*K + k] for gate_indices.spv. The
 // 1x1 weights [K, C] and the bias [K] are in the layer's parameter block (word
 // offsets WOFF, BOFF); the threshold's float bits are pc.p0. When pc.p2 is 1,
-// the switched-on count is added to u[0] (the run report's activity).
+// the switched-on count is added to u[0] (the run report's activity). When
+// pc.p3 is 1 (time_layer at a stated activity a, the float bits in pc.p0),
+// kernel k is on iff floor((k+1) a) > floor(k a) instead (common/gate_activity.h).
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;  // input channels
@@ -22,7 +24,8 @@ void main() {
   for (uint c = 0; c < C; ++c) z += w[pc.w_off + WOFF + k * C + c] * x[pc.x_off + s * C + c];
   const float sw = 1.0 / (1.0 + exp(-z));
   const float t = uintBitsToFloat(pc.p0);
-  const bool on = pc.p1 == 1u ? sw > t : sw >= t;
+  bool on = pc.p1 == 1u ? sw > t : sw >= t;
+  if (pc.p3 == 1u) on = floor(float(k + 1u) * t) > floor(float(k) * t);
   o[pc.o_off + i] = on ? 1.0 : 0.0;
   if (on && pc.p2 == 1u) atomicAdd(u[pc.u_off], 1u);
 }
