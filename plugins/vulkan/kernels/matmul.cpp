@@ -7,7 +7,7 @@
 // 128 MiB maxStorageBufferRange). A Gemm bias of one value per column becomes
 // the first epilogue step, so a BatchNormalization bundled after it merges in.
 //
-// A gate's consumer Gemm after a Flatten (docs/GATING.md: spec.zero_block > 1
+// A gate's consumer Gemm after a Flatten (docs/GATING.md: spec.zero_block
 // values per channel) reads only the blocks of A's row that are not all zero:
 // gate_inputs.spv lists them per sample in the workspace, gemm_blocks.spv runs
 // the product over those blocks.
@@ -43,7 +43,7 @@ class MatMulKernel : public Kernel {
     if (!s.batched) declared_dim0_ = 1;  // one dispatch over everything
     units_ = declared_dim0_;
     // A gate's consumer: one row of A per sample, blocks of zero_block values.
-    if (gemm_ && s.zero_block > 1 && s.batched && !a_.constant && a_.sample_elems == K_ && A_SK_ == 1 &&
+    if (gemm_ && s.zero_block > 0 && s.batched && !a_.constant && a_.sample_elems == K_ && A_SK_ == 1 &&
         b_.constant && !c_.present && K_ % s.zero_block == 0) {
       block_ = s.zero_block;
       blocks_ = K_ / block_;
