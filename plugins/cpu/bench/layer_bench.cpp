@@ -54,7 +54,8 @@ int out_dim(const Layer& l, int x) { return (x + 2 * l.pad - l.kh) / l.stride + 
 
 double macs(const Layer& l, int n) {
   if (l.fc) return double(n) * l.c * l.k;
-  return double(n) * l.k * out_dim(l, l.h) * out_dim(l, l.w) * (l.c / l.groups) * l.kh * l.kh;
+  const int group_channels = l.c / l.groups;
+  return double(n) * l.k * out_dim(l, l.h) * out_dim(l, l.w) * group_channels * l.kh * l.kh;
 }
 
 double now() {
@@ -234,7 +235,14 @@ void bench_layer(const Layer& l, int n, int threads, int rounds, double budget) 
   ic.col.resize(ic.direct() ? 0 : size_t(l.c / l.groups) * l.kh * l.kh * ho * wo);
   ic.y.resize(size_t(n) * l.k * ho * wo);
   std::vector<double> tb, tp, ti;
-  for (int r = 0; r < rounds; ++r) {
+  // One untimed round first: JIT code generation, OpenMP and OpenBLAS thread start.
+  for (int r = -1; r < rounds; ++r) {
+    if (r < 0) {
+      time_call([&] { blocked.run(); }, budget);
+      time_call([&] { plain.run(); }, budget);
+      time_call([&] { ic.run(); }, budget);
+      continue;
+    }
     tb.push_back(time_call([&] { blocked.run(); }, budget));
     tp.push_back(time_call([&] { plain.run(); }, budget));
     ti.push_back(time_call([&] { ic.run(); }, budget));
@@ -255,9 +263,7 @@ void usage() {
       "ONEDNN_MAX_CPU_ISA=AVX2 limits oneDNN to AVX2 kernels (as on CI machines).");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   std::vector<int> batches = {1, 8}, threads = {1, 2};
   int rounds = 5;
   double seconds = 0.1;
@@ -283,6 +289,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const bool any_match = std::any_of(std::begin(kLayers), std::end(kLayers), [&](const Layer& l) {
+    return std::string(l.name).find(only) != std::string::npos;
+  });
+  if (!any_match) {
+    std::fprintf(stderr, "layer_bench: no layer name contains '%s'; layers are:\n", only.c_str());
+    for (const Layer& l : kLayers) std::fprintf(stderr, "  %s\n", l.name);
+    return 2;
+  }
   const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
   std::printf("oneDNN %d.%d.%d, ISA limit %s, %d rounds\n", dnnl_version()->major, dnnl_version()->minor,
               dnnl_version()->patch, isa ? isa : "none", rounds);
@@ -297,4 +311,14 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "layer_bench: %s\n", e.what());
+    return 1;
+  }
 }
