@@ -9,10 +9,9 @@ local FIGURES = {
   plan = require("figure_plan"),
   memory = require("figure_memory"),
   ["bench-vbs"] = require("figure_bench_vbs"),
-  -- bench-gate (gated convolution's activity per layer) joins here once frugal
-  -- bench-gate exists (issue 14): a figure_bench_gate.lua drawing its --json output.
+  ["bench-gate"] = require("figure_bench_gate"),
 }
-local NAMES = {"plan", "memory", "bench-vbs"}
+local NAMES = {"plan", "memory", "bench-vbs", "bench-gate"}
 
 local lines = {}
 for _, name in ipairs(NAMES) do

@@ -117,6 +117,25 @@ TEST_CASE("plot bench-vbs: a panel per network, a dot per measured point, lines 
   }
 }
 
+TEST_CASE("plot bench-gate: per row a MAC bar and a time bar sized by their ratios, and the dense line",
+          "[cli][plot]") {
+  const nlohmann::json data = read_json(kData + "bench_gate.json");
+  const auto svg = plot("bench-gate", kData + "bench_gate.json");
+  const auto macs = svg->all("rect", "macs");
+  const auto time = svg->all("rect", "time");
+  const auto& rows = data["rows"];
+  REQUIRE(macs.size() == rows.size());
+  REQUIRE(time.size() == rows.size());
+  const auto dense = svg->all("line", "dense");
+  REQUIRE(dense.size() == 1);
+  const double scale = number(dense[0], "x1") - number(macs[0], "x");  // width of a ratio of 1
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(number(macs[i], "width") == Approx(scale * rows[i]["mac_ratio"].get<double>()).margin(0.02));
+    CHECK(number(time[i], "width") == Approx(scale * rows[i]["time_ratio"].get<double>()).margin(0.02));
+  }
+  CHECK(svg->all("text", "row")[2]->text == "squeezenet1_1, paper's profile (ran 0.64)");
+}
+
 TEST_CASE("plot: escapes names, refuses inputs it cannot draw, naming the file", "[cli][plot]") {
   const std::string odd = scratch_file(
       "odd.json", R"({"batch": 2, "steps": [{"layer": "a<b & \"c\"", "first": 0, "count": 2}]})");
@@ -130,8 +149,11 @@ TEST_CASE("plot: escapes names, refuses inputs it cannot draw, naming the file",
   r = run_frugal("plot bench-vbs " + sh_quote(odd) + " -o /dev/null");
   CHECK(r.code == 1);
   CHECK_THAT(r.output, Contains("odd.json: not bench-vbs results"));
+  r = run_frugal("plot bench-gate " + sh_quote(odd) + " -o /dev/null");
+  CHECK(r.code == 1);
+  CHECK_THAT(r.output, Contains("odd.json: not bench-gate results"));
   r = run_frugal("plot pie " + sh_quote(odd));
   CHECK(r.code == 2);
-  CHECK_THAT(r.output, Contains("unknown figure 'pie' (figures: plan, memory, bench-vbs)"));
+  CHECK_THAT(r.output, Contains("unknown figure 'pie' (figures: plan, memory, bench-vbs, bench-gate)"));
   std::remove(odd.c_str());
 }
