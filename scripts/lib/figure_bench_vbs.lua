@@ -101,11 +101,13 @@ function M.draw(data, title)
   local nets = networks(data)
   local rows = math.ceil(#nets / COLUMNS)
   local columns = math.min(#nets, COLUMNS)
-  local doc = svg.document(columns * PANEL_W + 24, TOP + rows * PANEL_H + 12, title or "time per sample against budget")
+  local subtitle = string.format("a request of %s samples; solid with dots: measured, dashed: predicted by the " ..
+    "planner from the cost table", tostring(data.batch or "?"))
+  local width = math.max(columns * PANEL_W + 24, svg.text_width(subtitle) + 24)  -- one panel: the text is wider
+  local doc = svg.document(width, TOP + rows * PANEL_H + 12, title or "time per sample against budget")
   doc:text(12, 22, title or "Time per sample against the memory budget", {["font-size"] = 16, ["font-weight"] = "bold",
                                                                          class = "title"})
-  doc:text(12, 42, string.format("a request of %s samples; solid with dots: measured, dashed: predicted by the " ..
-    "planner from the cost table", tostring(data.batch or "?")), {class = "subtitle"})
+  doc:text(12, 42, subtitle, {class = "subtitle"})
   local legend = {}
   for _, p in ipairs(PLANNERS) do legend[#legend + 1] = {p[2], p[3]} end
   legend[#legend + 1] = {"predicted", "#555", true}
