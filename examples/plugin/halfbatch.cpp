@@ -7,13 +7,15 @@
 //
 // Input:  the cost table (docs/COSTS.md) and options {"batch": B, ...}.
 // Output: a plan (docs/PLAN.md) with "planner", "batch", "budget_bytes" (echoed),
-//         "time_per_sample_s" (from the table's per-sample times) and "steps".
-// It does not predict memory: "peak_bytes" is left out for the host's plan
-// checker to compute.
+//         "time_per_sample_s" (from the table's per-sample times), "steps" and
+//         "peak_bytes", from the plan checker that comes with the SDK
+//         (frugal::planning: the executors' memory model, exact in bytes).
 #include <algorithm>
 #include <frugal/plugin_sdk.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "plan_check.h"  // frugal::planning
 
 namespace {
 
@@ -49,6 +51,8 @@ std::string half_batch_plan(const char* costs_text, const char* options_text) {
   json plan = {
       {"planner", "halfbatch"}, {"batch", batch}, {"time_per_sample_s", seconds / batch}, {"steps", steps}};
   if (options.contains("budget_bytes")) plan["budget_bytes"] = options["budget_bytes"];
+  if (layers[0].contains("out_bytes"))  // a table with memory: the plan's peak, as every executor will see it
+    plan["peak_bytes"] = frugal::planner::validate_plan(costs, plan).at("peak_bytes");
   return plan.dump();
 }
 

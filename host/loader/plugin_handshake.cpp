@@ -60,9 +60,10 @@ std::string descriptor_problem(const frugal_plugin_descriptor* d) {
     return "frugal_plugin_entry returned NULL: the plugin does not serve ABI " +
            std::to_string(FRUGAL_ABI_VERSION);
   // struct_size is read first: it is the one field every version has.
-  if (d->struct_size < sizeof(frugal_plugin_descriptor))
+  // Fields appended later (get_extension) are read only when the size covers them.
+  if (d->struct_size < FRUGAL_DESCRIPTOR_BASE_SIZE)
     return "descriptor is " + std::to_string(d->struct_size) + " bytes, host expects at least " +
-           std::to_string(sizeof(frugal_plugin_descriptor));
+           std::to_string(FRUGAL_DESCRIPTOR_BASE_SIZE);
   if (d->abi_version != FRUGAL_ABI_VERSION)
     return "built for ABI " + std::to_string(d->abi_version) + ", host speaks " +
            std::to_string(FRUGAL_ABI_VERSION);
@@ -82,6 +83,13 @@ std::string descriptor_problem(const frugal_plugin_descriptor* d) {
   for (const auto& [fn, present] : functions_of(d->kind, d->api))
     if (!present) return kind + " api: function '" + fn + "' is NULL";
   return {};
+}
+
+const void* LoadedPlugin::extension(const char* id, size_t min_size) const {
+  if (!get_extension || !id) return nullptr;
+  const void* ext = get_extension(id);
+  if (!ext || *static_cast<const size_t*>(ext) < min_size) return nullptr;
+  return ext;
 }
 
 }  // namespace frugal

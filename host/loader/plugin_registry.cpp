@@ -120,6 +120,27 @@ const LoadedPlugin* PluginRegistry::find_by_canonical(const std::string& canonic
   return nullptr;
 }
 
+// The descriptors a shared object offers: through its factory (several plugins
+// in one file) or its single entry. A NULL in the list is a refusal to serve
+// this ABI; the handshake check reports it.
+static std::vector<const frugal_plugin_descriptor*> descriptors_of(void* handle) {
+  std::vector<const frugal_plugin_descriptor*> out;
+  if (void* f = dlsym(handle, FRUGAL_FACTORY_SYMBOL)) {
+    auto factory = reinterpret_cast<frugal_plugin_factory_fn>(f);
+    constexpr uint32_t kMaxPerFile = 256;  // a factory that never answers NULL
+    for (uint32_t i = 0; i < kMaxPerFile; ++i) {
+      const frugal_plugin_descriptor* d = factory(FRUGAL_ABI_VERSION, i);
+      if (!d) break;
+      out.push_back(d);
+    }
+    if (out.empty()) out.push_back(nullptr);
+    return out;
+  }
+  if (void* e = dlsym(handle, FRUGAL_ENTRY_SYMBOL))
+    out.push_back(reinterpret_cast<frugal_plugin_entry_fn>(e)(FRUGAL_ABI_VERSION));
+  return out;
+}
+
 const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::string* why_refused) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (why_refused) why_refused->clear();
@@ -139,18 +160,28 @@ const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::stri
     return nullptr;
   }
   dlerror();
-  void* sym = dlsym(handle, FRUGAL_ENTRY_SYMBOL);
-  if (!sym) {
+  if (!dlsym(handle, FRUGAL_ENTRY_SYMBOL) && !dlsym(handle, FRUGAL_FACTORY_SYMBOL)) {
     dlclose(handle);  // none of its code was called: safe to unmap
-    refuse(path, "no symbol " FRUGAL_ENTRY_SYMBOL " (not a frugal plugin, or the symbol is not exported)",
+    refuse(path,
+           "no symbol " FRUGAL_ENTRY_SYMBOL " or " FRUGAL_FACTORY_SYMBOL
+           " (not a frugal plugin, or the symbol is not exported)",
            why_refused);
     return nullptr;
   }
-  auto entry = reinterpret_cast<frugal_plugin_entry_fn>(sym);
-  const frugal_plugin_descriptor* d = entry(FRUGAL_ABI_VERSION);
-  const std::string problem = descriptor_problem(d);
   // From here on the plugin's own code has run and may have registered callbacks
   // or started threads, so a refused plugin stays mapped; it is never called again.
+  const LoadedPlugin* first = nullptr;
+  for (const frugal_plugin_descriptor* d : descriptors_of(handle)) {
+    const LoadedPlugin* p = add_plugin(path, canonical, handle, d, why_refused);
+    if (!first) first = p;
+  }
+  return first;
+}
+
+const LoadedPlugin* PluginRegistry::add_plugin(const std::string& path, const std::string& canonical,
+                                               void* handle, const frugal_plugin_descriptor* d,
+                                               std::string* why_refused) {
+  const std::string problem = descriptor_problem(d);
   if (!problem.empty()) {
     refuse(path, problem, why_refused);
     return nullptr;
@@ -168,6 +199,7 @@ const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::stri
   p.description = d->description ? d->description : "";
   p.kind = d->kind;
   p.api = d->api;
+  p.get_extension = d->struct_size >= sizeof(frugal_plugin_descriptor) ? d->get_extension : nullptr;
   p.handle = handle;
   storage_.push_back(p);
   canonical_paths_.push_back(canonical);

@@ -18,6 +18,11 @@ struct LoadedPlugin {
   int kind = 0;               // frugal_kind
   const void* api = nullptr;  // frugal_<kind>_api*, checked (size and every function)
   void* handle = nullptr;     // dlopen handle; plugins stay loaded for the process
+  const void* (*get_extension)(const char* id) = nullptr;  // NULL: no extensions
+
+  // The extension `id` (a FRUGAL_EXT_* string) when the plugin offers it with a
+  // struct of at least `min_size` bytes; nullptr otherwise.
+  const void* extension(const char* id, size_t min_size) const;
 };
 
 struct PluginRefusal {
@@ -46,7 +51,8 @@ class PluginRegistry {
   // by name within a folder. A missing folder is refused (not an error).
   void scan_dirs(const std::vector<std::string>& dirs);
 
-  // Loads one file. Returns the plugin, or nullptr with the reason in
+  // Loads one file (every plugin it holds, when it has a factory). Returns the
+  // first plugin, or nullptr with the reason in
   // *why_refused (when given); the refusal is also recorded in refused().
   // Loading a file that is already loaded returns the existing entry.
   const LoadedPlugin* load_file(const std::string& path, std::string* why_refused);
@@ -68,6 +74,8 @@ class PluginRegistry {
   void scan_dir(const std::string& dir, bool missing_is_refusal);
   void refuse(const std::string& file, const std::string& cause, std::string* why);
   const LoadedPlugin* find_by_canonical(const std::string& canonical) const;
+  const LoadedPlugin* add_plugin(const std::string& path, const std::string& canonical, void* handle,
+                                 const frugal_plugin_descriptor* d, std::string* why_refused);
 
   std::deque<LoadedPlugin> storage_;          // stable addresses for find()/require()
   std::vector<LoadedPlugin> plugins_;         // copies, in load order, for listing

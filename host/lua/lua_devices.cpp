@@ -1,6 +1,6 @@
 // frugal.devices(): the compute devices the executor plugins can use, for
 // `frugal devices`. The Vulkan list comes from the vulkan executor plugin itself
-// (its optional extension symbol frugal_vulkan_devices_json), so it shows
+// (its FRUGAL_EXT_DEVICES extension, plugin.h), so it shows
 // exactly what that plugin sees and would pick, with no Vulkan code in the host:
 //
 //   local info, json = frugal.devices()
@@ -16,8 +16,6 @@
 //
 // Registered by open_lua_devices() (lua_devices.h) from open_frugal_module().
 #include "lua/lua_devices.h"
-
-#include <dlfcn.h>
 
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
@@ -42,12 +40,13 @@ nlohmann::json vulkan_devices() {
     return {{"error", "the vulkan executor plugin (vulkan.so) was not found in " +
                           (dirs.empty() ? std::string("no folder") : dirs)}};
   }
-  using DevicesFn = frugal_status (*)(frugal_blob*, frugal_error*);
-  auto fn = reinterpret_cast<DevicesFn>(dlsym(p->handle, "frugal_vulkan_devices_json"));
-  if (!fn) return {{"error", p->file + " does not list devices (no frugal_vulkan_devices_json)"}};
+  auto ext = static_cast<const frugal_devices_extension*>(
+      p->extension(FRUGAL_EXT_DEVICES, sizeof(frugal_devices_extension)));
+  if (!ext || !ext->devices_json)
+    return {{"error", p->file + " does not list devices (no " FRUGAL_EXT_DEVICES " extension)"}};
   frugal_blob blob{nullptr, 0, nullptr};
   frugal_error err{};
-  const frugal_status st = fn(&blob, &err);
+  const frugal_status st = ext->devices_json(&blob, &err);
   if (st != FRUGAL_OK) return {{"error", p->file + ": " + err.message}};
   std::string text(static_cast<const char*>(blob.data), blob.size);
   if (blob.release) blob.release(blob.data);

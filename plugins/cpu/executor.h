@@ -37,6 +37,9 @@ using exec::PlanStep;
 class Executor {
  public:
   Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+  // From the ABI's options JSON (may be NULL): what the plugin entry calls.
+  Executor(const void* onnx, size_t size, const char* options_json)
+      : Executor(onnx, size, ExecutorOptions::parse(options_json)) {}
 
   const Model& model() const { return model_; }
   std::string describe_json() const;

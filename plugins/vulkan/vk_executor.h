@@ -55,6 +55,9 @@ struct ExecutorOptions {
 class Executor {
  public:
   Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+  // From the ABI's options JSON (may be NULL): what the plugin entry calls.
+  Executor(const void* onnx, size_t size, const char* options_json)
+      : Executor(onnx, size, ExecutorOptions::parse(options_json)) {}
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -5,7 +5,7 @@ local M = {}
 
 -- An error value as a message for people: without the script position
 -- ("/path/x.lua:12: "), the binding's name ("frugal.plan: ", "executor:run: ")
--- and a plugin call's file and function ("vbs (/path/planner_vbs.so): plan: "
+-- and a plugin call's file and function ("vbs (/path/planners.so): plan: "
 -- becomes "vbs: ").
 function M.message(err)
   local msg = tostring(err)

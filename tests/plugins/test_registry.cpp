@@ -51,7 +51,7 @@ TEST_CASE("every broken plugin is refused with its file and its specific cause",
       {"no_entry.so", "no symbol frugal_plugin_entry"},
       {"null_descriptor.so", "frugal_plugin_entry returned NULL: the plugin does not serve ABI 1"},
       {"small_descriptor.so",
-       "descriptor is 8 bytes, host expects at least " + std::to_string(sizeof(frugal_plugin_descriptor))},
+       "descriptor is 8 bytes, host expects at least " + std::to_string(FRUGAL_DESCRIPTOR_BASE_SIZE)},
       {"wrong_abi.so", "built for ABI 7, host speaks 1"},
       {"unknown_kind.so", "unknown kind 9"},
       {"no_name.so", "descriptor has no name"},
@@ -175,4 +175,37 @@ TEST_CASE("kind names round-trip", "[plugins][unit]") {
   }
   CHECK(kind_name(9) == "unknown");
   CHECK(kind_from_name("planers") == 0);
+}
+
+TEST_CASE("a factory puts several plugins in one file; a bad one among them is refused alone",
+          "[plugins][unit]") {
+  PluginRegistry r;
+  const std::string file = fixture_paths::dir("factory") + "/pair_planners.so";
+  std::string why;
+  const LoadedPlugin* first = r.load_file(file, &why);
+  INFO(why);
+  REQUIRE(first != nullptr);
+  CHECK(first->name == "pair_a");
+  const LoadedPlugin* b = r.find(FRUGAL_KIND_PLANNER, "pair_b");
+  REQUIRE(b != nullptr);
+  CHECK(b->file == file);
+  CHECK(b->handle == first->handle);
+  CHECK(r.find(FRUGAL_KIND_PLANNER, "pair_c") == nullptr);
+  REQUIRE(r.refused().size() == 1);
+  CHECK(r.refused()[0].reason == file + ": planner api table is NULL");
+  CHECK(r.plugins().size() == 2);
+  CHECK(r.load_file(file, &why) == first);  // loading the file again adds nothing
+  CHECK(r.plugins().size() == 2);
+}
+
+TEST_CASE("a descriptor from before get_extension was appended still loads, without extensions",
+          "[plugins][unit]") {
+  PluginRegistry r;
+  std::string why;
+  const LoadedPlugin* p = r.load_file(fixture_paths::dir("factory") + "/old_descriptor.so", &why);
+  INFO(why);
+  REQUIRE(p != nullptr);
+  CHECK(p->name == "old_descriptor");
+  CHECK(p->get_extension == nullptr);  // the field past struct_size is never read
+  CHECK(p->extension(FRUGAL_EXT_DEVICES, sizeof(frugal_devices_extension)) == nullptr);
 }

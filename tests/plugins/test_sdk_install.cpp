@@ -60,4 +60,16 @@ TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[
                                 {{"layer", "l1"}, {"first", 2}, {"count", 2}}};
   CHECK(plan["steps"] == steps);
   CHECK(plan["time_per_sample_s"].get<double>() == Approx(1.5));
+
+  // With memory in the table, the example fills peak_bytes with the installed plan
+  // checker: all 4 input samples (40) + the first step's output (8) and workspace (2).
+  nlohmann::json with_bytes = costs;
+  with_bytes["batch_max"] = 2;
+  auto& l1 = with_bytes["layers"][0];
+  l1["inputs"] = {""};
+  l1["in_bytes"] = {10, 20};
+  l1["out_bytes"] = {4, 8};
+  l1["ws_bytes"] = {1, 2};
+  const auto planned = frugal::make_plan(*p, with_bytes, {{"batch", 4}});
+  CHECK(planned["peak_bytes"] == 50);
 }

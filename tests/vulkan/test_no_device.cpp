@@ -4,7 +4,6 @@
 // plugin must still load, create() must fail with FRUGAL_ERR_DEVICE and a
 // message that says what is missing, `frugal devices` data must carry the
 // error, and the cpu executor (when built) must keep working.
-#include <dlfcn.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -64,12 +63,13 @@ std::pair<frugal_status, std::string> create_vulkan() {
 }
 
 nlohmann::json devices_json() {
-  using Fn = frugal_status (*)(frugal_blob*, frugal_error*);
-  auto fn = reinterpret_cast<Fn>(dlsym(load("vulkan").handle, "frugal_vulkan_devices_json"));
-  REQUIRE(fn != nullptr);
+  auto ext = static_cast<const frugal_devices_extension*>(
+      load("vulkan").extension(FRUGAL_EXT_DEVICES, sizeof(frugal_devices_extension)));
+  REQUIRE(ext != nullptr);
+  REQUIRE(load("cpu").extension(FRUGAL_EXT_DEVICES, sizeof(frugal_devices_extension)) == nullptr);
   frugal_blob b{nullptr, 0, nullptr};
   frugal_error err{};
-  REQUIRE(fn(&b, &err) == FRUGAL_OK);
+  REQUIRE(ext->devices_json(&b, &err) == FRUGAL_OK);
   nlohmann::json j = nlohmann::json::parse(std::string(static_cast<const char*>(b.data), b.size));
   if (b.release) b.release(b.data);
   return j;

@@ -1,10 +1,19 @@
 /* frugal plugin ABI, version 1.
  *
- * A plugin is a shared object exporting ONE C symbol, `frugal_plugin_entry`.
- * The host calls it with the ABI version it speaks; the plugin answers with a
- * descriptor (or NULL when it cannot serve that version). Only then does the host
- * look at the kind-specific function table the descriptor points to. Every table
- * starts with its own size so that later versions can append functions.
+ * A plugin is a shared object exporting ONE C symbol: `frugal_plugin_entry` for
+ * one plugin, or `frugal_plugin_factory` for several plugins in one file (the
+ * factory is asked for descriptor 0, 1, ... until it answers NULL; when a file
+ * exports both, the factory wins). The host calls it with the ABI version it
+ * speaks; the plugin answers with a descriptor (or NULL when it cannot serve that
+ * version). Only then does the host look at the kind-specific function table the
+ * descriptor points to. Every table, the descriptor included, starts with its own
+ * size so that later versions can append fields; the host reads an appended field
+ * only when the size says it is there.
+ *
+ * Optional features beyond a kind's table are extensions, asked for by id through
+ * the descriptor's `get_extension` (in the spirit of CLAP's get_extension): a
+ * plugin answers NULL for ids it does not know, and each extension struct starts
+ * with its own size too.
  *
  * Only C types and opaque handles cross the boundary. Structured data travels as
  * UTF-8 JSON text (cost tables, plans, options, reports) or as serialized ONNX
@@ -169,9 +178,32 @@ typedef struct frugal_plugin_descriptor {
   const char* version;  /* plugin's own version string */
   const char* description;
   const void* api; /* frugal_<kind>_api*, starting with its struct_size */
+  /* Appended: may be NULL, or absent in a smaller descriptor. The extension
+   * struct for `id` (a FRUGAL_EXT_* string), or NULL when not offered. */
+  const void* (*get_extension)(const char* id);
 } frugal_plugin_descriptor;
 
+/* The descriptor's fields every ABI-1 plugin has (get_extension came later). */
+#define FRUGAL_DESCRIPTOR_BASE_SIZE offsetof(frugal_plugin_descriptor, get_extension)
+
 typedef const frugal_plugin_descriptor* (*frugal_plugin_entry_fn)(uint32_t host_abi_version);
+
+/* Several plugins in one shared object: descriptor `index` (0, 1, ...), NULL
+ * past the last one or when the plugin cannot serve host_abi_version. */
+#define FRUGAL_FACTORY_SYMBOL "frugal_plugin_factory"
+typedef const frugal_plugin_descriptor* (*frugal_plugin_factory_fn)(uint32_t host_abi_version,
+                                                                    uint32_t index);
+
+/* ---- extensions ------------------------------------------------------------
+ * "frugal.devices/1", offered by executors that can choose among devices:
+ * devices_json lists them as JSON {"devices":[{"index","name","type",...}],
+ * "default":N,...} or {"error":"..."} when there is no driver or device (that is
+ * not a failure of the call). */
+#define FRUGAL_EXT_DEVICES "frugal.devices/1"
+typedef struct frugal_devices_extension {
+  size_t struct_size;
+  frugal_status (*devices_json)(frugal_blob* out_json, frugal_error* err);
+} frugal_devices_extension;
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
 // It makes a plugin short to write and keeps the ABI rules easy to follow:
 //   - FRUGAL_DEFINE_PLUGIN(kind, name, version, description, api_table) defines
 //     the one exported symbol, `frugal_plugin_entry`, with the version handshake,
-//     and checks at compile time that the table's type matches the kind;
+//     and checks at compile time that the table's type matches the kind
+//     (FRUGAL_DEFINE_PLUGIN_EXT adds extensions; FRUGAL_DEFINE_FACTORY puts
+//     several plugins in one shared object);
 //   - frugal::sdk::guard(err, [&]{ ... }) runs a body and turns any exception into
 //     a status code plus a message in `err`, so nothing ever throws across the ABI;
 //   - frugal::sdk::put_blob(out, bytes) hands a buffer to the host together with
@@ -178,25 +180,48 @@ struct api_for_kind<FRUGAL_KIND_EXECUTOR> {
   using type = frugal_executor_api;
 };
 
+// A descriptor for a plugin of `Kind`; the api table's type must match the kind
+// (checked at compile time). For FRUGAL_DEFINE_PLUGIN and FRUGAL_DEFINE_FACTORY.
+template <int Kind>
+constexpr frugal_plugin_descriptor describe_plugin(const char* name, const char* version,
+                                                   const char* description,
+                                                   const typename api_for_kind<Kind>::type& api,
+                                                   const void* (*get_extension)(const char*) = nullptr) {
+  return frugal_plugin_descriptor{sizeof(frugal_plugin_descriptor),
+                                  FRUGAL_ABI_VERSION,
+                                  Kind,
+                                  name,
+                                  version,
+                                  description,
+                                  &api,
+                                  get_extension};
+}
+
 }  // namespace sdk
 }  // namespace frugal
 
-// Defines `frugal_plugin_entry`. Answers only the ABI version it was built for
-// (the host refuses a NULL answer with a message naming the file). `api_table` is
-// a static table of the kind's type whose struct_size is sizeof(that type).
-#define FRUGAL_DEFINE_PLUGIN(kind, name, version, description, api_table)                                   \
-  static_assert(std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(api_table)>>,              \
-                               typename ::frugal::sdk::api_for_kind<(kind)>::type>,                         \
-                "FRUGAL_DEFINE_PLUGIN: api table type does not match the plugin kind");                     \
+// Defines `frugal_plugin_entry` for one plugin. Answers only the ABI version it
+// was built for (the host refuses a NULL answer with a message naming the file).
+// `api_table` is a static table of the kind's type whose struct_size is
+// sizeof(that type). FRUGAL_DEFINE_PLUGIN_EXT also offers extensions: `get_ext`
+// is a `const void* (*)(const char* id)` answering NULL for unknown ids.
+#define FRUGAL_DEFINE_PLUGIN_EXT(kind, name, version, description, api_table, get_ext)                      \
   extern "C" FRUGAL_EXPORT const frugal_plugin_descriptor* frugal_plugin_entry(uint32_t host_abi_version) { \
-    static const frugal_plugin_descriptor descriptor = {sizeof(frugal_plugin_descriptor),                   \
-                                                        FRUGAL_ABI_VERSION,                                 \
-                                                        (kind),                                             \
-                                                        (name),                                             \
-                                                        (version),                                          \
-                                                        (description),                                      \
-                                                        &(api_table)};                                      \
+    static const frugal_plugin_descriptor descriptor =                                                      \
+        ::frugal::sdk::describe_plugin<(kind)>((name), (version), (description), (api_table), (get_ext));   \
     return host_abi_version == FRUGAL_ABI_VERSION ? &descriptor : nullptr;                                  \
+  }
+#define FRUGAL_DEFINE_PLUGIN(kind, name, version, description, api_table) \
+  FRUGAL_DEFINE_PLUGIN_EXT(kind, name, version, description, api_table, nullptr)
+
+// Defines `frugal_plugin_factory` for several plugins in one shared object:
+// `descriptors` is a static array of frugal_plugin_descriptor, each made with
+// frugal::sdk::describe_plugin<KIND>(...).
+#define FRUGAL_DEFINE_FACTORY(descriptors)                                                                  \
+  extern "C" FRUGAL_EXPORT const frugal_plugin_descriptor* frugal_plugin_factory(uint32_t host_abi_version, \
+                                                                                 uint32_t index) {          \
+    const size_t n = sizeof(descriptors) / sizeof((descriptors)[0]);                                        \
+    return host_abi_version == FRUGAL_ABI_VERSION && index < n ? &(descriptors)[index] : nullptr;           \
   }
 
 #endif  // FRUGAL_PLUGIN_SDK_HPP

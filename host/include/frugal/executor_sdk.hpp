@@ -1,0 +1,100 @@
+// frugal executor SDK: the C face of an executor plugin, generated from a C++
+// class, so that no executor writes the seven ABI wrappers again.
+//
+// `Impl` must provide
+//   Impl(const void* onnx, size_t size, const char* options_json);   // options_json may be NULL
+//   std::string describe_json();
+//   frugal_layer_bytes layer_bytes(int32_t layer, int32_t batch);
+//   void set_budget(uint64_t budget_bytes);
+//   std::string run(const char* plan_json, const frugal_tensor* in, size_t n_in,
+//                   frugal_tensor* out, size_t n_out);                 // returns the report JSON
+//   void time_layer(int32_t layer, int32_t batch, int32_t repeats, double& median, double& spread);
+// and may throw anything: every entry point runs inside sdk::guard.
+//
+//   FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "mine", "1.0", "my executor",
+//                        frugal::sdk::executor_api<MyExecutor>())
+#ifndef FRUGAL_EXECUTOR_SDK_HPP
+#define FRUGAL_EXECUTOR_SDK_HPP
+
+#include <memory>
+#include <string>
+
+#include "plugin_sdk.hpp"
+
+// The opaque handle of the C ABI: one per executor plugin's shared object (each
+// plugin is its own shared object, loaded RTLD_LOCAL), holding the C++ object.
+struct frugal_executor {
+  std::shared_ptr<void> impl;
+};
+
+namespace frugal {
+namespace sdk {
+
+template <class Impl>
+struct ExecutorEntry {
+  static Impl& self(frugal_executor* ex, const char* fn) {
+    if (!ex || !ex->impl) fail_invalid(std::string(fn) + ": executor is NULL");
+    return *static_cast<Impl*>(ex->impl.get());
+  }
+  static frugal_status create(const void* onnx, size_t size, const char* options, frugal_executor** out,
+                              frugal_error* err) {
+    return guard(err, [&] {
+      if (!out) fail_invalid("create: out is NULL");
+      *out = nullptr;
+      if (!onnx || size == 0) fail_invalid("create: no model bytes");
+      *out = new frugal_executor{std::make_shared<Impl>(onnx, size, options)};
+    });
+  }
+  static void destroy(frugal_executor* ex) { delete ex; }
+  static frugal_status describe(frugal_executor* ex, frugal_blob* out_json, frugal_error* err) {
+    return guard(err, [&] { put_blob(out_json, self(ex, "describe").describe_json()); });
+  }
+  static frugal_status layer_bytes(frugal_executor* ex, int32_t layer, int32_t batch, frugal_layer_bytes* out,
+                                   frugal_error* err) {
+    return guard(err, [&] {
+      if (!out) fail_invalid("layer_bytes: out is NULL");
+      *out = self(ex, "layer_bytes").layer_bytes(layer, batch);
+    });
+  }
+  static frugal_status set_budget(frugal_executor* ex, uint64_t budget_bytes, frugal_error* err) {
+    return guard(err, [&] { self(ex, "set_budget").set_budget(budget_bytes); });
+  }
+  static frugal_status run(frugal_executor* ex, const char* plan_json, const frugal_tensor* inputs,
+                           size_t n_inputs, frugal_tensor* outputs, size_t n_outputs, frugal_blob* out_report,
+                           frugal_error* err) {
+    return guard(err, [&] {
+      Impl& impl = self(ex, "run");
+      if (out_report) *out_report = frugal_blob{nullptr, 0, nullptr};
+      const std::string report = impl.run(plan_json, inputs, n_inputs, outputs, n_outputs);
+      if (out_report) put_blob(out_report, report);
+    });
+  }
+  static frugal_status time_layer(frugal_executor* ex, int32_t layer, int32_t batch, int32_t repeats,
+                                  double* out_median, double* out_spread, frugal_error* err) {
+    return guard(err, [&] {
+      Impl& impl = self(ex, "time_layer");
+      if (!out_median || !out_spread) fail_invalid("time_layer: an out pointer is NULL");
+      impl.time_layer(layer, batch, repeats, *out_median, *out_spread);
+    });
+  }
+};
+
+// The executor table for Impl (a static object: valid while the plugin is loaded).
+template <class Impl>
+const frugal_executor_api& executor_api() {
+  using E = ExecutorEntry<Impl>;
+  static const frugal_executor_api api = {sizeof(frugal_executor_api),
+                                          &E::create,
+                                          &E::destroy,
+                                          &E::describe,
+                                          &E::layer_bytes,
+                                          &E::set_budget,
+                                          &E::run,
+                                          &E::time_layer};
+  return api;
+}
+
+}  // namespace sdk
+}  // namespace frugal
+
+#endif  // FRUGAL_EXECUTOR_SDK_HPP
