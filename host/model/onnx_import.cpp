@@ -117,11 +117,8 @@ Attribute read_attribute(const onnx::AttributeProto& a, const std::string& where
   return r;
 }
 
-Graph convert(const onnx::ModelProto& m, const std::string& origin) {
-  if (!m.has_graph()) fail(origin, "model has no graph");
-  if (m.functions_size() > 0) fail(origin, "model-local functions are not supported");
-  const onnx::GraphProto& gp = m.graph();
-  Graph g;
+// The model's and the graph's own fields (opsets, producer, docs, metadata).
+void read_model_fields(const onnx::ModelProto& m, Graph& g) {
   g.ir_version = m.ir_version();
   g.opsets.clear();
   for (const auto& op : m.opset_import()) g.opsets.push_back(OpsetImport{op.domain(), op.version()});
@@ -131,14 +128,14 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
   g.model_domain = m.domain();
   g.model_version = m.model_version();
   for (const auto& kv : m.metadata_props()) g.metadata_props.emplace_back(kv.key(), kv.value());
-  g.name = gp.name();
-  g.graph_doc = gp.doc_string();
+  g.name = m.graph().name();
+  g.graph_doc = m.graph().doc_string();
+}
 
-  if (gp.node_size() == 0) fail(origin, "graph has no nodes");
-  if (gp.output_size() == 0) fail(origin, "graph has no outputs");
-  if (gp.sparse_initializer_size() > 0) fail(origin, "sparse initializers are not supported");
-
-  // Initializers first: a graph input of the same name is then not a real input.
+// Initializers first: a graph input of the same name is then not a real input
+// (IR < 4 lists initializers as inputs). Returns the names the inputs list.
+std::set<std::string> read_initializers_and_inputs(const onnx::GraphProto& gp, Graph& g,
+                                                   const std::string& origin) {
   for (const onnx::TensorProto& t : gp.initializer()) {
     if (t.name().empty()) fail(origin, "an initializer has no name");
     if (g.tensors.count(t.name())) fail(origin, "initializer '" + t.name() + "' is defined twice");
@@ -151,40 +148,51 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
   for (const onnx::ValueInfoProto& v : gp.input()) {
     if (v.name().empty()) fail(origin, "a graph input has no name");
     if (!input_names.insert(v.name()).second) fail(origin, "graph input '" + v.name() + "' is listed twice");
-    if (g.tensors.count(v.name())) continue;  // an initializer (IR < 4 lists them as inputs)
+    if (g.tensors.count(v.name())) continue;
     TensorDesc d;
     read_value_info(v, d, origin);
     g.inputs.push_back(d.name);
     g.tensors.emplace(d.name, std::move(d));
   }
+  return input_names;
+}
 
-  // Nodes; every non-empty output must be produced exactly once.
+// One node; an unnamed node gets "<op>_<index>" (made unique), since messages
+// and plans need a name for every node.
+Node read_node(const onnx::NodeProto& np, int i, std::set<std::string>& node_names,
+               const std::string& origin) {
+  const std::string where = node_label(np, i);
+  if (np.op_type().empty()) fail(origin, "node #" + std::to_string(i) + " has no op_type");
+  Node n;
+  n.name = np.name();
+  if (n.name.empty()) {
+    std::string base = np.op_type() + "_" + std::to_string(i);
+    n.name = base;
+    for (int k = 1; node_names.count(n.name); ++k) n.name = base + "_" + std::to_string(k);
+    node_names.insert(n.name);
+  }
+  n.op_type = np.op_type();
+  n.domain = np.domain();
+  n.doc = np.doc_string();
+  n.inputs.assign(np.input().begin(), np.input().end());
+  n.outputs.assign(np.output().begin(), np.output().end());
+  for (const auto& a : np.attribute()) {
+    if (n.has_attr(a.name())) fail(origin, where + ": attribute '" + a.name() + "' is given twice");
+    n.attributes.push_back(read_attribute(a, where, origin));
+  }
+  return n;
+}
+
+// The nodes, and a tensor (of unknown type) for each value they produce; every
+// non-empty output must be produced exactly once.
+void read_nodes(const onnx::GraphProto& gp, Graph& g, const std::string& origin) {
   std::set<std::string> node_names;
   for (const auto& n : gp.node())
     if (!n.name().empty()) node_names.insert(n.name());
   std::map<std::string, std::string> produced_by;
   g.nodes.reserve(static_cast<size_t>(gp.node_size()));
   for (int i = 0; i < gp.node_size(); ++i) {
-    const onnx::NodeProto& np = gp.node(i);
-    const std::string where = node_label(np, i);
-    if (np.op_type().empty()) fail(origin, "node #" + std::to_string(i) + " has no op_type");
-    Node n;
-    n.name = np.name();
-    if (n.name.empty()) {  // messages and plans need a name for every node
-      std::string base = np.op_type() + "_" + std::to_string(i);
-      n.name = base;
-      for (int k = 1; node_names.count(n.name); ++k) n.name = base + "_" + std::to_string(k);
-      node_names.insert(n.name);
-    }
-    n.op_type = np.op_type();
-    n.domain = np.domain();
-    n.doc = np.doc_string();
-    n.inputs.assign(np.input().begin(), np.input().end());
-    n.outputs.assign(np.output().begin(), np.output().end());
-    for (const auto& a : np.attribute()) {
-      if (n.has_attr(a.name())) fail(origin, where + ": attribute '" + a.name() + "' is given twice");
-      n.attributes.push_back(read_attribute(a, where, origin));
-    }
+    Node n = read_node(gp.node(i), i, node_names, origin);
     for (const std::string& o : n.outputs) {
       if (o.empty()) continue;
       auto it = produced_by.find(o);
@@ -206,8 +214,11 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
         d.dtype = DType::Undefined;
         g.tensors.emplace(o, std::move(d));
       }
+}
 
-  // Outputs and intermediate value infos refine what the nodes declared.
+// Outputs and intermediate value infos refine what the nodes declared.
+void read_outputs_and_value_infos(const onnx::GraphProto& gp, const std::set<std::string>& input_names,
+                                  Graph& g, const std::string& origin) {
   std::set<std::string> output_names;
   for (const onnx::ValueInfoProto& v : gp.output()) {
     if (!g.tensors.count(v.name()))
@@ -230,7 +241,20 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
     read_value_info(v, d, origin);
     g.tensors[v.name()] = std::move(d);
   }
+}
 
+Graph convert(const onnx::ModelProto& m, const std::string& origin) {
+  if (!m.has_graph()) fail(origin, "model has no graph");
+  if (m.functions_size() > 0) fail(origin, "model-local functions are not supported");
+  const onnx::GraphProto& gp = m.graph();
+  if (gp.node_size() == 0) fail(origin, "graph has no nodes");
+  if (gp.output_size() == 0) fail(origin, "graph has no outputs");
+  if (gp.sparse_initializer_size() > 0) fail(origin, "sparse initializers are not supported");
+  Graph g;
+  read_model_fields(m, g);
+  const std::set<std::string> input_names = read_initializers_and_inputs(gp, g, origin);
+  read_nodes(gp, g, origin);
+  read_outputs_and_value_infos(gp, input_names, g, origin);
   try {
     g.topological_sort();
   } catch (const std::runtime_error& e) {  // the graph's own message, named by file here
