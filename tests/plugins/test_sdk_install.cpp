@@ -1,11 +1,14 @@
 // The SDK as an out-of-tree plugin author gets it: install the "sdk" component of
 // this build into a scratch prefix, build examples/plugin against it with a
-// separate CMake project, load the result and plan with it. Also checks that the
-// installed plugin.h is plain C and that the pkg-config file points at it.
+// separate CMake project, load the result and plan with it; the same for
+// examples/folder_plugin, which uses the installed model library. Also checks
+// that the installed plugin.h is plain C and that the pkg-config file points at it.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 
+#include "frugal/model/graph.h"
+#include "loader/folder_client.h"
 #include "loader/planner_client.h"
 #include "loader/plugin_registry.h"
 
@@ -72,4 +75,64 @@ TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[
   l1["ws_bytes"] = {1, 2};
   const auto planned = frugal::make_plan(*p, with_bytes, {{"batch", 4}});
   CHECK(planned["peak_bytes"] == 50);
+}
+
+// X -> Relu -> Dropout -> Identity -> Sigmoid -> Y, plus an Identity that is the output.
+static frugal::Graph noop_chain() {
+  frugal::Graph g;
+  auto value = [&](const std::string& name) {
+    frugal::TensorDesc d;
+    d.name = name;
+    d.dtype = frugal::DType::Float32;
+    g.tensors[name] = d;
+  };
+  for (const char* v : {"x", "r", "d", "i", "s", "y"}) value(v);
+  g.tensors["x"].has_shape = true;
+  g.tensors["x"].shape = frugal::make_shape({1, 4});
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  auto node = [&](const std::string& name, const std::string& op, const std::string& in,
+                  const std::string& out) {
+    frugal::Node n;
+    n.name = name;
+    n.op_type = op;
+    n.inputs = {in};
+    n.outputs = {out};
+    g.nodes.push_back(n);
+  };
+  node("relu", "Relu", "x", "r");
+  node("drop", "Dropout", "r", "d");
+  node("ident", "Identity", "d", "i");
+  node("sig", "Sigmoid", "i", "s");
+  node("out", "Identity", "s", "y");  // writes the graph output: kept
+  return g;
+}
+
+TEST_CASE("an out-of-tree folder builds against the installed model library and folds", "[plugins][slow]") {
+  const std::string prefix = kWork + "/prefix_folder", build = kWork + "/build_folder";
+  fs::remove_all(prefix);
+  fs::remove_all(build);
+  fs::create_directories(kWork);
+  REQUIRE(sh(kCMake + " --install " + FRUGAL_TEST_BINARY_DIR + " --component sdk --prefix " + prefix) == 0);
+  CHECK(fs::exists(prefix + "/include/frugal/model/graph.h"));
+  REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/folder_plugin -B " + build +
+             " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix) == 0);
+  REQUIRE(sh(kCMake + " --build " + build) == 0);
+
+  frugal::PluginRegistry r;
+  std::string why;
+  const frugal::LoadedPlugin* p = r.load_file(build + "/drop_noops.so", &why);
+  INFO(why);
+  REQUIRE(p != nullptr);
+  CHECK(p->kind == FRUGAL_KIND_FOLDER);
+  const frugal::FoldedModel f = frugal::fold_model(*p, noop_chain(), nlohmann::json::object());
+  std::vector<std::string> ops, sig_inputs;
+  for (const frugal::Node& n : f.graph.nodes) {
+    ops.push_back(n.op_type);
+    if (n.name == "sig") sig_inputs = n.inputs;
+  }
+  CHECK(ops == std::vector<std::string>{"Relu", "Sigmoid", "Identity"});
+  CHECK(sig_inputs == std::vector<std::string>{"r"});
+  CHECK(f.graph.outputs == std::vector<std::string>{"y"});
+  CHECK(f.report["removed"] == nlohmann::json::array({"drop", "ident"}));
 }
