@@ -77,6 +77,7 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   o.repeats = static_cast<int>(repeats);
   o.reuse_cache = opt_bool_field(L, idx, "cache", true);
   o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
+  o.step_overhead = opt_bool_field(L, idx, "step_overhead", true);
   if (opt_bool_field(L, idx, "progress", true)) o.progress = stderr_progress();
   return o;
 }
@@ -84,7 +85,7 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
 int l_profile(lua_State* L) {
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
-                      "cache_dir", "progress", "fit", "gate_activity"});
+                      "cache_dir", "progress", "fit", "gate_activity", "step_overhead"});
   const ProfileOptions opt = parse_profile_options(L, 2);
   LuaExecutor* ex = nullptr;
   if (!is_object(L, 1, kExecutorType)) {

@@ -9,6 +9,7 @@
 #include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
+#include "tensor/tensor_random.h"
 
 namespace frugal {
 
@@ -92,7 +93,7 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 // Everything that makes a measurement what it is: a cache hit must match all of it.
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
-  nlohmann::json key = {{"format", 2},
+  nlohmann::json key = {{"format", 3},  // 3: tables carry step_overhead_s
                         {"model_hash", subject.model_hash},
                         {"executor", subject.executor},
                         {"device", f.device},
@@ -101,6 +102,7 @@ nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, 
                         {"batches", batches},
                         {"repeats", opt.repeats}};
   if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
+  if (!opt.step_overhead) key["step_overhead"] = false;
   return key;
 }
 
@@ -193,6 +195,57 @@ nlohmann::json profile_layer(ExecutorClient& ex, const ExecutorFacts& f, size_t 
   return out;
 }
 
+// The network at batch 1 as a plan of one step per layer, run `runs` times
+// after a warm-up; per layer, the median of its step's seconds in the reports
+// minus its time_s at batch 1 (at least 0) becomes "step_overhead_s" (see the
+// header). An executor whose reports give no per-step seconds gets no overhead;
+// one that cannot run the plan (a budget too small for it) gets a warning.
+void add_step_overheads(ExecutorClient& ex, int runs, nlohmann::json& layers, std::string& warnings) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& L : layers) steps.push_back({{"layer", L["name"]}, {"first", 0}, {"count", 1}});
+  const nlohmann::json plan = {{"batch", 1}, {"steps", steps}};
+  std::vector<Tensor> inputs;
+  uint64_t seed = 1;
+  for (const auto& in : ex.describe().value("inputs", nlohmann::json::array())) {
+    std::vector<int64_t> dims = in.value("shape", std::vector<int64_t>{});
+    if (dims.empty()) return;  // a scalar input: no batch to speak of
+    dims[0] = 1;
+    for (int64_t d : dims)
+      if (d < 1) return;  // a symbolic dimension: leave the overhead out
+    Tensor t(dims);
+    fill_uniform(t, seed++);
+    inputs.push_back(std::move(t));
+  }
+  std::vector<std::vector<double>> seconds(layers.size());
+  try {
+    for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
+      std::vector<Tensor> outputs;
+      const nlohmann::json rep = ex.run(plan, inputs, outputs);
+      if (!rep.contains("steps") || !rep["steps"].is_array() || rep["steps"].size() != layers.size()) return;
+      for (size_t k = 0; k < layers.size(); ++k) {
+        const auto& st = rep["steps"][k];
+        if (!st.contains("seconds") || !st["seconds"].is_number()) return;
+        if (r > 0) seconds[k].push_back(st["seconds"].get<double>());
+      }
+    }
+  } catch (const Error& e) {
+    warnings +=
+        std::string(warnings.empty() ? "" : "\n") +
+        "warning: the per-step overhead was not measured (the network at batch 1, one step per layer, did "
+        "not run: " +
+        e.what() + "); the table prices steps by time_s alone";
+    return;
+  }
+  for (size_t k = 0; k < layers.size(); ++k) {
+    std::vector<double>& v = seconds[k];
+    std::sort(v.begin(), v.end());
+    const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    const double alone = layers[k]["time_s"][0].get<double>();
+    const double overhead = std::max(0.0, median - alone);
+    layers[k]["step_overhead_s"] = overhead;
+  }
+}
+
 }  // namespace
 
 ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt) {
@@ -217,6 +270,10 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   ProgressCounter progress{opt, subject, n, 0, n * batches.size()};
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, progress));
+  if (opt.step_overhead) {
+    if (opt.progress) opt.progress("profiling " + subject.model_name + ": per-step overhead in a run", 1.0);
+    add_step_overheads(ex, opt.repeats, layers, r.warnings);
+  }
   if (opt.progress) opt.progress("", 1.0);
   r.seconds = now_seconds() - t0;
   r.costs = {{"model", subject.model_name},      {"model_hash", subject.model_hash},
@@ -225,6 +282,9 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
              {"measured_batches", batches},      {"repeats", opt.repeats},
              {"profile_seconds", r.seconds},     {"layers", layers}};
   if (!facts.gate_activity.is_null()) r.costs["gate_activity"] = facts.gate_activity;
+  if (opt.step_overhead && !layers.empty() && layers[0].contains("step_overhead_s"))
+    r.costs["step_overhead"] = {
+        {"measured_by", "the network at batch 1, one step per layer"}, {"batch", 1}, {"runs", opt.repeats}};
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }

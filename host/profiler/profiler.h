@@ -7,7 +7,9 @@
 //                "time_s": [per-SAMPLE seconds, batch 1..B],
 //                "time_spread_s": [per-sample max - min of the repetitions; 0 where not measured],
 //                "in_bytes": [...], "out_bytes": [...], "ws_bytes": [...],
-//                "source": ["measured" | "interpolated", ...]}, ...],
+//                "source": ["measured" | "interpolated", ...],
+//                "step_overhead_s": S}, ...],
+//    "step_overhead": {"batch": 1, "runs": R, "total_s": ...},
 //    "gate_activity": A | {layer: A}}   (only when the executor was created with that option)
 //
 // Layers are the executor's schedulable units, in its execution order. Times
@@ -15,6 +17,15 @@
 // the median); bytes from layer_bytes for EVERY batch 1..B (they are what the
 // executor allocates, never estimates). Batch sizes not in the measured list get
 // interpolated times (batch_fill.h). Results are cached on disk (cost_cache.h).
+//
+// Step overhead: a layer timed alone runs again and again on the same data, with
+// its weights and inputs in cache; inside a plan, a step also allocates (and may
+// move) its tensors and finds the weights evicted by the layers that ran in
+// between. The profiler runs the whole network at batch 1 as a plan of one step
+// per layer (a warm-up and R timed runs) and records, per layer, the median of
+// the step's seconds in the run report minus the layer's time_layer at batch 1
+// (at least 0) as "step_overhead_s": what the planner adds for every step
+// (docs/COSTS.md).
 #pragma once
 
 #include <functional>
@@ -44,9 +55,10 @@ struct ProfileOptions {
   // max_attempts times in all, and the attempt with the smallest median is kept.
   double max_relative_spread = 0.5;
   int max_attempts = 3;
-  bool reuse_cache = true;  // take the cached table when there is one
-  bool write_cache = true;  // store what was measured (so a re-measure refreshes the cache)
-  std::string cache_dir;    // "": the default folder (cost_cache.h)
+  bool step_overhead = true;  // measure each layer's per-step overhead (runs the network at batch 1)
+  bool reuse_cache = true;    // take the cached table when there is one
+  bool write_cache = true;    // store what was measured (so a re-measure refreshes the cache)
+  std::string cache_dir;      // "": the default folder (cost_cache.h)
   // Called before each measurement with a status line and the share of the
   // work done so far (0..1), and with ("", 1) at the end; may be empty.
   std::function<void(const std::string& status, double done)> progress;

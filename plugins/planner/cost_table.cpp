@@ -117,6 +117,8 @@ void parse_header(const json& j, const std::string& origin, CostTable& t) {
   if (bm.get<int64_t>() > kMaxBatch)
     fail(origin, "\"batch_max\" " + bm.dump() + " is above the supported " + std::to_string(kMaxBatch));
   t.batch_max = static_cast<int>(bm.get<int64_t>());
+  if (j.contains("step_overhead_s"))
+    t.step_overhead_s = as_seconds(j["step_overhead_s"], origin, "the table's \"step_overhead_s\"");
 }
 
 // Layer name -> index, read before the layers themselves so that a reference
@@ -181,9 +183,12 @@ void parse_batch_arrays(const json& l, int B, const std::string& origin, const s
   check_proportional(lc.in_bytes, "in_bytes", origin, where);
 }
 
-// The optional "source" (per batch) and "network_output".
-void parse_layer_notes(const json& l, int B, const std::string& origin, const std::string& where,
-                       LayerCost& lc) {
+// The optional "source" (per batch), "network_output" and "step_overhead_s".
+void parse_layer_notes(const json& l, int B, double table_step_overhead, const std::string& origin,
+                       const std::string& where, LayerCost& lc) {
+  lc.step_overhead_s = table_step_overhead;
+  if (l.contains("step_overhead_s"))
+    lc.step_overhead_s = as_seconds(l["step_overhead_s"], origin, where + " step_overhead_s");
   if (l.contains("source")) {
     const json& src = batch_array(l, "source", B, origin, where);
     for (int b = 0; b < B; ++b) {
@@ -261,7 +266,7 @@ CostTable parse_cost_table(const json& j, const std::string& origin) {
     const std::string where = layer_ref(lc.name, i);
     lc.inputs = parse_inputs(l, i, index, origin, where);
     parse_batch_arrays(l, t.batch_max, origin, where, lc);
-    parse_layer_notes(l, t.batch_max, origin, where, lc);
+    parse_layer_notes(l, t.batch_max, t.step_overhead_s, origin, where, lc);
     t.layers.push_back(std::move(lc));
   }
   derive_input_bytes(origin, t);
@@ -289,6 +294,7 @@ json cost_table_to_json(const CostTable& t) {
                {"out_bytes", l.out_bytes}, {"ws_bytes", l.ws_bytes}};
     if (!l.source.empty()) jl["source"] = l.source;
     if (l.network_output) jl["network_output"] = true;
+    if (l.step_overhead_s != 0) jl["step_overhead_s"] = l.step_overhead_s;
     layers.push_back(std::move(jl));
   }
   return {{"model", t.model}, {"executor", t.executor}, {"batch_max", t.batch_max}, {"layers", layers}};

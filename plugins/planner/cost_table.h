@@ -25,12 +25,18 @@ struct LayerCost {
   // The output is a network output: kept to the end of the request even when
   // other layers read it (the executors never free a network output).
   bool network_output = false;
+  // Seconds every step of this layer costs beyond time_s x count: what a call
+  // pays inside a plan and not when the profiler times the layer alone (weights
+  // and inputs out of cache, allocation and moves). The layer's
+  // "step_overhead_s", else the table's, else 0.
+  double step_overhead_s = 0;
 };
 
 struct CostTable {
   std::string model;
   std::string executor;
   int batch_max = 0;              // B: the arrays hold batch sizes 1..B
+  double step_overhead_s = 0;     // the table's "step_overhead_s": the default of its layers
   std::vector<LayerCost> layers;  // in execution order: producers before consumers
 
   // Derived by parse_cost_table(); activation bytes are proportional to the batch.
@@ -55,7 +61,13 @@ struct CostTable {
   // The layer's distinct input tensors (a layer listing one tensor twice holds it once).
   std::vector<int> distinct_inputs(int layer) const;
   int find(const std::string& name) const;  // -1 when absent
-  double time(int layer, int batch) const { return layers[layer].time_s[batch - 1]; }
+  // Per-sample seconds of one step of `batch` samples as the planners price it:
+  // time_s plus the layer's step overhead shared by the step's samples. Every
+  // planner and the checker price plans through this, so a step costs
+  // time_s[b-1] x b + step_overhead_s in all of them.
+  double time(int layer, int batch) const {
+    return layers[layer].time_s[batch - 1] + layers[layer].step_overhead_s / batch;
+  }
   uint64_t out(int layer, int batch) const { return layers[layer].out_bytes[batch - 1]; }
   uint64_t ws(int layer, int batch) const { return layers[layer].ws_bytes[batch - 1]; }
 };

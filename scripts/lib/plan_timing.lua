@@ -2,7 +2,8 @@
 -- --explain and workflow print, so that a plan whose measured time disagrees
 -- with the planner's prediction names the layer at fault.
 --   predicted: per step, count x time_s[count] of its layer in the cost table,
---              plus the table's step_overhead_s (what the planner charges);
+--              plus the layer's step_overhead_s (else the table's): what the
+--              planner charges (docs/COSTS.md);
 --   measured:  per step, the "seconds" of the executor's run report.
 local common = require("cli_common")
 
@@ -25,9 +26,9 @@ M.median = median
 function M.predicted_by_layer(plan, costs)
   local index, by_layer, order = {}, {}, {}
   for i, L in ipairs(costs.layers) do index[L.name] = i end
-  local overhead = costs.step_overhead_s or 0
   for _, st in ipairs(plan.steps) do
     local L = costs.layers[index[st.layer]]
+    local overhead = L.step_overhead_s or costs.step_overhead_s or 0
     if not by_layer[st.layer] then
       by_layer[st.layer] = 0
       order[#order + 1] = st.layer

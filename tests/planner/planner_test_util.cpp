@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 namespace frugal::planner::test {
 
@@ -33,6 +34,7 @@ json make_table_json(const std::vector<LayerSpec>& layers, uint64_t input_per_sa
                   {"in_bytes", in},
                   {"out_bytes", out},
                   {"ws_bytes", l.ws}});
+    if (l.step_s != 0) jl.back()["step_overhead_s"] = l.step_s;
   }
   return {{"model", "test"}, {"executor", "none"}, {"batch_max", batch_max}, {"layers", jl}};
 }
@@ -127,7 +129,10 @@ namespace {
 
 class Search {
  public:
-  Search(const CostTable& c, int r, uint64_t budget) : c_(c), n_(c.size()), r_(r), budget_(budget) {}
+  Search(const CostTable& c, int r, uint64_t budget, std::vector<double> step_s)
+      : c_(c), n_(c.size()), r_(r), budget_(budget), step_s_(std::move(step_s)) {
+    step_s_.resize(static_cast<size_t>(n_), 0.0);
+  }
 
   uint64_t held(const std::vector<int>& p) const {
     uint64_t h = 0;
@@ -168,7 +173,8 @@ class Search {
       for (int b = 1; b <= available(p, k); ++b) {
         if (h + c_.layers[k].out_bytes[b - 1] + c_.layers[k].ws_bytes[b - 1] > budget_) continue;
         p[k] += b;
-        best = std::min(best, c_.layers[k].time_s[b - 1] * b + best_time(p));
+        best =
+            std::min(best, c_.layers[k].time_s[b - 1] * b + step_s_[static_cast<size_t>(k)] + best_time(p));
         p[k] -= b;
       }
     return time_memo_[kk] = best;
@@ -196,14 +202,16 @@ class Search {
   const CostTable& c_;
   int n_, r_;
   uint64_t budget_;
+  std::vector<double> step_s_;
   std::unordered_map<uint64_t, double> time_memo_;
   std::unordered_map<uint64_t, uint64_t> peak_memo_;
 };
 
 }  // namespace
 
-BruteForce brute_force(const CostTable& costs, int samples, uint64_t budget) {
-  Search s(costs, samples, budget);
+BruteForce brute_force(const CostTable& costs, int samples, uint64_t budget,
+                       const std::vector<double>& step_s) {
+  Search s(costs, samples, budget, step_s);
   std::vector<int> p(costs.size(), 0);
   BruteForce r;
   r.min_peak = s.min_peak(p);
@@ -213,7 +221,7 @@ BruteForce brute_force(const CostTable& costs, int samples, uint64_t budget) {
 }
 
 uint64_t count_model_peak(const CostTable& costs, int samples, const std::vector<Step>& steps) {
-  Search s(costs, samples, 0);
+  Search s(costs, samples, 0, {});
   std::vector<int> p(costs.size(), 0);
   uint64_t peak = 0;
   for (const Step& st : steps) {

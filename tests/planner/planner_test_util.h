@@ -21,6 +21,7 @@ struct LayerSpec {
   uint64_t out_per_sample = 0;
   std::vector<uint64_t> ws;  // batch 1..B
   std::vector<double> time;  // per-sample seconds, batch 1..B
+  double step_s = 0;         // "step_overhead_s": seconds every step of the layer costs on top
 };
 
 // Builds the JSON cost table (in_bytes derived from the inputs).
@@ -42,7 +43,11 @@ struct BruteForce {
   double best_total_s = 0;  // minimum total seconds within the budget
   uint64_t min_peak = 0;    // smallest peak of any schedule (budget-independent)
 };
-BruteForce brute_force(const CostTable& costs, int samples, uint64_t budget);
+// step_s: seconds each step of layer k costs on top of count x time_s (the
+// tables' step_overhead_s, passed separately so that the search prices steps
+// with its own arithmetic); empty: none.
+BruteForce brute_force(const CostTable& costs, int samples, uint64_t budget,
+                       const std::vector<double>& step_s = {});
 
 // Peak of a plan by the same count-based accounting (independent of check_plan).
 uint64_t count_model_peak(const CostTable& costs, int samples, const std::vector<Step>& steps);

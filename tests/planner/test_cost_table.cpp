@@ -161,3 +161,36 @@ TEST_CASE("planner: a request larger than batch_max runs in several steps per la
     CHECK(sum == 7);
   }
 }
+
+TEST_CASE("cost table: step_overhead_s, per layer or for the whole table, priced per step", "[planner]") {
+  json j = good_table();
+  j["step_overhead_s"] = 0.5;             // every layer's default
+  j["layers"][1]["step_overhead_s"] = 2;  // conv2's own
+  const CostTable t = parse_cost_table(j);
+  CHECK(t.layers[0].step_overhead_s == 0.5);
+  CHECK(t.layers[1].step_overhead_s == 2.0);
+  CHECK(t.layers[2].step_overhead_s == 0.5);
+  // A step of conv2 on 2 samples: 2 x 1.5 s + 2 s, i.e. 2.5 s per sample.
+  CHECK(t.time(1, 2) == Approx(2.5));
+  CHECK(t.time(1, 1) == Approx(4.0));
+  // The checker charges it once per step: conv1 in one step of 3, conv2 in 3
+  // steps of 1, fc in one step of 3.
+  const std::vector<Step> steps = {{0, 0, 3}, {1, 0, 1}, {1, 1, 1}, {1, 2, 1}, {2, 0, 3}};
+  const PlanCheck c = check_plan(t, 3, steps);
+  CHECK(c.time_total_s == Approx(3 * 1.5 + 0.5 + 3 * (2 + 2) + 3 * 0.7 + 0.5));
+  // Written back per layer (the table-level default resolved).
+  const CostTable back = parse_cost_table(cost_table_to_json(t));
+  CHECK(back.layers[2].step_overhead_s == 0.5);
+  CHECK(back.layers[1].step_overhead_s == 2.0);
+
+  json bad = good_table();
+  bad["layers"][1]["step_overhead_s"] = -1;
+  CHECK_THAT(error_of(bad), Catch::Contains("costs.json: layer 1 'conv2' step_overhead_s is negative"));
+  bad["layers"][1]["step_overhead_s"] = nullptr;
+  CHECK_THAT(error_of(bad), Catch::Contains("layer 1 'conv2' step_overhead_s is null"));
+  bad["layers"][1]["step_overhead_s"] = "1ms";
+  CHECK_THAT(error_of(bad), Catch::Contains("layer 1 'conv2' step_overhead_s is not a number"));
+  json bad_table = good_table();
+  bad_table["step_overhead_s"] = -0.25;
+  CHECK_THAT(error_of(bad_table), Catch::Contains("the table's \"step_overhead_s\" is negative"));
+}

@@ -28,6 +28,8 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
   REQUIRE(r.code == 0);
   const nlohmann::json c = read_json(dir / "c.json");
   REQUIRE(c["batch_max"] == 3);
+  CHECK(c["step_overhead"]["batch"] == 1);
+  CHECK(c["step_overhead"]["runs"] == 2);
   const auto& layers = c["layers"];
   REQUIRE(layers.size() >= 4);
   // toy_tiny: input [N,3,8,8], block1 conv -> [N,4,8,8], block2 conv stride 2 -> [N,4,4,4], fc -> [N,5].
@@ -44,6 +46,9 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
       CHECK(layers[i]["source"][b] == "measured");
       CHECK(layers[i]["out_bytes"][b] == layers[i]["out_bytes"][0].get<long long>() * (b + 1));
     }
+    // The per-step overhead, from the network run at batch 1 (docs/COSTS.md).
+    REQUIRE(layers[i].contains("step_overhead_s"));
+    CHECK(layers[i]["step_overhead_s"].get<double>() >= 0);
     for (const auto& in : layers[i]["inputs"]) {  // producers come first
       if (in == "") continue;
       bool earlier = false;
