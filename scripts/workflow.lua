@@ -1,24 +1,30 @@
--- frugal workflow: the main job: fold, profile, plan under a budget, run the VBS and FBS plans and compare
+-- frugal workflow: the main job: fold, profile, plan under a budget, run the VBS, FBS and greedy plans and compare
 -- Steps: 1. fold BatchNorm (BaN-OFF); 2. profile the folded model on the executor
--- (cached on disk); 3. plan the request with VBS and with fixed batch (FBS) under
--- the budget; 4. run both plans on the same random input inside an arena of exactly
--- the budget, and an ordinary whole-batch run of the ORIGINAL model as reference;
--- 5. print VBS against FBS: predicted and measured time per sample, predicted and
--- measured peak arena bytes, and whether the outputs agree with the reference.
--- Exits 1 when an output disagrees or a measured peak exceeds its prediction.
+-- (cached on disk; times fitted per layer unless --raw, docs/COSTS.md); 3. plan
+-- the request with VBS, fixed batch (FBS) and greedy VBS under the budget; 4. run
+-- the plans on the same random input inside an arena of exactly the budget, in
+-- turn, and an ordinary whole-batch run of the ORIGINAL model as reference; 5.
+-- print the plans side by side: predicted and measured time per sample, predicted
+-- and measured peak arena bytes, whether the outputs agree with the reference,
+-- and a line for each plan whose measured time is more than 15% off its
+-- prediction, naming the layer most off. Exits 1 when an output disagrees or a
+-- measured peak exceeds its prediction.
 local argparse = require("argparse")
 local common = require("cli_common")
 local fmt = require("textfmt")
 local summary = require("plan_summary")
+local timing = require("plan_timing")
 
 local a = argparse.parse(arg, {
-  arguments = {{"model", "an ONNX file or zoo:NAME (the default is a small residual + concat network, so the " ..
-                "whole job takes seconds)", default = "zoo:toy_branched"}},
+  arguments = {{"model", "an ONNX file or zoo:NAME (the default, AlexNet, has large early activations and large " ..
+                "fully connected layers at the end: under a tight budget VBS runs those at the whole request, " ..
+                "fixed batch cannot)", default = "zoo:alexnet"}},
   options = {
     {"batch", "integer", "samples in the request", default = 12, min = 1, max = 1024},
     {"budget", "bytes", "memory for the request", min = 1,
      default_text = "among a few between the smallest plan and the whole batch's need, the one where VBS " ..
-                    "gains most over fixed batch by the cost table; printed"},
+                    "gains most over the better of fixed batch and greedy by the cost table (preferring " ..
+                    "budgets where both have a plan); printed"},
     {"batches", "list", "batch sizes to measure (others are interpolated)", min = 1,
      default_text = "every one of 1..N, the only ones a request of N can use"},
     {"repeat", "integer", "timed runs of each plan, median kept", default = 5, min = 1},
@@ -26,16 +32,21 @@ local a = argparse.parse(arg, {
     {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
+    {"raw", "flag", "plan on the raw measured times, not the fitted ones (per layer, per-batch time = fixed + " ..
+     "per-sample x b; docs/PLANNER.md says why fitted is the default)"},
     {"report", "output", "write the figures as JSON", default_text = "not written"},
-    {"save", "string", "write the input and both plans' outputs: PREFIX_input.npy, PREFIX_vbs.npy, " ..
-     "PREFIX_fbs.npy (one-input, one-output models)", metavar = "PREFIX", default_text = "not written"},
+    {"save", "string", "write the input and the plans' outputs: PREFIX_input.npy, PREFIX_vbs.npy, " ..
+     "PREFIX_fbs.npy, PREFIX_greedy.npy (one-input, one-output models)", metavar = "PREFIX",
+     default_text = "not written"},
     {"seed", "integer", "seed of the random input", default = 0, min = 0},
   },
   progress = true,
-  notes = "Steps: 1 fold BatchNorm (BaN-OFF); 2 profile the folded model (cached on disk); 3 plan the request " ..
-          "with VBS and fixed batch (FBS) under the budget; 4 run both plans in an arena of exactly the budget, " ..
-          "and the unfolded model as reference; 5 compare predicted and measured time and peak memory, and the " ..
-          "outputs. Exits 1 when an output disagrees or a measured peak exceeds its prediction.",
+  notes = "Steps: 1 fold BatchNorm (BaN-OFF); 2 profile the folded model (cached on disk; times fitted unless " ..
+          "--raw); 3 plan the request with VBS, fixed batch (FBS) and greedy VBS under the budget; 4 run the " ..
+          "plans in an arena of exactly the budget, and the unfolded model as reference; 5 compare predicted and " ..
+          "measured time and peak memory, and the outputs; a plan measured more than 15% off its prediction gets " ..
+          "a line naming the layer most off. Exits 1 when an output disagrees or a measured peak exceeds its " ..
+          "prediction.",
 })
 local progress = require("progress").new(a.quiet)
 for _, b in ipairs(a.batches or {}) do
@@ -61,7 +72,7 @@ print(string.format("1 fold      %s: BaN-OFF folded %d of %d BatchNorm node%s (%
 progress:stage("profiling")
 local costs, info = common.try(frugal.profile, folded, {
   executor = a.executor, threads = a.threads, upto = B, batches = a.batches, cache = not a.no_cache,
-  progress = not a.quiet})
+  fit = not a.raw, progress = not a.quiet})
 local measured_note
 if #info.measured_batches == B then
   measured_note = "batch sizes 1.." .. B .. " (only those a request of " .. B .. " can use)"
@@ -70,8 +81,10 @@ else
   for _, b in ipairs(info.measured_batches) do m[#m + 1] = tostring(b) end
   measured_note = "batch sizes " .. table.concat(m, ",") .. " of 1.." .. B .. " (the others interpolated)"
 end
-print(string.format("2 profile   %d layers on %s (%s), %s: %s", #costs.layers, costs.executor, tostring(costs.device),
-  measured_note, info.cached and ("cached in " .. info.cache_file) or ("measured in " .. common.seconds(info.seconds))))
+print(string.format("2 profile   %d layers on %s (%s), %s: %s; %s", #costs.layers, costs.executor,
+  tostring(costs.device), measured_note,
+  info.cached and ("cached in " .. info.cache_file) or ("measured in " .. common.seconds(info.seconds)),
+  a.raw and "raw times (--raw)" or "times fitted per layer (fixed + per-sample x batch)"))
 
 -- 3. Plan.
 local function plan(planner, budget)
@@ -84,21 +97,36 @@ local whole = whole_plan.peak_bytes
 local budget, budget_note = a.budget, "given"
 if not budget then
   -- Between the smallest plan and the whole batch's need, where VBS gains most
-  -- over fixed batch (by the cost table), so that the comparison shows something.
+  -- (by the cost table), so that the comparison shows something.
+  -- Budgets where greedy has a plan too come first (all three are compared),
+  -- and among them the largest predicted gain over the better baseline.
   local smallest = common.try(plan, "vbs", whole).min_budget_bytes
   local best
   for _, f in ipairs({0.1, 0.2, 0.35, 0.5, 0.65, 0.8}) do
     local b = math.floor(smallest + f * (whole - smallest))
     local ok, p = pcall(plan, "vbs", b)
-    if ok and p.gain_vs_fbs and (not best or p.gain_vs_fbs > best.gain + 1e-9) then best = {budget = b, gain = p.gain_vs_fbs} end
+    if ok and p.time_per_sample_s then
+      local base, all = math.huge, true
+      for _, other in ipairs({"fbs", "greedy"}) do
+        local ok2, q = pcall(plan, other, b)
+        if ok2 and q.time_per_sample_s then base = math.min(base, q.time_per_sample_s) else all = false end
+      end
+      local c = {budget = b, all = all, gain = base / p.time_per_sample_s - 1}
+      if base < math.huge and (not best or (c.all and not best.all) or
+                               (c.all == best.all and c.gain > best.gain + 1e-9)) then
+        best = c
+      end
+    end
   end
   budget = best and best.budget or whole
-  budget_note = string.format("chosen between the smallest plan (%s) and the whole batch's need (%s)",
+  budget_note = string.format("chosen between the smallest plan (%s) and the whole batch's need (%s) where VBS " ..
+    "gains most over the better of FBS and greedy by the cost table",
     common.bytes(smallest), common.bytes(whole))
 end
 local ok, vbs = pcall(plan, "vbs", budget)
 if not ok then common.fail(common.planner_message(vbs)) end
 local fbs_ok, fbs = pcall(plan, "fbs", budget)
+local greedy_ok, greedy = pcall(plan, "greedy", budget)
 print(string.format("3 plan      %d samples under %s (%s); whole batch at once needs %s", B, common.bytes(budget),
   budget_note, common.bytes(whole)))
 
@@ -118,8 +146,9 @@ local function median(list)
 end
 
 local runs = {{name = "VBS", plan = vbs}}
-if fbs_ok then runs[2] = {name = "FBS", plan = fbs} end
-for _, r in ipairs(runs) do r.times, r.peak = {}, 0 end
+if fbs_ok then runs[#runs + 1] = {name = "FBS", plan = fbs} end
+if greedy_ok then runs[#runs + 1] = {name = "greedy", plan = greedy} end
+for _, r in ipairs(runs) do r.times, r.peak, r.layers = {}, 0, {} end
 -- Alternate the plans so that a slow moment of the machine hits both alike.
 progress:stage(string.format("running the plans, %d timed run%s each", a["repeat"], a["repeat"] == 1 and "" or "s"))
 for i = 0, a["repeat"] do  -- i = 0: warm-up, not timed
@@ -128,7 +157,10 @@ for i = 0, a["repeat"] do  -- i = 0: warm-up, not timed
     local y, rep = common.try(ex.run, ex, x, {plan = r.plan})
     r.output = y
     r.peak = math.max(r.peak, rep.peak_bytes)
-    if i > 0 then r.times[#r.times + 1] = rep.seconds end
+    if i > 0 then
+      r.times[#r.times + 1] = rep.seconds
+      r.layers[#r.layers + 1] = timing.measured_by_layer(rep)
+    end
   end
 end
 progress:done()
@@ -165,16 +197,29 @@ for _, r in ipairs(runs) do
                      common.bytes(r.plan.peak_bytes), common.bytes(r.peak),
                      string.format("%.2g (%s)", r.diff, r.agree and "agree" or "DIFFER")}
 end
-if fbs_ok then
-  local pv, pf = vbs.time_per_sample_s, fbs.time_per_sample_s
-  rows[#rows + 1] = {"VBS gain", common.percent(1 - pv / pf), common.percent(1 - runs[1].measured / runs[2].measured),
-                     "", "", ""}
+-- VBS's throughput gain over a baseline (its time / VBS time - 1), predicted and measured.
+for _, r in ipairs(runs) do
+  if r.name ~= "VBS" then
+    rows[#rows + 1] = {"VBS gain over " .. r.name, common.percent(r.plan.time_per_sample_s / vbs.time_per_sample_s - 1),
+                       common.percent(r.measured / runs[1].measured - 1), "", "", ""}
+  end
 end
 print(string.format("4 run       %d timed run%s of each plan after a warm-up, median kept; reference: whole batch, unfolded model",
   a["repeat"], a["repeat"] == 1 and "" or "s"))
 print("5 compare")
 print(fmt.table(rows, {nil, "r", "r", "r", "r", "r"}, "  "))
 if not fbs_ok then print("  FBS: no fixed-batch plan fits: " .. common.planner_message(fbs)) end
+if not greedy_ok then print("  greedy: no plan fits: " .. common.planner_message(greedy)) end
+-- A plan whose measured time is more than 15% off the prediction: one line, naming the layer most off.
+for _, r in ipairs(runs) do
+  local off = timing.disagreement(r.plan.time_per_sample_s, r.measured)
+  if off then
+    local worst = timing.layer_rows(r.plan, costs, timing.median_by_layer(r.layers), B)[1]
+    print(string.format("  %s: %s per sample; most off: layer '%s', predicted %s, measured %s per sample " ..
+      "(frugal bench-vbs --explain shows more)", r.name, off, worst.name, common.seconds(worst.pred),
+      common.seconds(worst.meas)))
+  end
+end
 for _, r in ipairs(runs) do
   if r.peak ~= r.plan.peak_bytes then
     print(string.format("  %s: measured peak %s %s the predicted %s", r.name, common.bytes(r.peak),
@@ -189,11 +234,13 @@ if a.report then
   local rep = {model = a.model, batch = B, budget_bytes = budget, whole_batch_bytes = whole,
                fold = {bn_total = fold_report.bn_total, bn_folded = fold_report.bn_folded},
                profile = {cached = info.cached, cache_file = info.cache_file, measured_batches = info.measured_batches},
-               vbs_plan = vbs, fbs_plan = fbs_ok and fbs or nil}
+               fitted = not a.raw, vbs_plan = vbs, fbs_plan = fbs_ok and fbs or nil,
+               greedy_plan = greedy_ok and greedy or nil}
   for _, r in ipairs(runs) do
     rep[r.name:lower()] = {predicted_time_per_sample_s = r.plan.time_per_sample_s, measured_time_per_sample_s = r.measured,
                            predicted_peak_bytes = r.plan.peak_bytes, measured_peak_bytes = r.peak,
-                           max_abs_diff = r.diff, tolerance = r.tol, agree = r.agree}
+                           max_abs_diff = r.diff, tolerance = r.tol, agree = r.agree,
+                           disagreement = timing.disagreement(r.plan.time_per_sample_s, r.measured)}
   end
   common.try(frugal.save_json, rep, a.report)
   print("wrote " .. a.report)

@@ -111,7 +111,7 @@ TEST_CASE("consistency: the defaults the help states are the ones used", "[cli]"
   CHECK_THAT(run_help.at("executor").text, Contains("(default: cpu)"));
   // A default model is named as such in the help and in the output.
   CHECK_THAT(run_frugal("help run").output, Contains("(default: zoo:resnet18)"));
-  CHECK_THAT(run_frugal("help workflow").output, Contains("(default: zoo:toy_branched)"));
+  CHECK_THAT(run_frugal("help workflow").output, Contains("(default: zoo:alexnet)"));
   const FrugalRun dflt = run_frugal("run --repeat 1 --quiet");
   REQUIRE(dflt.code == 0);
   CHECK_THAT(dflt.output, Contains("model       zoo:resnet18 (the default; give MODEL.onnx or zoo:NAME)"));
