@@ -36,6 +36,7 @@ struct KernelSpec {
   int64_t opset = 13;             // default-domain opset of the model
   std::string executor = "cpu";   // "cpu" / "vulkan": named in messages
   int threads = 1;                // cpu: threads the kernel runs with (its workspace may depend on it)
+  std::string conv_path = "auto";  // cpu: the Conv kernel's path, "auto", "blas" or "onednn" (option "conv")
   Dims output;                    // output dims at the declared batch (the op's shape function)
   DType output_dtype = DType::Float32;
   bool batched = true;  // every activation of the model keeps the batch on axis 0

@@ -15,6 +15,7 @@
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
+#include "kernels/conv_onednn.h"
 #include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
@@ -49,6 +50,14 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
                   std::to_string(4 * cores) + " threads are allowed");
     o.threads = int(v);
   }
+  if (j.contains("conv")) {
+    const auto& c = j["conv"];
+    if (!c.is_string() || (c != "auto" && c != "blas" && c != "onednn"))
+      throw Error("option 'conv' must be \"auto\", \"blas\" or \"onednn\", got " + c.dump());
+    o.conv_path = c.get<std::string>();
+    if (o.conv_path == "onednn" && !onednn_available())
+      throw Error("option 'conv' = \"onednn\": this build has no oneDNN (libdnnl-dev)");
+  }
   if (j.contains("gate_threshold")) {
     const auto& t = j["gate_threshold"];
     if (!t.is_number() || !(t.get<double>() >= 0.0 && t.get<double>() <= 1.0))
@@ -60,7 +69,7 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model"), options.threads, options.gate_threshold),
+    : model_(load_onnx_bytes(onnx, size, "model"), options.threads, options.gate_threshold, options.conv_path),
       options_(options),
       pool_(options.threads) {}
 
@@ -74,6 +83,8 @@ std::string Executor::describe_json() const {
   d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" +
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
+  d["conv"] = options_.conv_path;
+  d["packed_weights_bytes"] = m.packed_weight_bytes();
   if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
 }
@@ -180,6 +191,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   nlohmann::json report = {{"peak_bytes", peak},
                            {"predicted_peak_bytes", predicted.peak},
                            {"budget_bytes", arena_.capacity()},
+                           {"packed_weights_bytes", m.packed_weight_bytes()},
                            {"auto_budget", auto_budget},
                            {"batch", batch},
                            {"seconds", seconds},

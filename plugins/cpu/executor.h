@@ -22,6 +22,7 @@ namespace frugal::cpu {
 
 struct ExecutorOptions {
   int threads = 1;
+  std::string conv_path = "auto";       // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys

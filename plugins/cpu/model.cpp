@@ -5,10 +5,17 @@
 
 namespace frugal::cpu {
 
-Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold)
-    : LayerGraph("cpu"), threads_(threads) {
+Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold, std::string conv_path)
+    : LayerGraph("cpu"), threads_(threads), conv_path_(std::move(conv_path)) {
   gate_threshold_ = gate_threshold;
   compile(g);
+  for (auto& k : kernels_) k->prepare();
+}
+
+uint64_t Model::packed_weight_bytes() const {
+  uint64_t sum = 0;
+  for (const auto& k : kernels_) sum += k->packed_weight_bytes();
+  return sum;
 }
 
 // Gated convs and a gate's consumers get the gated kernels (kernels/gated.h).

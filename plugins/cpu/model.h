@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/layer_graph.h"
@@ -23,13 +24,20 @@ class Model : public exec::LayerGraph {
   // executor cannot run, frugal::Error for a malformed model.
   // `threads`: what the kernels will run with (a conv's workspace depends on it).
   // `gate_threshold`: replaces every gate's threshold (docs/GATING.md).
-  Model(const Graph& g, int threads, std::optional<float> gate_threshold = std::nullopt);
+  // `conv_path`: the Conv kernels' path (ExecutorOptions::conv_path).
+  Model(const Graph& g, int threads, std::optional<float> gate_threshold = std::nullopt,
+        std::string conv_path = "auto");
 
   const Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
+  // Bytes of weights the kernels hold repacked for oneDNN.
+  uint64_t packed_weight_bytes() const;
 
  private:
   bool op_supported(const std::string& op_type) const override;
-  void complete_spec(KernelSpec& s) const override { s.threads = threads_; }
+  void complete_spec(KernelSpec& s) const override {
+    s.threads = threads_;
+    s.conv_path = conv_path_;
+  }
   void add_kernel(const KernelSpec& s) override;
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
@@ -37,6 +45,7 @@ class Model : public exec::LayerGraph {
   bool runs_gates() const override { return true; }
 
   int threads_;
+  std::string conv_path_;
   std::vector<std::unique_ptr<Kernel>> kernels_;  // per layer
 };
 

@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> models = {"resnet50"};
   std::vector<int> batches = {1, 8};
   int threads = 0, repeats = 5;
+  std::string conv;  // the executor's "conv" option ("" = its default)
   bool per_op = false, per_layer = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -91,6 +92,8 @@ int main(int argc, char** argv) {
       for (const std::string& b : split(value())) batches.push_back(std::stoi(b));
     } else if (a == "--threads")
       threads = std::stoi(value());
+    else if (a == "--conv")
+      conv = value();
     else if (a == "--repeats")
       repeats = std::stoi(value());
     else if (a == "--per-op")
@@ -100,8 +103,9 @@ int main(int argc, char** argv) {
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--per-op] [--layers]\n"
+          "[--conv auto|blas|onednn] [--per-op] [--layers]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
+          "--conv: the executor's conv path (option \"conv\"; default auto)\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n");
@@ -118,7 +122,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Api A{static_cast<const frugal_executor_api*>(plugin->api)};
-  const std::string options = threads > 0 ? "{\"threads\": " + std::to_string(threads) + "}" : std::string();
+  nlohmann::json opts = nlohmann::json::object();
+  if (threads > 0) opts["threads"] = threads;
+  if (!conv.empty()) opts["conv"] = conv;
+  const std::string options = opts.empty() ? std::string() : opts.dump();
 
   // A typical conv GEMM: ResNet-50 layer3 3x3 conv, one sample (M=256 filters,
   // K=256*3*3, N=14*14 positions).
@@ -140,12 +147,13 @@ int main(int argc, char** argv) {
     t_used = d["threads"].get<int>();
     if (first) {
       sgemm_before = sgemm_gflops(gm, gn, gk, t_used, repeats);
-      std::printf("device: %s\n", d["device"].get<std::string>().c_str());
+      std::printf("device: %s, conv path %s\n", d["device"].get<std::string>().c_str(),
+                  d["conv"].get<std::string>().c_str());
       std::printf(
           "sgemm %dx%dx%d (M x N x K, typical conv GEMM): %.1f GFLOP/s with %d thread%s, %.1f with 1\n", gm,
           gn, gk, sgemm_before, t_used, t_used == 1 ? "" : "s", sgemm_gflops(gm, gn, gk, 1, repeats));
-      std::printf("%-16s %5s %10s %10s %12s %8s %12s %10s %10s\n", "network", "batch", "images/s", "GFLOP/s",
-                  "conv GFLOP/s", "sgemm", "conv/sgemm", "peak MB", "moved MB");
+      std::printf("%-16s %5s %10s %10s %12s %8s %12s %10s %10s %10s\n", "network", "batch", "images/s",
+                  "GFLOP/s", "conv GFLOP/s", "sgemm", "conv/sgemm", "peak MB", "moved MB", "packed MB");
       first = false;
     }
     int64_t macs = 0, conv_macs = 0;
@@ -204,7 +212,7 @@ int main(int argc, char** argv) {
           const int64_t M = shape[1], N = shape.size() == 4 ? shape[2] * shape[3] : shape[2];
           const int64_t K = L["macs_per_sample"].get<int64_t>() / std::max<int64_t>(1, M * N);
           const double gf = 2.0 * double(L["macs_per_sample"].get<int64_t>()) * batch / med / 1e9;
-          std::printf("    %-28s %-18s M %4lld N %5lld K %5lld %8.2f ms %6.1f GFLOP/s  sgemm %6.1f\n",
+          std::printf("    %-28s %-40s M %4lld N %5lld K %5lld %8.2f ms %6.1f GFLOP/s  sgemm %6.1f\n",
                       L["name"].get<std::string>().c_str(), L["algorithm"].get<std::string>().c_str(),
                       (long long)M, (long long)N, (long long)K, med * 1e3, gf,
                       sgemm_gflops(int(M), int(N), int(K), t_used, 3));
@@ -221,9 +229,10 @@ int main(int argc, char** argv) {
                       L["output_shape"].dump().c_str(), med * 1e3);
         }
       const double conv_gflops = 2.0 * double(conv_macs) * batch / conv_time / 1e9;
-      std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f\n", name.c_str(), batch,
+      std::printf("%-16s %5d %10.2f %10.1f %12.1f %8.1f %11.0f%% %10.1f %10.1f %10.1f\n", name.c_str(), batch,
                   batch / t, 2.0 * double(macs) * batch / t / 1e9, conv_gflops, sgemm_now,
-                  100.0 * conv_gflops / sgemm_now, double(peak) / 1e6, double(moved) / 1e6);
+                  100.0 * conv_gflops / sgemm_now, double(peak) / 1e6, double(moved) / 1e6,
+                  double(d["packed_weights_bytes"].get<uint64_t>()) / 1e6);
       if (per_op) {
         std::map<std::string, double> by_ops;
         for (const auto& st : last_report["steps"]) {

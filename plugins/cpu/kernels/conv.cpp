@@ -14,10 +14,15 @@
 //     The workspace is per chunk, so ws(b) does not grow with b.
 // The bias and any BatchNormalization/activation bundled after the conv run as
 // the epilogue on each chunk of each output plane, right after its sgemm.
+// A fourth, oneDNN (kernels/conv_onednn.h), takes the dense convs where its
+// blocked kernels win (option "conv": "auto"; see use_onednn()), or every conv
+// oneDNN can run ("onednn"); "blas" keeps the three above everywhere.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "common/window.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
 
@@ -90,7 +95,7 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(
 
 class ConvKernel : public Kernel {
  public:
-  explicit ConvKernel(const KernelSpec& s) : label_(s.label()), threads_(s.threads) {
+  explicit ConvKernel(const KernelSpec& s) : label_(s.label()), conv_path_(s.conv_path), threads_(s.threads) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     weight_ = std::move(c.weights);
@@ -105,6 +110,7 @@ class ConvKernel : public Kernel {
     const bool pointwise = win_.kh == 1 && win_.kw == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 &&
                            win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
+    onednn_wanted_ = use_onednn(s.conv_path, pointwise);
     if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 2), 0.0f);  // rows above/below the input
     chunk_rows_ = win_.Ho;
     // 1x1 convs: only thin ones (M + K per group <= 192, MobileNet-v2's) gain;
@@ -128,13 +134,32 @@ class ConvKernel : public Kernel {
   // One im2col chunk buffer per thread that runs whole (sample, chunk) items:
   // min(threads, items) of them (run() uses slots below that).
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
+    if (onednn_) return onednn_->workspace_bytes();
     const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, in[0][0] * chunks_));
     return uint64_t(buffers * ws_floats()) * sizeof(float);
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
 
+  // The oneDNN primitive, now that the epilogue is complete; the plain weights
+  // are dropped (held once, repacked). Where oneDNN has no implementation the
+  // layer keeps its own path.
+  void prepare() override {
+    if (!onednn_wanted_) return;
+    try {
+      onednn_ = std::make_unique<OnednnConv>(win_, group_, C_, M_, weight_, epilogue_, threads_);
+    } catch (const Error&) {
+      if (conv_path_ == "onednn") throw;
+      return;
+    }
+    weight_.clear();
+    weight_.shrink_to_fit();
+  }
+
+  uint64_t packed_weight_bytes() const override { return onednn_ ? onednn_->weight_bytes() : 0; }
+
   std::string algorithm() const override {
+    if (onednn_) return onednn_->algorithm();
     return algo_ == Algo::Depthwise ? "depthwise direct"
            : algo_ == Algo::Gemm1x1 ? "1x1 sgemm"
                                     : "im2col + sgemm";
@@ -142,6 +167,10 @@ class ConvKernel : public Kernel {
 
   void run(const KernelArgs& a) const override {
     const int64_t n = a.in_dims[0][0];
+    if (onednn_) {
+      onednn_->run(a.in[0], a.out, n, a.ws, a.pool);
+      return;
+    }
     if (algo_ == Algo::Depthwise) {
       run_depthwise(a.in[0], a.out, n, a.pool);
       return;
@@ -160,6 +189,17 @@ class ConvKernel : public Kernel {
 
  private:
   enum class Algo { Gemm1x1, Im2col, Depthwise };
+
+  // "auto": oneDNN for dense convs with at least 16 output channels per group
+  // that are not 1x1 stride-1 (those run sgemm on the input without workspace,
+  // where oneDNN would need blocked copies of input and output; thin ones lose
+  // to padding). Depthwise convs keep the direct kernel (memory-bound: the
+  // layout copies would cost more than oneDNN gains).
+  bool use_onednn(const std::string& path, bool pointwise) const {
+    if (path == "blas" || !onednn_available()) return false;
+    if (path == "onednn") return true;
+    return algo_ == Algo::Im2col && Mg_ >= 16 && !pointwise;
+  }
 
   // About 384 KB of im2col and output per chunk: they stay in a core's L2
   // between im2col, sgemm and the epilogue.
@@ -260,6 +300,7 @@ class ConvKernel : public Kernel {
   }
 
   std::string label_;
+  std::string conv_path_;
   int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
@@ -268,6 +309,8 @@ class ConvKernel : public Kernel {
   std::vector<float> zero_row_;          // depthwise 3x3: stands for input rows in the padding
   Epilogue epilogue_;
   Algo algo_ = Algo::Im2col;
+  bool onednn_wanted_ = false;
+  std::unique_ptr<OnednnConv> onednn_;  // set by prepare(): the layer runs on oneDNN
 };
 
 }  // namespace

@@ -55,6 +55,11 @@ class Kernel {
   // (Conv, Gemm, BatchNormalization, activations) return it so that BN and
   // activations that follow can be bundled into the same layer.
   virtual Epilogue* epilogue() { return nullptr; }
+  // Called once the layer is complete (its epilogue bundled), before any
+  // workspace_bytes() or run(): kernels that build library primitives do it here.
+  virtual void prepare() {}
+  // Bytes of weights the kernel holds repacked for a library (0: none).
+  virtual uint64_t packed_weight_bytes() const { return 0; }
 };
 
 // The kernels of this executor, one registration per op in the kernel's own

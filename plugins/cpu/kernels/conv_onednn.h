@@ -1,0 +1,62 @@
+// A convolution run by oneDNN (libdnnl, when the build found it): the path the
+// Conv kernel (kernels/conv.cpp) takes for the layers where oneDNN's blocked
+// kernels beat im2col + OpenBLAS (plugins/cpu/README.md, "Kernel paths").
+//
+// Built once at create time, after the layer's epilogue is complete: one
+// convolution primitive for ONE sample, with the activations' layouts chosen
+// by the library (format_tag::any: nChw16c with AVX-512 kernels, nChw8c with
+// AVX2) and the weights reordered once into the layout it asks for. The
+// epilogue's leading per-channel affine map (bias, BatchNormalization) is folded
+// into the weights and bias, the activations after it become eltwise post-ops,
+// and any step after that runs on the host on the NCHW output.
+//
+// Activations stay NCHW in the arena: each call reorders a sample's input to
+// the blocked layout and the blocked output back, in arena workspace. The
+// workspace (blocked input, blocked output, the primitives' scratchpads, each
+// at a 64-byte boundary) is per sample and reused across the samples of a
+// call, so it does not grow with the batch; and since every sample runs the
+// same primitive at batch 1, a sample's result does not depend on the batch
+// it runs in (plans that split batches stay bit-identical).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/window.h"
+#include "kernels/epilogue.h"
+#include "thread_pool.h"
+
+namespace frugal::cpu {
+
+// True when this build runs convolutions through oneDNN.
+bool onednn_available();
+// oneDNN's OpenMP threads for the calling thread's later calls (no-op without oneDNN).
+void onednn_set_threads(int threads);
+
+class OnednnConv {
+ public:
+  // `weights` [M, C/group, kh, kw], `epilogue` as bundled; throws
+  // frugal::Error when oneDNN has no implementation for this conv.
+  OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t M, const std::vector<float>& weights,
+             const Epilogue& epilogue, int threads);
+  ~OnednnConv();
+  OnednnConv(const OnednnConv&) = delete;
+  OnednnConv& operator=(const OnednnConv&) = delete;
+
+  // Arena workspace of one call, at any batch.
+  uint64_t workspace_bytes() const;
+  // Bytes of the weights and bias as the primitive holds them (repacked, padded).
+  uint64_t weight_bytes() const;
+  // "oneDNN jit:avx512_core nChw16c" (implementation and activation layout).
+  std::string algorithm() const;
+  // n samples of x [n, C, H, W] into y [n, M, Ho, Wo]; ws: workspace_bytes().
+  void run(const float* x, float* y, int64_t n, void* ws, ThreadPool* pool) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace frugal::cpu
