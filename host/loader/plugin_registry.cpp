@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -33,6 +34,17 @@ std::string dl_message(const std::string& path) {
   const std::string prefix = path + ": ";
   if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
   return m;
+}
+
+// Plugins that run OpenMP next to a thread pool of their own (the CPU
+// executor: oneDNN's convolutions on OpenMP, its other kernels on its pool)
+// need OpenMP's workers to sleep when a parallel region ends: libgomp's default
+// spins for milliseconds, and the spinning workers take the cores from the
+// pool's threads in the layers between. libgomp reads this once, when the first
+// plugin that links it is loaded; a setting of the user's is kept.
+void openmp_threads_sleep_when_idle() {
+  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
 }
 
 bool ends_with_so(const std::string& name) {
@@ -152,6 +164,7 @@ const LoadedPlugin* PluginRegistry::load_file(const std::string& path, std::stri
     refuse(path, "no such file", why_refused);
     return nullptr;
   }
+  openmp_threads_sleep_when_idle();
   // RTLD_NOW: a missing symbol is found here, not in the middle of a run.
   // RTLD_LOCAL: two plugins may carry the same internal symbols.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -31,13 +31,13 @@ struct InputInfo {
 // Everything a factory needs to build the kernel of node `node`.
 struct KernelSpec {
   const Node* node = nullptr;
-  const Op* op = nullptr;         // the node's op (frugal/model/ops/*.h): attributes already read
-  std::vector<InputInfo> inputs;  // one per node input, in node order
-  int64_t opset = 13;             // default-domain opset of the model
-  std::string executor = "cpu";   // "cpu" / "vulkan": named in messages
-  int threads = 1;                // cpu: threads the kernel runs with (its workspace may depend on it)
+  const Op* op = nullptr;          // the node's op (frugal/model/ops/*.h): attributes already read
+  std::vector<InputInfo> inputs;   // one per node input, in node order
+  int64_t opset = 13;              // default-domain opset of the model
+  std::string executor = "cpu";    // "cpu" / "vulkan": named in messages
+  int threads = 1;                 // cpu: threads the kernel runs with (its workspace may depend on it)
   std::string conv_path = "auto";  // cpu: the Conv kernel's path, "auto", "blas" or "onednn" (option "conv")
-  Dims output;                    // output dims at the declared batch (the op's shape function)
+  Dims output;                     // output dims at the declared batch (the op's shape function)
   DType output_dtype = DType::Float32;
   bool batched = true;  // every activation of the model keeps the batch on axis 0
   // Kernel gates (docs/GATING.md), on backends that run them: a gated conv's

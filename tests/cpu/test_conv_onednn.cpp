@@ -115,16 +115,18 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
     const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
     std::ostringstream what;
     what << "Conv x=[" << c.N << "," << c.C << "," << c.H << "," << c.W << "] W=[" << c.M << ","
-         << c.C / c.group << "," << c.k << "," << c.k << "] s" << c.s << " d" << c.d << " pads " << c.pt << ","
-         << c.pl << "," << c.pb << "," << c.pr << " group " << c.group << " " << c.act;
+         << c.C / c.group << "," << c.k << "," << c.k << "] s" << c.s << " d" << c.d << " pads " << c.pt
+         << "," << c.pl << "," << c.pb << "," << c.pr << " group " << c.group << " " << c.act;
     INFO(what.str());
     for (int threads : {1, 2}) {
-      cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + ", \"conv\": \"onednn\"}");
+      cpu_test::Executor ex(m.graph(),
+                            "{\"threads\": " + std::to_string(threads) + ", \"conv\": \"onednn\"}");
       INFO("threads " << threads << ": " << ex.created.message);
       REQUIRE(ex.ok());
       const nlohmann::json desc = ex.describe();
       CHECK_THAT(desc["layers"][0]["algorithm"].get<std::string>(), Catch::StartsWith("oneDNN "));
-      CHECK(desc["packed_weights_bytes"].get<uint64_t>() >= uint64_t(numel({c.M, c.C / c.group, c.k, c.k})) * 4);
+      CHECK(desc["packed_weights_bytes"].get<uint64_t>() >=
+            uint64_t(numel({c.M, c.C / c.group, c.k, c.k})) * 4);
       std::vector<HostTensor> out;
       nlohmann::json report;
       const cpu_test::Status st = ex.run({x}, out, nullptr, &report);
@@ -143,7 +145,8 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
   }
 }
 
-TEST_CASE("the conv option picks the path: auto takes oneDNN for a dense 3x3, blas never", "[cpu][conv][onednn]") {
+TEST_CASE("the conv option picks the path: auto takes oneDNN for a dense 3x3, blas never",
+          "[cpu][conv][onednn]") {
   std::mt19937_64 rng(7);
   GraphMaker m = conv_graph({1, 32, 16, 16, 32, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"}, rng);
   cpu_test::Executor a(m.graph(), "{\"threads\": 1}");

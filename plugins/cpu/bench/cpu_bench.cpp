@@ -68,6 +68,55 @@ struct Api {
   }
 };
 
+// --conv A,B,...: per network and batch, images/s of one executor per conv path,
+// measured in interleaved rounds (each round runs every path once, in turn),
+// medians and their ratios to the first path.
+int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
+                  int threads, const std::vector<std::string>& convs, int rounds) {
+  std::printf("%-16s %5s", "network", "batch");
+  for (const std::string& c : convs) std::printf(" %12s", (c + " img/s").c_str());
+  for (size_t k = 1; k < convs.size(); ++k) std::printf(" %14s", (convs[k] + "/" + convs[0]).c_str());
+  std::printf("\n");
+  frugal_error err{};
+  for (const std::string& name : models) {
+    const std::string bytes = frugal::save_onnx_bytes(frugal::build_zoo_model(name, 1));
+    std::vector<frugal_executor*> exs;
+    for (const std::string& c : convs) {
+      nlohmann::json o = {{"conv", c}};
+      if (threads > 0) o["threads"] = threads;
+      frugal_executor* ex = nullptr;
+      A.check(A.api->create(bytes.data(), bytes.size(), o.dump().c_str(), &ex, &err), err, "create");
+      exs.push_back(ex);
+    }
+    for (int batch : batches) {
+      std::vector<int64_t> in_dims = {batch, 3, 224, 224}, out_dims = {batch, 1000};
+      std::vector<float> x(size_t(batch) * 3 * 224 * 224), y(size_t(batch) * 1000);
+      std::mt19937 rng(1);
+      std::uniform_real_distribution<float> u(-1, 1);
+      for (float& v : x) v = u(rng);
+      frugal_tensor in{nullptr, FRUGAL_DTYPE_FLOAT32, 4, in_dims.data(), x.data(), x.size() * 4};
+      frugal_tensor out{nullptr, FRUGAL_DTYPE_FLOAT32, 2, out_dims.data(), y.data(), y.size() * 4};
+      std::vector<std::vector<double>> times(exs.size());
+      for (int r = -1; r < rounds; ++r)  // round -1: warm-up
+        for (size_t k = 0; k < exs.size(); ++k) {
+          frugal_blob rep{};
+          const double t0 = now();
+          A.check(A.api->run(exs[k], nullptr, &in, 1, &out, 1, &rep, &err), err, "run");
+          if (r >= 0) times[k].push_back(now() - t0);
+          if (rep.release) rep.release(rep.data);
+        }
+      std::printf("%-16s %5d", name.c_str(), batch);
+      for (const auto& t : times) std::printf(" %12.2f", batch / median(t));
+      for (size_t k = 1; k < times.size(); ++k)
+        std::printf(" %13.0f%%", 100.0 * median(times[0]) / median(times[k]));
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+    for (frugal_executor* ex : exs) A.api->destroy(ex);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +154,8 @@ int main(int argc, char** argv) {
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
           "[--conv auto|blas|onednn] [--per-op] [--layers]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
-          "--conv: the executor's conv path (option \"conv\"; default auto)\n"
+          "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
+          "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n");
@@ -122,6 +172,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Api A{static_cast<const frugal_executor_api*>(plugin->api)};
+  if (conv.find(',') != std::string::npos)
+    return compare_paths(A, models, batches, threads, split(conv), repeats);
   nlohmann::json opts = nlohmann::json::object();
   if (threads > 0) opts["threads"] = threads;
   if (!conv.empty()) opts["conv"] = conv;

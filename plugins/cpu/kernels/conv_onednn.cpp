@@ -57,8 +57,8 @@ class OmpThreads {
 
 // Appends activation step s as post-ops; false when oneDNN has no equivalent.
 bool append_activation(const exec::EpilogueSteps::Step& s, dnnl::post_ops& po) {
-  using ops::ActivationKind;
   using dnnl::algorithm;
+  using ops::ActivationKind;
   switch (ActivationKind(s.kind)) {
     case ActivationKind::Relu:
       po.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
@@ -138,15 +138,15 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
   attr.set_post_ops(po);
 
   const memory::dims xd = {1, C, w.H, w.W}, yd = {1, M, w.Ho, w.Wo};
-  const memory::dims wd = group == 1 ? memory::dims{M, C, w.kh, w.kw}
-                                     : memory::dims{group, M / group, C / group, w.kh, w.kw};
+  const memory::dims wd =
+      group == 1 ? memory::dims{M, C, w.kh, w.kw} : memory::dims{group, M / group, C / group, w.kh, w.kw};
   d.src_plain = memory::desc(xd, kF32, Tag::nchw);
   d.dst_plain = memory::desc(yd, kF32, Tag::nchw);
   const memory::desc b_md({M}, kF32, Tag::x);
   const dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, memory::desc(xd, kF32, Tag::any),
-      memory::desc(wd, kF32, Tag::any), b_md, memory::desc(yd, kF32, Tag::any), {w.sh, w.sw},
-      {w.dh - 1, w.dw - 1}, {w.pt, w.pl}, {w.pb, w.pr});
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      memory::desc(xd, kF32, Tag::any), memory::desc(wd, kF32, Tag::any), b_md,
+      memory::desc(yd, kF32, Tag::any), {w.sh, w.sw}, {w.dh - 1, w.dw - 1}, {w.pt, w.pl}, {w.pb, w.pr});
   dnnl::convolution_forward::primitive_desc pd;
   try {
     pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
@@ -199,9 +199,9 @@ uint64_t OnednnConv::weight_bytes() const {
 
 std::string OnednnConv::algorithm() const {
   const Impl& d = *impl_;
-  std::string layout = d.src_md.data.format_kind == dnnl_blocked && d.src_md.data.format_desc.blocking.inner_nblks
-                           ? "blocked"
-                           : "nchw";
+  std::string layout =
+      d.src_md.data.format_kind == dnnl_blocked && d.src_md.data.format_desc.blocking.inner_nblks ? "blocked"
+                                                                                                  : "nchw";
   layout += d.dst_md.data.format_desc.blocking.inner_nblks ? " -> blocked" : " -> nchw";
   return "oneDNN " + d.impl_info + " (" + layout + ")";
 }
