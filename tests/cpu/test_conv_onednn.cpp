@@ -2,7 +2,8 @@
 // random convs (dense, 1x1, strided, dilated, asymmetric pads, grouped,
 // depthwise) with a bias and a BN + activation epilogue, forced onto oneDNN
 // (option "conv": "onednn"), at 1 and 2 threads and batches 1 and 3, against the
-// float64 reference; its workspace is the same at every batch; "auto" takes it
+// float64 reference; its workspace stops growing at one slot per thread; a
+// sample's output is bit-identical run alone or in a batch; "auto" takes it
 // for a dense 3x3 conv and "blas" never does; and on the zoo toys forced onto
 // oneDNN the arena's measured peak equals the plan's and plans that split the
 // batch give bit-identical outputs.
@@ -92,9 +93,9 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   const char* acts[] = {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish"};
   std::vector<ConvCase> cases = {
-      {1, 32, 20, 20, 48, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},       // dense 3x3
+      {3, 32, 20, 20, 48, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},       // dense 3x3
       {2, 24, 28, 28, 40, 1, 1, 1, 1, 0, 0, 0, 0, "Clip"},       // 1x1 stride 1
-      {1, 3, 40, 40, 16, 7, 2, 1, 1, 3, 3, 3, 3, "Relu"},        // stem
+      {2, 3, 40, 40, 16, 7, 2, 1, 1, 3, 3, 3, 3, "Relu"},        // stem
       {1, 16, 18, 18, 16, 3, 1, 1, 16, 1, 1, 1, 1, "HardSwish"}  // depthwise
   };
   for (int t = 0; t < 8; ++t) {
@@ -103,7 +104,7 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
     const int64_t g = group == 0 ? C : group;  // 0: depthwise
     const int64_t M = g == C ? C : g * pick(2, 40);
     const int64_t k = pick(1, 5), s = pick(1, 2), d = k > 1 ? pick(1, 2) : 1;
-    cases.push_back({pick(1, 3), C, pick(9, 30), pick(9, 30), M, k, s, d, g, pick(0, k - 1), pick(0, k - 1),
+    cases.push_back({pick(2, 3), C, pick(9, 30), pick(9, 30), M, k, s, d, g, pick(0, k - 1), pick(0, k - 1),
                      pick(0, k - 1), pick(0, k - 1), acts[t % 6]});
   }
   for (const ConvCase& c : cases) {
@@ -139,8 +140,16 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
         worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
                                     (1e-4 + 1e-4 * std::fabs(want.data[i])));
       CHECK(worst <= 1.0);
-      // One primitive for one sample, run per sample: the workspace does not grow with the batch.
-      CHECK(ex.layer_bytes(0, 1).ws_bytes == ex.layer_bytes(0, 3).ws_bytes);
+      // One slot per thread that runs samples: the workspace stops growing at `threads` samples.
+      CHECK(ex.layer_bytes(0, threads).ws_bytes == ex.layer_bytes(0, 5).ws_bytes);
+      CHECK(ex.layer_bytes(0, 1).ws_bytes <= ex.layer_bytes(0, 5).ws_bytes);
+      // Each sample alone, whatever the batch: sample 0 of the run is bit-identical to a run on it alone.
+      const int64_t sample = numel(xd) / c.N;
+      const HostTensor x0{
+          "x", {1, c.C, c.H, c.W}, std::vector<float>(x.data.begin(), x.data.begin() + sample)};
+      std::vector<HostTensor> out0;
+      REQUIRE(ex.run({x0}, out0).ok());
+      CHECK(std::memcmp(out0[0].data.data(), out[0].data.data(), out0[0].data.size() * sizeof(float)) == 0);
     }
   }
 }

@@ -134,7 +134,7 @@ class ConvKernel : public Kernel {
   // One im2col chunk buffer per thread that runs whole (sample, chunk) items:
   // min(threads, items) of them (run() uses slots below that).
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
-    if (onednn_) return onednn_->workspace_bytes();
+    if (onednn_) return onednn_->workspace_bytes(in[0][0]);
     const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, in[0][0] * chunks_));
     return uint64_t(buffers * ws_floats()) * sizeof(float);
   }

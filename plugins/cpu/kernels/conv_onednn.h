@@ -10,13 +10,15 @@
 // into the weights and bias, the activations after it become eltwise post-ops,
 // and any step after that runs on the host on the NCHW output.
 //
-// Activations stay NCHW in the arena: each call reorders a sample's input to
-// the blocked layout and the blocked output back, in arena workspace. The
-// workspace (blocked input, blocked output, the primitives' scratchpads, each
-// at a 64-byte boundary) is per sample and reused across the samples of a
-// call, so it does not grow with the batch; and since every sample runs the
-// same primitive at batch 1, a sample's result does not depend on the batch
-// it runs in (plans that split batches stay bit-identical).
+// Activations stay NCHW in the arena: each sample's input is reordered to the
+// blocked layout and the blocked output back, in arena workspace (a slot:
+// blocked input, blocked output, the primitives' scratchpad, each at a 64-byte
+// boundary). A call on one sample runs it on all threads (OpenMP); on several
+// samples with several threads, each thread of the executor's pool takes whole
+// samples with its own slot through a one-thread primitive of the same
+// implementation, weights and layouts. Every sample runs alone at batch 1, so
+// its result does not depend on the batch it runs in (plans that split batches
+// stay bit-identical).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,6 @@ namespace frugal::cpu {
 
 // True when this build runs convolutions through oneDNN.
 bool onednn_available();
-// oneDNN's OpenMP threads for the calling thread's later calls (no-op without oneDNN).
-void onednn_set_threads(int threads);
 
 class OnednnConv {
  public:
@@ -45,8 +45,9 @@ class OnednnConv {
   OnednnConv(const OnednnConv&) = delete;
   OnednnConv& operator=(const OnednnConv&) = delete;
 
-  // Arena workspace of one call, at any batch.
-  uint64_t workspace_bytes() const;
+  // Arena workspace of one call on n samples: one sample's slot, or with
+  // several threads and samples min(threads, n) slots (one per pool thread).
+  uint64_t workspace_bytes(int64_t n) const;
   // Bytes of the weights and bias as the primitive holds them (repacked, padded).
   uint64_t weight_bytes() const;
   // "oneDNN jit:avx512_core nChw16c" (implementation and activation layout).
