@@ -160,7 +160,6 @@ char* aligned(char* p) {
 
 }  // namespace
 
-
 OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t M,
                        const std::vector<float>& weights, const Epilogue& epilogue, int threads)
     : impl_(std::make_unique<Impl>()) {
