@@ -23,6 +23,10 @@ local a = argparse.parse(arg, {
     {"fit", "flag", "smooth the times: per layer, fit per-batch time = fixed + per-sample x b to the measured " ..
      "sizes and use the fit everywhere (source \"fitted\"; the raw times stay in measured_time_s), so plans " ..
      "do not chase measurement noise (docs/COSTS.md)"},
+    {"predict", "input", "fill the table with the predictor trained in FILE (frugal predictor train): times " ..
+     "marked \"predicted\", memory from the executor (exact); measures only --measure", default_text = "measure"},
+    {"measure", "list", "with --predict: measure these batch sizes, predict the others", min = 1, max = 1024,
+     default_text = "none"},
     {"gate_activity", "number", "time each gated conv with this fraction of its kernels on, and each consumer of " ..
      "a gate with this fraction of its input channels nonzero (docs/GATING.md); recorded in the table",
      min = 0, max = 1, default_text = "per layer, the activity measured on a calibration batch (8 random " ..
@@ -54,9 +58,33 @@ end
 local gate_activity = a.gate_activity
 if gate_activity == nil and #m:gates().gates > 0 then gate_activity = calibrated_activity() end
 
-local costs, info = common.try(frugal.profile, m, {
-  executor = a.executor, threads = a.threads, upto = upto, batches = a.batches, repeats = a["repeat"],
-  cache = not a.no_cache, fit = a.fit, progress = not a.quiet, gate_activity = gate_activity})
+if a.measure and math.max(table.unpack(a.measure)) > upto then
+  common.fail(string.format("--measure: batch size %d is outside 1..%d (--upto)", math.max(table.unpack(a.measure)), upto), 2)
+end
+if a.measure and not a.predict then common.fail("--measure goes with --predict FILE", 2) end
+if a.predict and (a.batches or a.fit) then common.fail("--predict measures only --measure (not --batches, --fit)", 2) end
+
+local function profile(batches, B)
+  return common.try(frugal.profile, m, {
+    executor = a.executor, threads = a.threads, upto = B, batches = batches, repeats = a["repeat"],
+    cache = not a.no_cache, fit = a.fit, progress = not a.quiet, gate_activity = gate_activity})
+end
+
+-- --predict: measure --measure (if any), predict the rest; info as frugal.profile's.
+local function predicted()
+  local measured, minfo
+  if a.measure then measured, minfo = profile(a.measure, math.max(table.unpack(a.measure))) end
+  local costs, pinfo = common.try(frugal.predict, m, measured,
+    {model = a.predict, upto = upto, executor = a.executor, threads = a.threads})
+  for _, w in ipairs(pinfo.warnings) do io.stderr:write("frugal: " .. w .. "\n") end
+  pinfo.measured_batches = a.measure or {}
+  pinfo.cached = minfo and minfo.cached
+  pinfo.cache_file = minfo and minfo.cache_file
+  return costs, pinfo
+end
+
+local costs, info
+if a.predict then costs, info = predicted() else costs, info = profile(a.batches, upto) end
 
 local B = costs.batch_max
 local rows = {{"#", "layer", "time/sample b=1", "b=" .. B, "spread b=1", "in b=1", "out b=1", "ws b=1", "ws b=" .. B}}
@@ -73,9 +101,14 @@ print("model       " .. m:origin() .. " ('" .. m:name() .. "'), " .. #costs.laye
       (costs.device and costs.device ~= "" and (" (" .. costs.device .. ")") or ""))
 local measured = {}
 for _, b in ipairs(info.measured_batches) do measured[#measured + 1] = tostring(b) end
-print("batches     1.." .. B .. ", measured: " .. table.concat(measured, ",") ..
-      (#info.measured_batches < B and " (the others interpolated)" or "") .. "; " .. costs.repeats ..
-      " timed runs each, median kept")
+if a.predict then
+  print(string.format("batches     1..%d, measured: %s; %d entries predicted by %s in %s", B,
+        #measured > 0 and table.concat(measured, ",") or "none", info.predicted, a.predict, common.seconds(info.seconds)))
+else
+  print("batches     1.." .. B .. ", measured: " .. table.concat(measured, ",") ..
+        (#info.measured_batches < B and " (the others interpolated)" or "") .. "; " .. costs.repeats ..
+        " timed runs each, median kept")
+end
 print(fmt.table(rows, {"r", nil, "r", "r", "r", "r", "r", "r", "r"}, "  "))
 if type(costs.gate_activity) == "number" then
   print(string.format("gates       gated layers and their consumers timed at activity %g", costs.gate_activity))
@@ -89,7 +122,11 @@ elseif type(costs.gate_activity) == "table" then
 end
 print(string.format("network     %s per sample at batch 1, %s at batch %d (sum over layers)", common.seconds(total1),
       common.seconds(totalB), B))
-if info.cached then
+if a.predict then
+  if #info.measured_batches > 0 then
+    print("source      measured " .. (info.cached and ("cached: " .. info.cache_file) or "now") .. ", the rest predicted")
+  end
+elseif info.cached then
   print("source      cached: " .. info.cache_file .. " (--no-cache measures again)")
 else
   print(string.format("source      measured in %s%s", common.seconds(info.seconds),

@@ -34,6 +34,8 @@ local a = argparse.parse(arg, {
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured times, not the fitted ones (per layer, per-batch time = fixed + " ..
      "per-sample x b; docs/PLANNER.md says why fitted is the default)"},
+    {"predict", "input", "plan from a table the predictor in FILE fills (frugal predictor train) instead of " ..
+     "profiling; memory stays exact", default_text = "profile"},
     {"report", "output", "write the figures as JSON", default_text = "not written"},
     {"save", "string", "write the input and the plans' outputs: PREFIX_input.npy, PREFIX_vbs.npy, " ..
      "PREFIX_fbs.npy, PREFIX_greedy.npy (one-input, one-output models)", metavar = "PREFIX",
@@ -69,22 +71,35 @@ print(string.format("1 fold      %s: BaN-OFF folded %d of %d BatchNorm node%s (%
   fmt.commas(original:parameter_count()), fmt.commas(folded:parameter_count())))
 
 -- 2. Profile: batch sizes 1..B only, since a request of B samples never runs more at once.
-progress:stage("profiling")
-local costs, info = common.try(frugal.profile, folded, {
-  executor = a.executor, threads = a.threads, upto = B, batches = a.batches, cache = not a.no_cache,
-  fit = not a.raw, progress = not a.quiet})
+progress:stage(a.predict and "predicting" or "profiling")
+local costs, info
+if a.predict then
+  costs, info = common.try(frugal.predict, folded, nil,
+    {model = a.predict, upto = B, executor = a.executor, threads = a.threads})
+  for _, w in ipairs(info.warnings) do io.stderr:write("frugal: " .. w .. "\n") end
+end
+if not a.predict then
+  costs, info = common.try(frugal.profile, folded, {
+    executor = a.executor, threads = a.threads, upto = B, batches = a.batches, cache = not a.no_cache,
+    fit = not a.raw, progress = not a.quiet})
+end
 local measured_note
-if #info.measured_batches == B then
+if a.predict then
+  print(string.format("2 predict   %d layers on %s (%s): batch sizes 1..%d predicted by %s in %s", #costs.layers,
+    costs.executor, tostring(costs.device), B, a.predict, common.seconds(info.seconds)))
+elseif #info.measured_batches == B then
   measured_note = "batch sizes 1.." .. B .. " (only those a request of " .. B .. " can use)"
 else
   local m = {}
   for _, b in ipairs(info.measured_batches) do m[#m + 1] = tostring(b) end
   measured_note = "batch sizes " .. table.concat(m, ",") .. " of 1.." .. B .. " (the others interpolated)"
 end
-print(string.format("2 profile   %d layers on %s (%s), %s: %s; %s", #costs.layers, costs.executor,
-  tostring(costs.device), measured_note,
-  info.cached and ("cached in " .. info.cache_file) or ("measured in " .. common.seconds(info.seconds)),
-  a.raw and "raw times (--raw)" or "times fitted per layer (fixed + per-sample x batch)"))
+if not a.predict then
+  print(string.format("2 profile   %d layers on %s (%s), %s: %s; %s", #costs.layers, costs.executor,
+    tostring(costs.device), measured_note,
+    info.cached and ("cached in " .. info.cache_file) or ("measured in " .. common.seconds(info.seconds)),
+    a.raw and "raw times (--raw)" or "times fitted per layer (fixed + per-sample x batch)"))
+end
 
 -- 3. Plan.
 local function plan(planner, budget)
@@ -233,7 +248,8 @@ print(string.format("\ndone in %s", common.seconds(frugal.clock() - t_start)))
 if a.report then
   local rep = {model = a.model, batch = B, budget_bytes = budget, whole_batch_bytes = whole,
                fold = {bn_total = fold_report.bn_total, bn_folded = fold_report.bn_folded},
-               profile = {cached = info.cached, cache_file = info.cache_file, measured_batches = info.measured_batches},
+               profile = {cached = info.cached, cache_file = info.cache_file, measured_batches = info.measured_batches,
+                          predicted_by = a.predict},
                fitted = not a.raw, vbs_plan = vbs, fbs_plan = fbs_ok and fbs or nil,
                greedy_plan = greedy_ok and greedy or nil}
   for _, r in ipairs(runs) do

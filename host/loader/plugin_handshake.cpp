@@ -45,7 +45,7 @@ size_t host_api_size(int kind) {
     case FRUGAL_KIND_FOLDER:
       return sizeof(frugal_folder_api);
     case FRUGAL_KIND_PREDICTOR:
-      return sizeof(frugal_predictor_api);
+      return FRUGAL_PREDICTOR_API_BASE_SIZE;  // train is appended: predictor_client checks for it
     case FRUGAL_KIND_PLANNER:
       return sizeof(frugal_planner_api);
     case FRUGAL_KIND_EXECUTOR:

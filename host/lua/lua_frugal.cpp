@@ -14,6 +14,7 @@
 #include "lua/lua_model.h"
 #include "lua/lua_plan.h"
 #include "lua/lua_plugins.h"
+#include "lua/lua_predict.h"
 #include "lua/lua_profile.h"
 #include "lua/lua_records.h"
 #include "lua/lua_tensor.h"
@@ -80,6 +81,7 @@ int open_frugal_module(lua_State* L) {
   open_lua_fold(L, module);
   open_lua_gate(L, module);
   open_lua_profile(L, module);
+  open_lua_predict(L, module);
   open_lua_plan(L, module);
   open_lua_devices(L, module);
   return 1;

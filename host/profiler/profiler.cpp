@@ -9,6 +9,7 @@
 #include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
+#include "profiler/cost_facts.h"
 #include "tensor/tensor_random.h"
 
 namespace frugal {
@@ -260,6 +261,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   if (cache.enabled() && opt.reuse_cache) {
     if (auto hit = cache.load(key, &r.warnings)) {
       r.costs = std::move(*hit);
+      add_executor_facts(r.costs, ex.describe());
       r.cached = true;
       return r;
     }
@@ -285,6 +287,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   if (opt.step_overhead && !layers.empty() && layers[0].contains("step_overhead_s"))
     r.costs["step_overhead"] = {
         {"measured_by", "the network at batch 1, one step per layer"}, {"batch", 1}, {"runs", opt.repeats}};
+  add_executor_facts(r.costs, ex.describe());
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;
 }

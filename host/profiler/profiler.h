@@ -8,7 +8,8 @@
 //                "time_spread_s": [per-sample max - min of the repetitions; 0 where not measured],
 //                "in_bytes": [...], "out_bytes": [...], "ws_bytes": [...],
 //                "source": ["measured" | "interpolated", ...],
-//                "step_overhead_s": S}, ...],
+//                "step_overhead_s": S,
+//                "ops", "nodes", "algorithm", "macs_per_sample": the executor's describe()}, ...],
 //    "step_overhead": {"batch": 1, "runs": R, "total_s": ...},
 //    "gate_activity": A | {layer: A}}   (only when the executor was created with that option)
 //

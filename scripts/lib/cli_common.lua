@@ -65,11 +65,14 @@ M.PAPER_GATES = {activity = 0.6427, every = 2}
 
 -- A model from "file.onnx" or "zoo:NAME", or a gated zoo variant (docs/GATING.md):
 -- "zoo:NAME@gate0.5" (every conv that can be gated, calibrated to that activity on
--- 8 random samples) or "zoo:NAME@paper" (M.PAPER_GATES).
+-- 8 random samples) or "zoo:NAME@paper" (M.PAPER_GATES); or a channel-pruned
+-- variant "zoo:NAME@pruneP" (P% of the filters of each conv that can shrink alone).
 function M.load_model(spec, seed)
   local zoo_name = spec:match("^zoo:(.+)$")
   if not zoo_name then return M.try(frugal.load, spec) end
   local base, variant = zoo_name:match("^(.-)@(.+)$")
+  local prune = variant and tonumber(variant:match("^prune(%d+)$") or "")
+  if prune then return M.try(frugal.zoo, base, {seed = seed or 1, prune = prune}) end
   local m = M.try(frugal.zoo, base or zoo_name, {seed = seed or 1})
   if not variant then return m end
   local options

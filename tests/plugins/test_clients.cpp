@@ -109,6 +109,15 @@ TEST_CASE("predict_costs passes model, table and options and returns the filled 
   CHECK(live_blobs(constant) == 0);
 }
 
+TEST_CASE("train_predictor refuses a predictor whose table stops before train", "[plugins][unit]") {
+  // The constant fixture's table is FRUGAL_PREDICTOR_API_BASE_SIZE bytes: loaded, but not trainable.
+  const LoadedPlugin& constant = plugin(FRUGAL_KIND_PREDICTOR, "constant");
+  const Graph g = relu_model();
+  CHECK(*static_cast<const size_t*>(constant.api) == FRUGAL_PREDICTOR_API_BASE_SIZE);
+  CHECK_THROWS_WITH(train_predictor(constant, {{&g, nlohmann::json::object()}}, nullptr),
+                    Catch::Contains("this predictor cannot be trained (its table has no train function)"));
+}
+
 TEST_CASE("ExecutorClient drives an executor through every call", "[plugins][unit]") {
   const LoadedPlugin& doubler = plugin(FRUGAL_KIND_EXECUTOR, "doubler");
   const int live_before = call_counter(doubler, "fixture_live_executors");

@@ -121,12 +121,23 @@ typedef struct frugal_planner_api {
 /* ---- predictor ------------------------------------------------------------
  * predict: takes the model (ONNX bytes), a cost table with some measured entries
  * and options {"upto":B}; returns the cost table with every entry for batch sizes
- * 1..upto filled, each marked "measured" or "predicted". */
+ * 1..upto filled, each marked "measured" or "predicted".
+ *
+ * train (appended; a table of FRUGAL_PREDICTOR_API_BASE_SIZE bytes has none, so
+ * callers check struct_size first): n examples, each a model (ONNX bytes) and
+ * its cost table with measured times, and options (plugin-defined, may be
+ * NULL); returns the trained predictor as one file's bytes (which predict's
+ * options then name). */
 typedef struct frugal_predictor_api {
   size_t struct_size;
   frugal_status (*predict)(const void* onnx, size_t onnx_size, const char* costs_json,
                            const char* options_json, frugal_blob* out_costs_json, frugal_error* err);
+  frugal_status (*train)(size_t n, const void* const* onnx, const size_t* onnx_sizes,
+                         const char* const* costs_json, const char* options_json, frugal_blob* out_predictor,
+                         frugal_error* err);
 } frugal_predictor_api;
+/* The size of a predictor table without train: the least the host accepts. */
+#define FRUGAL_PREDICTOR_API_BASE_SIZE (offsetof(frugal_predictor_api, train))
 
 /* ---- executor -------------------------------------------------------------
  * An executor instance holds one model, prepared for running, and one arena.

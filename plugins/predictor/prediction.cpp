@@ -1,0 +1,114 @@
+#include "prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "frugal/error.h"
+#include "layer_facts.h"
+#include "layer_features.h"
+#include "predictor_file.h"
+#include "xgb_booster.h"
+
+namespace frugal::predictor {
+
+namespace {
+
+// Features whose range the warning checks: sizes the trees cannot extend.
+const char* const kRangeChecked[] = {"batch", "n", "m", "k", "ip", "macs", "bytes_moved", "work"};
+
+void check_families(const nlohmann::json& file, const std::vector<LayerFacts>& facts,
+                    const std::string& origin) {
+  const auto families = file["families"].get<std::vector<std::string>>();
+  for (const LayerFacts& f : facts)
+    if (std::find(families.begin(), families.end(), f.family) == families.end())
+      throw Error(origin + ": layer '" + f.name + "' is a " + f.kind + " (family " + f.family +
+                  "), a kind of layer this predictor never saw in training (it knows: " +
+                  nlohmann::json(families).dump() + ")");
+}
+
+// 3 for 3.0, 1.5e+09 for 1.5e9: as people write numbers.
+std::string number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(6) << v;
+  return s.str();
+}
+
+std::string extrapolation(const nlohmann::json& ranges, const LayerFacts& f, const std::vector<double>& x) {
+  const auto& names = feature_names();
+  for (const char* key : kRangeChecked) {
+    const size_t c = size_t(std::find(names.begin(), names.end(), key) - names.begin());
+    const double lo = ranges[key][0].get<double>(), hi = ranges[key][1].get<double>();
+    if (float(x[c]) < float(lo) || float(x[c]) > float(hi))
+      return "warning: layer '" + f.name + "': " + key + " = " + number(x[c]) +
+             " is outside the training range [" + number(lo) + ", " + number(hi) +
+             "]: the prediction extrapolates";
+  }
+  return "";
+}
+
+bool measured_at(const nlohmann::json& layer, size_t i) {
+  return layer.contains("source") && i < layer["source"].size() && layer["source"][i] == "measured" &&
+         layer.contains("time_s") && i < layer["time_s"].size();
+}
+
+void check_bytes(const LayerFacts& f, int upto) {
+  if (f.in_bytes.size() < size_t(upto) || f.out_bytes.size() < size_t(upto) ||
+      f.ws_bytes.size() < size_t(upto))
+    throw Error("cost table: layer '" + f.name + "' has bytes for batch 1.." +
+                std::to_string(f.in_bytes.size()) + ", the prediction needs 1.." + std::to_string(upto));
+}
+
+// Sets time_s and source of one layer for batch 1..upto; returns its warning or "".
+std::string fill_layer(const nlohmann::json& file, const Booster& booster, const LayerFacts& f, int upto,
+                       nlohmann::json& layer) {
+  const auto families = file["families"].get<std::vector<std::string>>();
+  Rows rows;
+  std::string warning;
+  for (int b = 1; b <= upto; ++b) {
+    rows.add(features(f, b, families));
+    if (warning.empty()) warning = extrapolation(file["ranges"], f, features(f, b, families));
+  }
+  const std::vector<float> y = booster.predict(rows);
+  nlohmann::json time = nlohmann::json::array(), source = nlohmann::json::array();
+  for (int b = 1; b <= upto; ++b) {
+    const size_t i = size_t(b - 1);
+    const bool keep = measured_at(layer, i);
+    time.push_back(keep ? layer["time_s"][i].get<double>() : std::exp(double(y[i])) * work(f, b) / b);
+    source.push_back(keep ? "measured" : "predicted");
+  }
+  for (const char* key : {"in_bytes", "out_bytes", "ws_bytes"}) {
+    nlohmann::json first = nlohmann::json::array();
+    for (int b = 1; b <= upto; ++b) first.push_back(layer[key][size_t(b - 1)]);
+    layer[key] = first;
+  }
+  layer["time_s"] = time;
+  layer["source"] = source;
+  layer.erase("time_spread_s");
+  return warning;
+}
+
+}  // namespace
+
+nlohmann::json predict_table(const nlohmann::json& file, const std::string& origin, const Graph& model,
+                             nlohmann::json costs, int upto) {
+  if (upto < 1 || upto > 1024) throw Error("option 'upto' must be in 1..1024, got " + std::to_string(upto));
+  check_predictor_matches(file, costs, origin);
+  const std::vector<LayerFacts> facts = layer_facts(model, costs);
+  check_families(file, facts, origin);
+  Booster booster;
+  booster.load_json(file["xgboost"].dump());
+  nlohmann::json warnings = nlohmann::json::array();
+  for (size_t l = 0; l < facts.size(); ++l) {
+    check_bytes(facts[l], upto);
+    const std::string w = fill_layer(file, booster, facts[l], upto, costs["layers"][l]);
+    if (!w.empty()) warnings.push_back(w);
+  }
+  costs["batch_max"] = upto;
+  costs["predictor"] = {{"file", origin}, {"mode", file["mode"]}, {"points", file["points"]}};
+  costs["warnings"] = warnings;
+  return costs;
+}
+
+}  // namespace frugal::predictor

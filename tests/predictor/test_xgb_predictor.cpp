@@ -1,0 +1,192 @@
+// The xgb predictor through the plugin ABI: trained on synthetic times (a law
+// linear in MACs and bytes, predictor_util.h) it must reproduce them, on the
+// training networks and on a pruning level it never saw; two trainings give the
+// same file; every refusal names what is wrong.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "frugal/error.h"
+#include "loader/predictor_client.h"
+#include "predictor_util.h"
+#include "zoo/prune_channels.h"
+#include "zoo/zoo.h"
+
+using namespace frugal;
+using nlohmann::json;
+using predictor_test::xgb;
+
+namespace {
+
+constexpr int kUpto = 4;
+
+struct Basis {
+  std::vector<Graph> models;
+  std::vector<json> tables;
+  std::vector<TrainingExample> examples() const {
+    std::vector<TrainingExample> e;
+    for (size_t i = 0; i < models.size(); ++i) e.push_back({&models[i], tables[i]});
+    return e;
+  }
+};
+
+Graph pruned(const std::string& name, int percent) {
+  Graph g = prune_channels(build_zoo_model(name), percent / 100.0);
+  g.name += "_p" + std::to_string(percent);
+  return g;
+}
+
+const Basis& basis() {
+  static Basis b = [] {
+    Basis s;
+    for (const auto& [name, p] : std::vector<std::pair<std::string, int>>{
+             {"resnet18", 0}, {"resnet18", 50}, {"squeezenet1_1", 0}, {"mobilenet_v2", 70}}) {
+      s.models.push_back(pruned(name, p));
+      s.tables.push_back(
+          predictor_test::with_synthetic_times(predictor_test::unmeasured(s.models.back(), kUpto)));
+    }
+    return s;
+  }();
+  return b;
+}
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+  const std::string path = predictor_test::scratch(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+const std::string& trained(const std::string& mode) {
+  static std::map<std::string, std::string> files;
+  if (!files.count(mode)) files[mode] = train_predictor(xgb(), basis().examples(), {{"mode", mode}});
+  return files[mode];
+}
+
+// Share of (layer, batch) points of `g` predicted within 10% of the synthetic law.
+double share_within_10(const std::string& predictor_file, const Graph& g, int upto) {
+  const json table = predictor_test::unmeasured(g, upto);
+  const json out = predict_costs(xgb(), g, table, {{"upto", upto}, {"file", predictor_file}});
+  int good = 0, all = 0;
+  for (const auto& layer : out["layers"])
+    for (int b = 1; b <= upto; ++b) {
+      const double want = predictor_test::synthetic_seconds(layer, b) / b;
+      const double got = layer["time_s"][size_t(b - 1)].get<double>();
+      good += std::fabs(got - want) <= 0.1 * want;
+      ++all;
+    }
+  INFO(g.name << ": " << good << " of " << all << " within 10%");
+  CHECK(all > 0);
+  return double(good) / all;
+}
+
+}  // namespace
+
+TEST_CASE("xgb fits a synthetic law on its training networks and an unseen pruning level",
+          "[predictor][unit]") {
+  for (const std::string mode : {"forest", "boosted"}) {
+    INFO("mode " << mode);
+    const std::string path = write_file("fit_" + mode + ".json", trained(mode));
+    CHECK(share_within_10(path, basis().models[0], kUpto) >= 0.9);
+    CHECK(share_within_10(path, basis().models[2], kUpto) >= 0.9);
+    CHECK(share_within_10(path, pruned("resnet18", 30), kUpto) >= 0.8);
+  }
+}
+
+TEST_CASE("xgb: predicted entries are marked, measured ones kept, memory exact", "[predictor][unit]") {
+  const std::string path = write_file("marks.json", trained("forest"));
+  const Graph& g = basis().models[0];
+  json table = predictor_test::unmeasured(g, kUpto);
+  table["layers"][0]["time_s"] = {123e-6};
+  table["layers"][0]["source"] = {"measured"};
+  const json out = predict_costs(xgb(), g, table, {{"upto", kUpto}, {"file", path}});
+  CHECK(out["batch_max"] == kUpto);
+  CHECK(out["layers"][0]["time_s"][0] == 123e-6);
+  CHECK(out["layers"][0]["source"] == json({"measured", "predicted", "predicted", "predicted"}));
+  CHECK(out["layers"][1]["source"][0] == "predicted");
+  for (size_t l = 0; l < table["layers"].size(); ++l)
+    for (const char* key : {"in_bytes", "out_bytes", "ws_bytes"})
+      CHECK(out["layers"][l][key] == table["layers"][l][key]);
+}
+
+TEST_CASE("xgb: training is deterministic, the file records what it was trained on", "[predictor][unit]") {
+  for (const std::string mode : {"forest", "boosted"})
+    CHECK(train_predictor(xgb(), basis().examples(), {{"mode", mode}}) == trained(mode));
+  const json f = json::parse(trained("forest"));
+  CHECK(f["format"] == "frugal-predictor");
+  CHECK(f["format_version"] == 1);
+  CHECK(f["executor"] == "cpu");
+  CHECK(f["threads"] == 1);
+  CHECK(f["mode"] == "forest");
+  CHECK(f["training_set"].size() == 4);
+  CHECK(f["training_set"][0]["model"] == "resnet18_p0");
+  CHECK(f["training_set"][0]["batches"] == json({1, 2, 3, 4}));
+  CHECK(f["xgboost"].contains("learner"));
+  CHECK(train_predictor(xgb(), basis().examples(), {{"mode", "forest"}, {"seed", 7}}) != trained("forest"));
+}
+
+TEST_CASE("xgb refuses bad training sets", "[predictor][unit]") {
+  CHECK_THROWS_WITH(train_predictor(xgb(), {}, json::object()), Catch::Contains("training set is empty"));
+  CHECK_THROWS_WITH(train_predictor(xgb(), basis().examples(), {{"min_points", 100000}}),
+                    Catch::Contains("training set too small") && Catch::Contains("at least 100000 needed"));
+  std::vector<TrainingExample> mixed = basis().examples();
+  mixed[1].costs["device"] = "another device";
+  CHECK_THROWS_WITH(train_predictor(xgb(), mixed, json::object()),
+                    Catch::Contains("one predictor serves one executor and device"));
+  CHECK_THROWS_WITH(train_predictor(xgb(), basis().examples(), {{"mode", "linear"}}),
+                    Catch::Contains("option 'mode' must be \"forest\" or \"boosted\""));
+  std::vector<TrainingExample> unmeasured = basis().examples();
+  for (auto& e : unmeasured)
+    for (auto& l : e.costs["layers"]) l["source"] = json::array();
+  CHECK_THROWS_WITH(train_predictor(xgb(), unmeasured, json::object()),
+                    Catch::Contains("training set too small: 0 measured"));
+}
+
+TEST_CASE("xgb refuses files of another version, executor, device, threads or machine", "[predictor][unit]") {
+  const Graph& g = basis().models[0];
+  const json table = predictor_test::unmeasured(g, 2);
+  const auto refused = [&](const std::string& key, const json& value, const std::string& message) {
+    json f = json::parse(trained("forest"));
+    f[key] = value;
+    const std::string path = write_file("bad_" + key + ".json", f.dump());
+    CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", path}}),
+                      Catch::Contains(path) && Catch::Contains(message));
+  };
+  refused("format_version", 2, "predictor file format version 2, this predictor reads version 1");
+  refused("executor", "vulkan", "trained for executor \"vulkan\", the model is on executor \"cpu\"");
+  refused("device", "elsewhere", "trained for device \"elsewhere\"");
+  refused("threads", 16, "trained for threads 16, the model is on threads 1");
+  refused("machine", "another processor", "trained on machine \"another processor\"");
+  refused("features", json::array({"batch"}), "feature schema differs");
+  const std::string junk = write_file("junk.json", "[1, 2]");
+  CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", junk}}),
+                    Catch::Contains("not a JSON object"));
+  CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", junk + ".absent"}}),
+                    Catch::Contains("cannot be read"));
+  CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}}),
+                    Catch::Contains("give the predictor file"));
+}
+
+TEST_CASE("xgb refuses a layer kind it never saw and warns when it extrapolates", "[predictor][unit]") {
+  // Trained on squeezenet alone: no Add, no Gemm.
+  const Basis& b = basis();
+  const std::string only_squeeze =
+      write_file("squeeze.json", train_predictor(xgb(), {{&b.models[2], b.tables[2]}}, json::object()));
+  const Graph& resnet = b.models[0];
+  CHECK_THROWS_WITH(predict_costs(xgb(), resnet, predictor_test::unmeasured(resnet, 2),
+                                  {{"upto", 2}, {"file", only_squeeze}}),
+                    Catch::Contains("a kind of layer this predictor never saw in training") &&
+                        Catch::Contains("family elementwise"));
+  // Trained on batch 1..4: batch 8 extrapolates, and each warning names its layer.
+  const std::string path = write_file("extra.json", trained("forest"));
+  const json out =
+      predict_costs(xgb(), resnet, predictor_test::unmeasured(resnet, 8), {{"upto", 8}, {"file", path}});
+  REQUIRE(out["warnings"].size() == out["layers"].size());
+  CHECK_THAT(
+      out["warnings"][0].get<std::string>(),
+      Catch::StartsWith("warning: layer '" + out["layers"][0]["name"].get<std::string>() + "': batch = 5") &&
+          Catch::EndsWith("the prediction extrapolates"));
+  const json inside =
+      predict_costs(xgb(), resnet, predictor_test::unmeasured(resnet, 4), {{"upto", 4}, {"file", path}});
+  CHECK(inside["warnings"].empty());
+}
