@@ -95,13 +95,22 @@ frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
   return model_.layer_bytes(layer, batch);
 }
 
-void Executor::set_budget(uint64_t bytes) {
-  // More than the machine has cannot be meant (and a sanitizer build would abort on it).
+namespace {
+
+// An arena larger than the machine's memory cannot be meant (a corrupt model can
+// ask for petabytes, and a sanitizer build would abort on the allocation).
+void refuse_more_than_machine(uint64_t bytes, const std::string& what) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && bytes > uint64_t(pages) * uint64_t(page))
-    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, "set_budget: " + format_bytes(bytes) +
-                                                     " is more than this machine's memory (" +
+    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, what + format_bytes(bytes) +
+                                                     ", more than this machine's memory (" +
                                                      format_bytes(uint64_t(pages) * uint64_t(page)) + ")");
+}
+
+}  // namespace
+
+void Executor::set_budget(uint64_t bytes) {
+  refuse_more_than_machine(bytes, "set_budget: the budget is ");
   budget_set_ = false;
   arena_.reset(bytes);
   budget_set_ = true;
@@ -145,9 +154,10 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const Plan& plan = req.plan;
   const PlanMemory predicted = simulate(plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
-  if (auto_budget)
+  if (auto_budget) {
+    refuse_more_than_machine(predicted.peak, "run: this run needs ");
     arena_.reset(predicted.peak);  // no budget given: exactly what this plan needs
-  else
+  } else
     exec::check_budget(m, plan, batch, arena_.capacity());
 
   use_threads();

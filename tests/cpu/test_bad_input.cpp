@@ -286,3 +286,23 @@ TEST_CASE("a budget larger than the machine's memory is refused", "[cpu][errors]
   CHECK_THAT(st.message, Contains("set_budget") && Contains("more than this machine's memory"));
   CHECK(ex.set_budget(1 << 20).ok());
 }
+
+TEST_CASE("a run that would need more than the machine's memory is refused before allocating",
+          "[cpu][errors]") {
+  // Found by the fuzzer: a huge intermediate (a 1x1 conv with pads of 2^20, 16 TB)
+  // between a small input and a small output. Without a budget the run sizes
+  // its arena to the plan's need; it must say so instead of trying to allocate.
+  cpu_test::GraphMaker m;
+  m.input("x", {1, 1, 2, 2});
+  m.constant("w", {1, 1, 1, 1}, {1.f});
+  m.node("Conv", {"x", "w"}, "big").set_attr_ints("pads", {1 << 20, 1 << 20, 1 << 20, 1 << 20});
+  m.node("GlobalAveragePool", {"big"}, "y");
+  m.output("y");
+  cpu_test::Executor ex(m.graph());
+  INFO(ex.created.message);
+  REQUIRE(ex.ok());
+  std::vector<HostTensor> in = {HostTensor{"x", {1, 1, 2, 2}, {1, 2, 3, 4}}}, out;
+  const cpu_test::Status st = ex.run(in, out);
+  CHECK(st.code == FRUGAL_ERR_OUT_OF_MEMORY);
+  CHECK_THAT(st.message, Contains("run: this run needs") && Contains("more than this machine's memory"));
+}
