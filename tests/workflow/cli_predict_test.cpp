@@ -41,7 +41,8 @@ TEST_CASE("frugal profile --predict: predicted times, exact memory; --measure ke
       dir,
       "profile zoo:toy_branched --predict p.json --measure 2 --upto 3 --repeat 1 --threads 1 -o mixed.json");
   REQUIRE(r.code == 0);
-  for (const auto& layer : read_json(dir / "mixed.json")["layers"])
+  const nlohmann::json mixed = read_json(dir / "mixed.json");  // the loop must not outlive it
+  for (const auto& layer : mixed["layers"])
     CHECK(layer["source"] == nlohmann::json({"predicted", "measured", "predicted"}));
   r = frugal_in(dir, "workflow zoo:toy_branched --predict p.json --batch 2 --repeat 1 --threads 1");
   INFO(r.output);
