@@ -101,7 +101,10 @@ nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, 
                         {"threads", f.threads_value()},
                         {"batch_max", opt.batch_max},
                         {"batches", batches},
-                        {"repeats", opt.repeats}};
+                        {"repeats", opt.repeats},
+                        // The executor's layers as it describes them (ops, kernel
+                        // paths): a table timed with other kernels is not reused.
+                        {"layers", *f.layers}};
   if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
   if (!opt.step_overhead) key["step_overhead"] = false;
   return key;
