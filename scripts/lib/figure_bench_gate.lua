@@ -49,10 +49,7 @@ function M.draw(data, title)
   local explain = "bars as a share of the dense network: MACs run (what skipping saves at best) and time measured"
   local width = math.max(label_w + plot_w + 48, svg.text_width(explain) + 24)
   local doc = svg.document(width, bottom + 48, title or "gated against dense")
-  doc:text(12, 22, title or "Gated convolution against dense: time and MACs", {["font-size"] = 16,
-    ["font-weight"] = "bold", class = "title"})
-  doc:text(12, 42, subtitle, {class = "subtitle"})
-  doc:text(12, 60, explain, {class = "subtitle", fill = "#555"})
+  doc:heading(title or "Gated convolution against dense: time and MACs", subtitle, explain)
   doc:legend(12, 82, {{"MACs, gated / dense", MAC_COLOUR}, {"time, gated / dense", TIME_COLOUR}})
   for _, v in ipairs(svg.ticks(0, max, 6)) do
     doc:line(x(v), TOP - 6, x(v), bottom, {stroke = "#e0e0e0", class = "grid"})

@@ -45,10 +45,7 @@ function M.draw(plan, title)
   local width = math.max(label_w + plot_w + 40, svg.text_width(explain) + 24)
   local doc = svg.document(width, bottom + 48, title or "memory in use per layer")
 
-  doc:text(12, 22, title or "Memory in use per layer, against the budget", {["font-size"] = 16,
-                                                                            ["font-weight"] = "bold", class = "title"})
-  doc:text(12, 42, subtitle, {class = "subtitle"})
-  doc:text(12, 60, explain, {class = "subtitle", fill = "#555"})
+  doc:heading(title or "Memory in use per layer, against the budget", subtitle, explain)
   local legend = {{"plan (" .. tostring(plan.planner or "?") .. ")", VBS_COLOUR}}
   if has_fbs then legend[2] = {"fixed batch (FBS)", FBS_COLOUR} end
   doc:legend(12, 82, legend)

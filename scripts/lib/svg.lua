@@ -127,6 +127,13 @@ function M.text_width(s, size)
   return #tostring(s) * (size or 12) * 0.6
 end
 
+-- A figure's heading: title (bold), subtitle and an optional line of explanation.
+function Doc:heading(title, subtitle, explain)
+  self:text(12, 22, title, {["font-size"] = 16, ["font-weight"] = "bold", class = "title"})
+  self:text(12, 42, subtitle, {class = "subtitle"})
+  if explain then self:text(12, 60, explain, {class = "subtitle", fill = "#555"}) end
+end
+
 -- A row of coloured swatches with labels at (x, y); items: {{label, colour, dashed}}.
 function Doc:legend(x, y, items)
   for _, it in ipairs(items) do

@@ -20,21 +20,6 @@ using cpu_test::MemoryModel;
 
 namespace {
 
-std::vector<HostTensor> random_inputs(const nlohmann::json& d, int64_t batch, uint64_t seed) {
-  std::vector<HostTensor> v;
-  for (const auto& in : d["inputs"]) {
-    HostTensor t;
-    t.name = in["name"].get<std::string>();
-    t.dims = in["shape"].get<std::vector<int64_t>>();
-    t.dims[0] = batch;
-    int64_t n = 1;
-    for (int64_t x : t.dims) n *= x;
-    t.data = cpu_test::random_floats(size_t(n), seed++);
-    v.push_back(t);
-  }
-  return v;
-}
-
 bool all_nan(const std::vector<HostTensor>& outs) {
   for (const HostTensor& t : outs)
     for (float x : t.data)
@@ -80,7 +65,7 @@ TEST_CASE("zoo toys through the plugin match the float64 reference", "[cpu][plan
     cpu_test::Executor ex(g, "{\"threads\": 2}");
     INFO(name << ": " << ex.created.message);
     REQUIRE(ex.ok());
-    const std::vector<HostTensor> in = random_inputs(ex.describe(), 3, 99);
+    const std::vector<HostTensor> in = exec_test::random_inputs(ex.describe(), 3, 99);
     std::vector<HostTensor> out;
     REQUIRE(ex.run(in, out).ok());
     frugal::RefValues ref_in;
@@ -105,7 +90,7 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
     std::mt19937_64 rng(42);
     int compacted = 0;
     for (int64_t batch : {1, 2, 3, 5}) {
-      const std::vector<HostTensor> in = random_inputs(mm.description(), batch, uint64_t(batch));
+      const std::vector<HostTensor> in = exec_test::random_inputs(mm.description(), batch, uint64_t(batch));
 
       // Whole-batch run, in an arena of exactly its predicted peak.
       const uint64_t whole_peak = mm.peak(mm.whole_batch(batch), batch);
@@ -170,7 +155,7 @@ TEST_CASE("plans that split batches give bit-identical outputs for batch-indepen
   cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 1), "{\"threads\": 1}");
   REQUIRE(ex.ok());
   MemoryModel mm(ex);
-  const std::vector<HostTensor> in = random_inputs(mm.description(), 4, 5);
+  const std::vector<HostTensor> in = exec_test::random_inputs(mm.description(), 4, 5);
   std::vector<HostTensor> whole, split;
   REQUIRE(ex.run(in, whole).ok());
   std::vector<cpu_test::Step> steps;

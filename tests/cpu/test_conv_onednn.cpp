@@ -73,19 +73,6 @@ GraphMaker conv_graph(const ConvCase& c, std::mt19937_64& rng) {
   return m;
 }
 
-std::vector<HostTensor> random_inputs(const nlohmann::json& d, int64_t batch, uint64_t seed) {
-  std::vector<HostTensor> v;
-  for (const auto& in : d["inputs"]) {
-    HostTensor t;
-    t.name = in["name"].get<std::string>();
-    t.dims = in["shape"].get<std::vector<int64_t>>();
-    t.dims[0] = batch;
-    t.data = cpu_test::random_floats(size_t(numel(t.dims)), seed++);
-    v.push_back(t);
-  }
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "[cpu][conv][onednn]") {
@@ -178,7 +165,7 @@ TEST_CASE("zoo toys on oneDNN: measured peak equals the plan's, split batches ar
     MemoryModel mm(ex);
     std::mt19937_64 rng(11);
     const int64_t batch = 4;
-    const std::vector<HostTensor> in = random_inputs(mm.description(), batch, 5);
+    const std::vector<HostTensor> in = exec_test::random_inputs(mm.description(), batch, 5);
     const uint64_t whole_peak = mm.peak(mm.whole_batch(batch), batch);
     REQUIRE(ex.set_budget(whole_peak).ok());
     std::vector<HostTensor> whole;

@@ -24,13 +24,25 @@ int sh(const std::string& command) {
   return std::system((command + " > " + kWork + "/last_command.log 2>&1").c_str());
 }
 
+// Installs this build's "sdk" component into prefix.
+void install_sdk(const std::string& prefix) {
+  REQUIRE(sh(kCMake + " --install " + FRUGAL_TEST_BINARY_DIR + " --component sdk --prefix " + prefix) == 0);
+}
+
+// Configures and builds examples/<example> as its own project against the SDK in prefix.
+void build_example(const std::string& example, const std::string& build, const std::string& prefix) {
+  REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/" + example + " -B " + build +
+             " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix) == 0);
+  REQUIRE(sh(kCMake + " --build " + build) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[plugins][slow]") {
   fs::remove_all(kWork);
   fs::create_directories(kWork);
   const std::string prefix = kWork + "/prefix", build = kWork + "/build";
-  REQUIRE(sh(kCMake + " --install " + FRUGAL_TEST_BINARY_DIR + " --component sdk --prefix " + prefix) == 0);
+  install_sdk(prefix);
   CHECK(fs::exists(prefix + "/include/frugal/plugin.h"));
   CHECK(fs::exists(prefix + "/include/frugal/plugin_sdk.hpp"));
   CHECK(fs::exists(prefix + "/lib/cmake/frugal/frugalConfig.cmake"));
@@ -47,9 +59,7 @@ TEST_CASE("an out-of-tree plugin builds against the installed SDK and loads", "[
              kWork + "/abi") == 0);
   }
 
-  REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/plugin -B " + build +
-             " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix) == 0);
-  REQUIRE(sh(kCMake + " --build " + build) == 0);
+  build_example("plugin", build, prefix);
 
   frugal::PluginRegistry r;
   std::string why;
@@ -113,11 +123,9 @@ TEST_CASE("an out-of-tree folder builds against the installed model library and 
   fs::remove_all(prefix);
   fs::remove_all(build);
   fs::create_directories(kWork);
-  REQUIRE(sh(kCMake + " --install " + FRUGAL_TEST_BINARY_DIR + " --component sdk --prefix " + prefix) == 0);
+  install_sdk(prefix);
   CHECK(fs::exists(prefix + "/include/frugal/model/graph.h"));
-  REQUIRE(sh(kCMake + " -S " + FRUGAL_SOURCE_DIR + "/examples/folder_plugin -B " + build +
-             " -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix) == 0);
-  REQUIRE(sh(kCMake + " --build " + build) == 0);
+  build_example("folder_plugin", build, prefix);
 
   frugal::PluginRegistry r;
   std::string why;

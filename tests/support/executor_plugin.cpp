@@ -132,4 +132,19 @@ std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {
   return v;
 }
 
+std::vector<HostTensor> random_inputs(const nlohmann::json& describe, int64_t batch, uint64_t seed) {
+  std::vector<HostTensor> v;
+  for (const auto& in : describe["inputs"]) {
+    HostTensor t;
+    t.name = in["name"].get<std::string>();
+    t.dims = in["shape"].get<std::vector<int64_t>>();
+    t.dims[0] = batch;
+    int64_t n = 1;
+    for (int64_t x : t.dims) n *= x;
+    t.data = random_floats(size_t(n), seed++);
+    v.push_back(t);
+  }
+  return v;
+}
+
 }  // namespace exec_test

@@ -64,4 +64,8 @@ class PluginExecutor {
 // Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> random_floats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 
+// One random input per entry of describe()'s "inputs", with dim 0 = batch
+// (seeds seed, seed + 1, ...).
+std::vector<HostTensor> random_inputs(const nlohmann::json& describe, int64_t batch, uint64_t seed);
+
 }  // namespace exec_test
