@@ -21,7 +21,7 @@ local a = argparse.parse(arg, {
     {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
     {"fit", "flag", "smooth the times: per layer, fit per-batch time = fixed + per-sample x b to the measured " ..
-     "sizes and use the fit everywhere (source \"fitted\"; the raw times stay in measured_time_s), so plans " ..
+     "(with --predict: and predicted) sizes and use the fit everywhere (source \"fitted\"; the raw times stay in measured_time_s), so plans " ..
      "do not chase measurement noise (docs/COSTS.md)"},
     {"predict", "input", "fill the table with the predictor trained in FILE (frugal predictor train): times " ..
      "marked \"predicted\", memory from the executor (exact); measures only --measure", default_text = "measure"},
@@ -62,7 +62,7 @@ if a.measure and math.max(table.unpack(a.measure)) > upto then
   common.fail(string.format("--measure: batch size %d is outside 1..%d (--upto)", math.max(table.unpack(a.measure)), upto), 2)
 end
 if a.measure and not a.predict then common.fail("--measure goes with --predict FILE", 2) end
-if a.predict and (a.batches or a.fit) then common.fail("--predict measures only --measure (not --batches, --fit)", 2) end
+if a.predict and a.batches then common.fail("--predict measures only --measure (not --batches)", 2) end
 
 local function profile(batches, B)
   return common.try(frugal.profile, m, {
@@ -75,7 +75,7 @@ local function predicted()
   local measured, minfo
   if a.measure then measured, minfo = profile(a.measure, math.max(table.unpack(a.measure))) end
   local costs, pinfo = common.try(frugal.predict, m, measured,
-    {model = a.predict, upto = upto, executor = a.executor, threads = a.threads})
+    {model = a.predict, upto = upto, executor = a.executor, threads = a.threads, fit = a.fit})
   for _, w in ipairs(pinfo.warnings) do io.stderr:write("frugal: " .. w .. "\n") end
   pinfo.measured_batches = a.measure or {}
   pinfo.cached = minfo and minfo.cached

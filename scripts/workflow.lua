@@ -25,17 +25,17 @@ local a = argparse.parse(arg, {
      default_text = "among a few between the smallest plan and the whole batch's need, the one where VBS " ..
                     "gains most over the better of fixed batch and greedy by the cost table (preferring " ..
                     "budgets where both have a plan); printed"},
-    {"batches", "list", "batch sizes to measure (others are interpolated)", min = 1,
+    {"batches", "list", "batch sizes to measure (others are interpolated, or predicted with --predict)", min = 1,
      default_text = "every one of 1..N, the only ones a request of N can use"},
     {"repeat", "integer", "timed runs of each plan, median kept", default = 5, min = 1},
     {"unit", "bytes", "the planner's memory unit", min = 1, default_text = "budget/256, rounded up"},
     {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
-    {"raw", "flag", "plan on the raw measured times, not the fitted ones (per layer, per-batch time = fixed + " ..
-     "per-sample x b; docs/PLANNER.md says why fitted is the default)"},
+    {"raw", "flag", "plan on the raw measured (or predicted) times, not the fitted ones (per layer, per-batch " ..
+     "time = fixed + per-sample x b; docs/PLANNER.md says why fitted is the default)"},
     {"predict", "input", "plan from a table the predictor in FILE fills (frugal predictor train) instead of " ..
-     "profiling; memory stays exact", default_text = "profile"},
+     "profiling: it measures only --batches; memory stays exact", default_text = "profile"},
     {"report", "output", "write the figures as JSON", default_text = "not written"},
     {"save", "string", "write the input and the plans' outputs: PREFIX_input.npy, PREFIX_vbs.npy, " ..
      "PREFIX_fbs.npy, PREFIX_greedy.npy (one-input, one-output models)", metavar = "PREFIX",
@@ -74,8 +74,15 @@ print(string.format("1 fold      %s: BaN-OFF folded %d of %d BatchNorm node%s (%
 progress:stage(a.predict and "predicting" or "profiling")
 local costs, info
 if a.predict then
-  costs, info = common.try(frugal.predict, folded, nil,
-    {model = a.predict, upto = B, executor = a.executor, threads = a.threads})
+  -- --batches: measure those (as profile --measure), predict the rest; fitted unless --raw.
+  local measured
+  if a.batches then
+    measured = common.try(frugal.profile, folded, {executor = a.executor, threads = a.threads,
+      upto = math.max(table.unpack(a.batches)), batches = a.batches, cache = not a.no_cache, progress = not a.quiet})
+  end
+  costs, info = common.try(frugal.predict, folded, measured,
+    {model = a.predict, upto = B, executor = a.executor, threads = a.threads, fit = not a.raw})
+  info.measured_batches = a.batches or {}
   for _, w in ipairs(info.warnings) do io.stderr:write("frugal: " .. w .. "\n") end
 end
 if not a.predict then
@@ -85,8 +92,12 @@ if not a.predict then
 end
 local measured_note
 if a.predict then
-  print(string.format("2 predict   %d layers on %s (%s): batch sizes 1..%d predicted by %s in %s", #costs.layers,
-    costs.executor, tostring(costs.device), B, a.predict, common.seconds(info.seconds)))
+  local m = {}
+  for _, b in ipairs(info.measured_batches) do m[#m + 1] = tostring(b) end
+  print(string.format("2 predict   %d layers on %s (%s): batch sizes 1..%d, %s measured, the others predicted by " ..
+    "%s in %s; %s", #costs.layers, costs.executor, tostring(costs.device), B, #m > 0 and table.concat(m, ",") or "none",
+    a.predict, common.seconds(info.seconds),
+    a.raw and "raw times (--raw)" or "times fitted per layer (fixed + per-sample x batch)"))
 elseif #info.measured_batches == B then
   measured_note = "batch sizes 1.." .. B .. " (only those a request of " .. B .. " can use)"
 else

@@ -13,6 +13,7 @@
 #include "lua/lua_options.h"
 #include "lua/lua_records.h"
 #include "profiler/cost_facts.h"
+#include "profiler/cost_fit.h"
 
 namespace frugal {
 
@@ -22,19 +23,19 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void push_info(lua_State* L, const nlohmann::json& table, double seconds) {
+nlohmann::json prediction_info(const nlohmann::json& table, double seconds) {
   int predicted = 0, measured = 0;
   for (const auto& l : table.at("layers"))
     for (const auto& s : l.value("source", nlohmann::json::array()))
       (s == "predicted" ? predicted : measured)++;
-  push_json(L, {{"warnings", table.value("warnings", nlohmann::json::array())},
-                {"seconds", seconds},
-                {"predicted", predicted},
-                {"measured", measured}});
+  return {{"warnings", table.value("warnings", nlohmann::json::array())},
+          {"seconds", seconds},
+          {"predicted", predicted},
+          {"measured", measured}};
 }
 
 int l_predict(lua_State* L) {
-  check_option_names(L, 3, {"model", "upto", "predictor", "executor", "threads", "device"});
+  check_option_names(L, 3, {"model", "upto", "predictor", "fit", "executor", "threads", "device"});
   const std::string file = opt_string_field(L, 3, "model", "");
   if (file.empty()) throw Error("option 'model' (the predictor file) is required");
   const int64_t upto = opt_integer_field(L, 3, "upto", 16);
@@ -46,9 +47,13 @@ int l_predict(lua_State* L) {
   nlohmann::json table = unmeasured_table(ex.client, {ex.executor, ex.model_name, ex.model_hash}, int(upto));
   if (!lua_isnoneornil(L, 2)) merge_measured(table, lua_to_json(L, 2, "costs"));
   const LoadedPlugin& predictor = PluginRegistry::instance().require(FRUGAL_KIND_PREDICTOR, name);
-  const nlohmann::json out = predict_costs(predictor, m.graph, table, {{"upto", upto}, {"file", file}});
+  nlohmann::json out = predict_costs(predictor, m.graph, table, {{"upto", upto}, {"file", file}});
+  const nlohmann::json info = prediction_info(out, now_seconds() - t0);
+  // fit: per layer, a line through the measured and predicted per-batch times
+  // (as frugal.profile's fit), so that plans do not chase the trees' steps.
+  if (opt_bool_field(L, 3, "fit", false)) out = fit_cost_times(out, {"measured", "predicted"});
   push_record(L, out, Record::CostTable);
-  push_info(L, out, now_seconds() - t0);
+  push_json(L, info);
   return 2;
 }
 

@@ -19,7 +19,8 @@ void add_executor_facts(nlohmann::json& costs, const nlohmann::json& describe);
 nlohmann::json unmeasured_table(ExecutorClient& ex, const ProfileSubject& subject, int upto);
 
 // Copies the measured times of `measured` (layers matched by name, batch sizes
-// up to the smaller batch_max) into `table`, marked "measured". Throws Error
+// up to the smaller batch_max) into `table`, marked "measured", with each
+// layer's measured "step_overhead_s" (which a predictor keeps). Throws Error
 // when the two tables are of different executors, devices or layers.
 void merge_measured(nlohmann::json& table, const nlohmann::json& measured);
 

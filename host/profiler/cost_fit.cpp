@@ -1,5 +1,6 @@
 #include "profiler/cost_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -38,7 +39,17 @@ BatchTimeModel fit_batch_time(const std::map<int, double>& measured) {
   return m;
 }
 
-nlohmann::json fit_cost_times(const nlohmann::json& costs) {
+namespace {
+
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json fit_cost_times(const nlohmann::json& costs, const std::vector<std::string>& sources) {
   if (!costs.is_object() || !costs.contains("layers") || !costs["layers"].is_array())
     throw Error("fit: the cost table has no \"layers\" list");
   check_cost_numbers(costs, "fit");  // a null is a failed measurement, not one to skip
@@ -51,12 +62,15 @@ nlohmann::json fit_cost_times(const nlohmann::json& costs) {
     const bool has_source = L.contains("source") && L["source"].is_array() && L["source"].size() == t.size();
     std::map<int, double> measured;
     for (size_t k = 0; k < t.size(); ++k) {
-      if (has_source && L["source"][k] != "measured") continue;
+      if (has_source &&
+          (!L["source"][k].is_string() ||
+           std::find(sources.begin(), sources.end(), L["source"][k].get<std::string>()) == sources.end()))
+        continue;
       if (!t[k].is_number() || !(t[k].get<double>() > 0)) continue;  // a zero time says nothing of the trend
       const int b = static_cast<int>(k) + 1;
       measured[b] = t[k].get<double>() * b;
     }
-    if (measured.empty()) throw Error(where + " has no measured time above 0 to fit");
+    if (measured.empty()) throw Error(where + " has no " + joined(sources, " or ") + " time above 0 to fit");
     const BatchTimeModel m = fit_batch_time(measured);
     nlohmann::json fitted = nlohmann::json::array(), source = nlohmann::json::array();
     for (size_t k = 0; k < t.size(); ++k) {

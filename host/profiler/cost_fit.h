@@ -13,6 +13,8 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace frugal {
 
@@ -26,9 +28,12 @@ struct BatchTimeModel {
 // frugal::Error on bad input.
 BatchTimeModel fit_batch_time(const std::map<int, double>& measured);
 
-// The table with every layer's time_s fitted from its "measured" entries (all
-// entries when the table has no "source"). Throws frugal::Error naming the layer
-// when a layer has no usable measured entry.
-nlohmann::json fit_cost_times(const nlohmann::json& costs);
+// The table with every layer's time_s fitted from its entries whose source is
+// one of `sources` (all entries when the table has no "source"): a predicted
+// table is fitted over its "measured" and "predicted" entries, so that plans
+// do not chase the steps of the predictor's trees. Throws frugal::Error naming
+// the layer when a layer has no usable entry.
+nlohmann::json fit_cost_times(const nlohmann::json& costs,
+                              const std::vector<std::string>& sources = {"measured"});
 
 }  // namespace frugal

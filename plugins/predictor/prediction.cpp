@@ -9,6 +9,7 @@
 #include "layer_facts.h"
 #include "layer_features.h"
 #include "predictor_file.h"
+#include "step_overhead.h"
 #include "xgb_booster.h"
 
 namespace frugal::predictor {
@@ -105,6 +106,7 @@ nlohmann::json predict_table(const nlohmann::json& file, const std::string& orig
     const std::string w = fill_layer(file, booster, facts[l], upto, costs["layers"][l]);
     if (!w.empty()) warnings.push_back(w);
   }
+  fill_step_overheads(file["step_overhead"], facts, costs);
   costs["batch_max"] = upto;
   costs["predictor"] = {{"file", origin}, {"mode", file["mode"]}, {"points", file["points"]}};
   costs["warnings"] = warnings;

@@ -29,7 +29,7 @@ nlohmann::json read_predictor_file(const std::string& text, const std::string& o
                 std::to_string(kFormatVersion) + ": train it again");
   if (f.value("features", nlohmann::json()) != nlohmann::json(feature_names()))
     throw Error(origin + ": the file's feature schema differs from this predictor's: train it again");
-  for (const char* key : {"families", "ranges", "xgboost"})
+  for (const char* key : {"families", "ranges", "step_overhead", "xgboost"})
     if (!f.contains(key)) throw Error(origin + ": predictor file has no \"" + key + "\"");
   return f;
 }

@@ -1,10 +1,11 @@
 // The predictor file: frugal's JSON around XGBoost's JSON model, recording what
 // the model may be used for (docs/PREDICTOR.md, "The file"):
 //
-//   {"format": "frugal-predictor", "format_version": 1, "predictor": "xgb", "mode": "forest",
+//   {"format": "frugal-predictor", "format_version": 2, "predictor": "xgb", "mode": "forest",
 //    "seed": 0, "target": "...", "executor": "cpu", "device": "...", "threads": 2, "machine": "...",
 //    "features": [...], "families": [...], "kinds": [...], "ranges": {feature: [min, max]},
 //    "training_set": [{"model", "model_hash", "layers", "batches", "points"}], "points": N,
+//    "step_overhead": {"by_family": {family: s}, "default": s, "layers": N} (step_overhead.h),
 //    "xgboost": {XGBoost's model}}
 #pragma once
 
@@ -13,7 +14,7 @@
 
 namespace frugal::predictor {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;  // 2: "step_overhead"
 
 // This machine's processor ("model name" of /proc/cpuinfo), "" where unknown:
 // a CPU executor's device string names its threads, not the processor.

@@ -8,6 +8,7 @@
 #include "layer_facts.h"
 #include "layer_features.h"
 #include "predictor_file.h"
+#include "step_overhead.h"
 #include "xgb_booster.h"
 
 namespace frugal::predictor {
@@ -121,6 +122,9 @@ std::string train_predictor_file(const std::vector<Example>& examples, const nlo
   Booster booster;
   booster.train(s.rows, s.targets, mode, seed);
   nlohmann::json file = header(examples[0], s, mode, seed);
+  std::vector<const nlohmann::json*> tables;
+  for (const Example& e : examples) tables.push_back(&e.costs);
+  file["step_overhead"] = fit_step_overheads(facts, tables);
   file["xgboost"] = nlohmann::json::parse(booster.save_json());
   return file.dump(1) + "\n";
 }

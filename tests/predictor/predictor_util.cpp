@@ -38,6 +38,7 @@ nlohmann::json with_synthetic_times(nlohmann::json table) {
       layer["time_s"].push_back(synthetic_seconds(layer, b) / b);
       layer["source"].push_back("measured");
     }
+    layer["step_overhead_s"] = kSyntheticStepOverhead;
   }
   return table;
 }

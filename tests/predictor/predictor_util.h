@@ -20,7 +20,11 @@ nlohmann::json unmeasured(const frugal::Graph& g, int upto);
 // layer's MACs and bytes moved (in + out + ws) plus a fixed cost.
 double synthetic_seconds(const nlohmann::json& layer, int b);
 
-// `table` with every time set by the synthetic law and marked "measured".
+// The step overhead every layer of a synthetic table carries.
+constexpr double kSyntheticStepOverhead = 4e-6;
+
+// `table` with every time set by the synthetic law and marked "measured", and
+// every layer's step_overhead_s kSyntheticStepOverhead.
 nlohmann::json with_synthetic_times(nlohmann::json table);
 
 // A scratch file path under the build tree.

@@ -99,7 +99,12 @@ TEST_CASE("xgb: predicted entries are marked, measured ones kept, memory exact",
   json table = predictor_test::unmeasured(g, kUpto);
   table["layers"][0]["time_s"] = {123e-6};
   table["layers"][0]["source"] = {"measured"};
+  table["layers"][0]["step_overhead_s"] = 1e-3;
   const json out = predict_costs(xgb(), g, table, {{"upto", kUpto}, {"file", path}});
+  // Step overheads: a measured one kept, the others the training set's (all 4 us there).
+  CHECK(out["layers"][0]["step_overhead_s"] == 1e-3);
+  CHECK(out["layers"][1]["step_overhead_s"].get<double>() == Approx(predictor_test::kSyntheticStepOverhead));
+  CHECK(out["step_overhead_s"].get<double>() == Approx(predictor_test::kSyntheticStepOverhead));
   CHECK(out["batch_max"] == kUpto);
   CHECK(out["layers"][0]["time_s"][0] == 123e-6);
   CHECK(out["layers"][0]["source"] == json({"measured", "predicted", "predicted", "predicted"}));
@@ -114,7 +119,8 @@ TEST_CASE("xgb: training is deterministic, the file records what it was trained 
     CHECK(train_predictor(xgb(), basis().examples(), {{"mode", mode}}) == trained(mode));
   const json f = json::parse(trained("forest"));
   CHECK(f["format"] == "frugal-predictor");
-  CHECK(f["format_version"] == 1);
+  CHECK(f["format_version"] == 2);
+  CHECK(f["step_overhead"]["default"].get<double>() == Approx(predictor_test::kSyntheticStepOverhead));
   CHECK(f["executor"] == "cpu");
   CHECK(f["threads"] == 1);
   CHECK(f["mode"] == "forest");
@@ -152,7 +158,7 @@ TEST_CASE("xgb refuses files of another version, executor, device, threads or ma
     CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", path}}),
                       Catch::Contains(path) && Catch::Contains(message));
   };
-  refused("format_version", 2, "predictor file format version 2, this predictor reads version 1");
+  refused("format_version", 1, "predictor file format version 1, this predictor reads version 2");
   refused("executor", "vulkan", "trained for executor \"vulkan\", the model is on executor \"cpu\"");
   refused("device", "elsewhere", "trained for device \"elsewhere\"");
   refused("threads", 16, "trained for threads 16, the model is on threads 1");

@@ -2,6 +2,8 @@
 // networks: the table's memory equals the measured table's, its times are
 // marked "predicted" (or "measured" for --measure), and bad input gets one
 // clear line.
+#include <set>
+
 #include "workflow_test_util.h"
 
 namespace {
@@ -44,10 +46,58 @@ TEST_CASE("frugal profile --predict: predicted times, exact memory; --measure ke
   const nlohmann::json mixed = read_json(dir / "mixed.json");  // the loop must not outlive it
   for (const auto& layer : mixed["layers"])
     CHECK(layer["source"] == nlohmann::json({"predicted", "measured", "predicted"}));
-  r = frugal_in(dir, "workflow zoo:toy_branched --predict p.json --batch 2 --repeat 1 --threads 1");
+  // The predicted table's step overheads: the training set's medians (the file's).
+  const nlohmann::json file = read_json(dir / "p.json")["step_overhead"];
+  CHECK(file["layers"].get<int>() > 0);
+  CHECK(p["step_overhead_s"] == file["default"]);
+  std::set<double> medians = {file["default"].get<double>()};
+  for (const auto& [family, s] : file["by_family"].items()) medians.insert(s.get<double>());
+  for (const auto& layer : p["layers"]) CHECK(medians.count(layer["step_overhead_s"].get<double>()) == 1);
+  // --fit: per layer a line through the predicted per-batch times, which stay as measured_time_s.
+  r = frugal_in(dir, "profile zoo:toy_branched --predict p.json --upto 3 --threads 1 --fit -o fit.json");
+  REQUIRE(r.code == 0);
+  const nlohmann::json fit = read_json(dir / "fit.json");
+  for (size_t l = 0; l < fit["layers"].size(); ++l) {
+    const nlohmann::json& layer = fit["layers"][l];
+    CHECK(layer["measured_time_s"] == p["layers"][l]["time_s"]);
+    const double fixed = layer["time_model"]["fixed_s"], per_sample = layer["time_model"]["per_sample_s"];
+    for (int b = 1; b <= 3; ++b)
+      CHECK(layer["time_s"][size_t(b - 1)].get<double>() == Approx((fixed + per_sample * b) / b));
+  }
+}
+
+// workflow --predict plans from the table profile --predict writes for the
+// folded model: fitted by default, raw with --raw; --batches are measured.
+TEST_CASE("frugal workflow --predict: fitted unless --raw, --batches measured", "[workflow]") {
+  ScratchDir dir("predict_workflow");
+  train_toys(dir);
+  REQUIRE(frugal_in(dir, "fold zoo:toy_branched folded.onnx").code == 0);
+  for (const std::string raw : {"", " --raw"}) {
+    FrugalRun r =
+        frugal_in(dir, "workflow zoo:toy_branched --predict p.json --batch 2 --repeat 1 --threads 1" + raw +
+                           " --report w.json");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(contains(r.output, raw.empty() ? "times fitted per layer" : "raw times (--raw)"));
+    const nlohmann::json w = read_json(dir / "w.json");
+    CHECK(w["fitted"] == raw.empty());
+    // The same plan from the same table made by profile --predict [--fit] and frugal plan.
+    REQUIRE(frugal_in(dir, "profile folded.onnx --predict p.json --upto 2 --threads 1" +
+                               std::string(raw.empty() ? " --fit" : "") + " -o t.json")
+                .code == 0);
+    const FrugalRun plan = frugal_in(dir, "plan --costs t.json --batch 2 --json --budget " +
+                                              std::to_string(w["budget_bytes"].get<int64_t>()));
+    REQUIRE(plan.code == 0);
+    CHECK(nlohmann::json::parse(plan.output)["time_per_sample_s"].get<double>() ==
+          Approx(w["vbs_plan"]["time_per_sample_s"].get<double>()));
+  }
+  FrugalRun r = frugal_in(dir,
+                          "workflow zoo:toy_branched --predict p.json --batch 2 --batches 1 --repeat 1 "
+                          "--threads 1 --report w.json");
   INFO(r.output);
-  CHECK(r.code == 0);
-  CHECK(contains(r.output, "2 predict   "));
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.output, "batch sizes 1..2, 1 measured, the others predicted by p.json"));
+  CHECK(read_json(dir / "w.json")["profile"]["measured_batches"] == nlohmann::json({1}));
 }
 
 TEST_CASE("frugal predictor and --predict refuse bad input with one line", "[workflow]") {
@@ -67,11 +117,11 @@ TEST_CASE("frugal predictor and --predict refuse bad input with one line", "[wor
   r = frugal_in(dir, "profile zoo:toy_tiny --predict absent.json");
   CHECK(r.code == 2);
   CHECK(contains(r.output, "--predict: cannot read"));
-  write_text(dir / "v2.json", R"({"format": "frugal-predictor", "format_version": 2})");
-  r = frugal_in(dir, "profile zoo:toy_tiny --predict v2.json");
+  write_text(dir / "v1.json", R"({"format": "frugal-predictor", "format_version": 1})");
+  r = frugal_in(dir, "profile zoo:toy_tiny --predict v1.json");
   CHECK(r.code == 1);
   CHECK(contains(r.output,
-                 "frugal: xgb: v2.json: predictor file format version 2, this predictor reads version 1"));
+                 "frugal: xgb: v1.json: predictor file format version 1, this predictor reads version 2"));
   write_text(dir / "list.json", "[]");
   r = frugal_in(dir, "workflow zoo:toy_tiny --predict list.json");
   CHECK(r.code == 1);

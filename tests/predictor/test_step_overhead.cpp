@@ -1,0 +1,78 @@
+// The step overhead of predicted tables: the training set's median per layer
+// family, worked by hand on small lists; kept where a layer was measured.
+#include <catch2/catch.hpp>
+
+#include "profiler/cost_facts.h"
+#include "step_overhead.h"
+
+using namespace frugal;
+using nlohmann::json;
+using predictor::LayerFacts;
+
+namespace {
+
+LayerFacts of_family(const std::string& family) {
+  LayerFacts f;
+  f.family = family;
+  return f;
+}
+
+// A table whose layers carry these overheads (null: the layer has none).
+json table_with(const std::vector<json>& overheads) {
+  json t = {{"layers", json::array()}};
+  for (const json& s : overheads) {
+    t["layers"].push_back(json::object());
+    if (!s.is_null()) t["layers"].back()["step_overhead_s"] = s;
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("step overheads: the training set's median per family, and over all layers", "[predictor][unit]") {
+  // conv: 1, 9, 5 -> 5; pool: 2, 3 -> 2.5; all: 1, 2, 3, 5, 9 -> 3. The null is skipped.
+  const std::vector<std::vector<LayerFacts>> facts = {
+      {of_family("conv"), of_family("pool"), of_family("conv")},
+      {of_family("conv"), of_family("pool"), of_family("gemm")}};
+  const json a = table_with({1e-6, 2e-6, 9e-6}), b = table_with({5e-6, 3e-6, nullptr});
+  const json fitted = predictor::fit_step_overheads(facts, {&a, &b});
+  CHECK(fitted["by_family"]["conv"].get<double>() == Approx(5e-6));
+  CHECK(fitted["by_family"]["pool"].get<double>() == Approx(2.5e-6));
+  CHECK_FALSE(fitted["by_family"].contains("gemm"));
+  CHECK(fitted["default"].get<double>() == Approx(3e-6));
+  CHECK(fitted["layers"] == 5);
+
+  // A predicted table: its family's median, the default for a family without
+  // one, and a measured overhead kept.
+  json costs = table_with({nullptr, nullptr, 7e-6});
+  predictor::fill_step_overheads(fitted, {of_family("pool"), of_family("gemm"), of_family("conv")}, costs);
+  CHECK(costs["step_overhead_s"].get<double>() == Approx(3e-6));
+  CHECK(costs["layers"][0]["step_overhead_s"].get<double>() == Approx(2.5e-6));
+  CHECK(costs["layers"][1]["step_overhead_s"].get<double>() == Approx(3e-6));
+  CHECK(costs["layers"][2]["step_overhead_s"].get<double>() == Approx(7e-6));
+}
+
+TEST_CASE("step overheads: a training set without any gives 0", "[predictor][unit]") {
+  const std::vector<std::vector<LayerFacts>> facts = {{of_family("conv")}};
+  const json a = table_with({nullptr});
+  const json fitted = predictor::fit_step_overheads(facts, {&a});
+  CHECK(fitted["default"] == 0.0);
+  CHECK(fitted["layers"] == 0);
+  json costs = table_with({nullptr});
+  predictor::fill_step_overheads(fitted, facts[0], costs);
+  CHECK(costs["layers"][0]["step_overhead_s"] == 0.0);
+}
+
+TEST_CASE("step overheads: a measured table's are merged with its times", "[predictor][unit]") {
+  json table = {{"executor", "cpu"}, {"batch_max", 2}, {"layers", json::array()}};
+  json measured = table;
+  for (const char* name : {"a", "b"}) {
+    table["layers"].push_back({{"name", name}, {"time_s", json::array()}, {"source", json::array()}});
+    measured["layers"].push_back({{"name", name}, {"time_s", {1e-3}}, {"source", {"measured"}}});
+  }
+  measured["layers"][0]["step_overhead_s"] = 2e-5;
+  merge_measured(table, measured);
+  CHECK(table["layers"][0]["step_overhead_s"] == 2e-5);
+  CHECK_FALSE(table["layers"][1].contains("step_overhead_s"));
+  CHECK(table["layers"][1]["time_s"] == json({1e-3}));
+}
