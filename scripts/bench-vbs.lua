@@ -20,8 +20,9 @@ local a = argparse.parse(arg, {
     {"batch", "integer", "samples in the request", default = 12, min = 1, max = 64},
     {"budgets", "integer", "budgets per network, evenly spaced from just above the smallest VBS plan to the " ..
      "whole batch's need (fixed batch N, no limit)", default = 6, min = 1, max = 50},
-    {"repeat", "integer", "timed rounds per budget; each runs the VBS, FBS and greedy plans once, in turn; " ..
-     "medians. One warm-up run per network", default = 3, min = 1},
+    {"repeat", "integer", "timed rounds; each visits every budget in turn and runs its VBS, FBS and greedy " ..
+     "plans once (after an untimed run in the budget's fresh arena); medians. One warm-up run per network",
+     default = 3, min = 1},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
@@ -64,27 +65,50 @@ local function prepare(name)
   return net
 end
 
--- The three plans at `budget`, run in turn `repeat` times in an arena of exactly the budget.
-local function measure_budget(net, budget, label)
+-- The three plans at `budget` (not run yet): {plans = planner -> plan or {error}, variants = runnable ones}.
+local function plan_budget(net, budget, label)
   local plans, variants = {}, {}
   for _, p in ipairs(PLANNERS) do
     local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B})
     plans[p] = okp and pl or {error = common.message(pl)}
     if okp then
-      local v = {name = label .. ", " .. p, planner = p, plan = pl, peak = 0, layers = {}}
+      local v = {name = label .. ", " .. p, planner = p, plan = pl, peak = 0, layers = {}, times = {}}
       v.run = function()
         local _, rep = common.try(net.ex.run, net.ex, net.x, {plan = pl})
         v.peak = math.max(v.peak, rep.peak_bytes)
-        v.layers[#v.layers + 1] = timing.measured_by_layer(rep)
-        return rep.seconds
+        return rep
       end
       variants[#variants + 1] = v
     end
   end
-  common.try(net.ex.set_budget, net.ex, budget)
-  bench.interleave(variants, a["repeat"], progress, {warmup = false})
+  return {budget = budget, plans = plans, variants = variants}
+end
+
+-- Every budget's plans, `repeat` rounds; a round visits the budgets in turn and
+-- runs their plans once each in an arena of exactly the budget (after one
+-- untimed run: set_budget gives a fresh block, whose first run pays its page
+-- faults). The rounds of one budget are thus spread over the whole network's
+-- measurement, so a slow stretch of the machine (seconds long; docs/BENCHMARKS.md)
+-- does not take all of them; medians.
+local function measure_rounds(net, cells)
+  for r = 1, a["repeat"] do
+    for k, c in ipairs(cells) do
+      if #c.variants > 0 then
+        common.try(net.ex.set_budget, net.ex, c.budget)
+        c.variants[1].run()
+        for _, v in ipairs(c.variants) do
+          progress:status(string.format("%s (round %d/%d, budget %d/%d)", v.name, r, a["repeat"], k, #cells))
+          local rep = v.run()
+          v.times[#v.times + 1] = rep.seconds
+          v.layers[#v.layers + 1] = timing.measured_by_layer(rep)
+        end
+      end
+    end
+  end
+  for _, c in ipairs(cells) do
+    for _, v in ipairs(c.variants) do v.median = bench.median(v.times) end
+  end
   progress:done()
-  return plans, variants
 end
 
 local function record(net, budget, plans, variants)
@@ -121,11 +145,16 @@ end
 
 local function bench_network(name, row)
   local net = prepare(name)
+  local cells = {}
   for k = 1, a.budgets do
     -- Evenly from 2% above the smallest plan (the memory unit rounds needs up) to the whole batch's need.
     local f = a.budgets == 1 and 1 or (k - 1) / (a.budgets - 1)
     local budget = math.floor(net.smallest * 1.02 + f * (net.whole - net.smallest * 1.02))
-    local plans, variants = measure_budget(net, budget, string.format("%s: budget %d/%d", name, k, a.budgets))
+    cells[k] = plan_budget(net, budget, string.format("%s: budget %d/%d", name, k, a.budgets))
+  end
+  measure_rounds(net, cells)
+  for k, c in ipairs(cells) do
+    local budget, plans, variants = c.budget, c.plans, c.variants
     local measured = record(net, budget, plans, variants)
     local over = false
     for _, v in ipairs(variants) do over = over or v.peak > budget end
@@ -179,7 +208,7 @@ end
 
 local machine = bench.machine_line()
 print(machine)
-print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded networks; %d timed round%s per budget " ..
+print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded networks; %d timed round%s over all budgets " ..
   "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.threads and (", " .. a.threads .. " threads") or "",
   a["repeat"], a["repeat"] == 1 and "" or "s", a.raw and "raw (--raw)" or "fitted"))
 local t0 = frugal.clock()

@@ -16,8 +16,10 @@ local a = argparse.parse(arg, {
      default_text = "not written"},
     {"no_cache", "flag", "measure again even if this model was measured before on this executor, device, " ..
      "threads and batch list (the new table replaces the cached one)"},
-    {"repeat", "integer", "timed runs per layer and batch size after a warm-up; the median is kept, max - min " ..
-     "reported as the spread", default = 5, min = 1},
+    {"repeat", "integer", "timed runs per layer and batch size, shared out over the passes (each after a " ..
+     "warm-up); the median is kept, max - min reported as the spread", default = 5, min = 1},
+    {"passes", "integer", "passes over the whole table, one after another; each entry keeps its fastest pass, " ..
+     "so a slow stretch of the machine does not enter the table (docs/COSTS.md)", default = 3, min = 1, max = 100},
     {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
     {"fit", "flag", "smooth the times: per layer, fit per-batch time = fixed + per-sample x b to the measured " ..
@@ -67,7 +69,7 @@ if a.predict and a.batches then common.fail("--predict measures only --measure (
 local function profile(batches, B)
   return common.try(frugal.profile, m, {
     executor = a.executor, threads = a.threads, upto = B, batches = batches, repeats = a["repeat"],
-    cache = not a.no_cache, fit = a.fit, progress = not a.quiet, gate_activity = gate_activity})
+    passes = a.passes, cache = not a.no_cache, fit = a.fit, progress = not a.quiet, gate_activity = gate_activity})
 end
 
 -- --predict: measure --measure (if any), predict the rest; info as frugal.profile's.
@@ -107,7 +109,7 @@ if a.predict then
 else
   print("batches     1.." .. B .. ", measured: " .. table.concat(measured, ",") ..
         (#info.measured_batches < B and " (the others interpolated)" or "") .. "; " .. costs.repeats ..
-        " timed runs each, median kept")
+        " timed runs each in " .. (costs.passes or 1) .. " passes, median of the fastest pass kept")
 end
 print(fmt.table(rows, {"r", nil, "r", "r", "r", "r", "r", "r", "r"}, "  "))
 if type(costs.gate_activity) == "number" then

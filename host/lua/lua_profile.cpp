@@ -75,6 +75,10 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
   if (repeats < 1 || repeats > 10000)
     throw Error("option 'repeats' must be in 1..10000, got " + std::to_string(repeats));
   o.repeats = static_cast<int>(repeats);
+  const int64_t passes = opt_integer_field(L, idx, "passes", 3);
+  if (passes < 1 || passes > 100)
+    throw Error("option 'passes' must be in 1..100, got " + std::to_string(passes));
+  o.passes = static_cast<int>(passes);
   o.reuse_cache = opt_bool_field(L, idx, "cache", true);
   o.cache_dir = opt_string_field(L, idx, "cache_dir", "");
   o.step_overhead = opt_bool_field(L, idx, "step_overhead", true);
@@ -84,8 +88,8 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
 
 int l_profile(lua_State* L) {
   check_option_names(L, 2,
-                     {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "cache",
-                      "cache_dir", "progress", "fit", "gate_activity", "step_overhead"});
+                     {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "passes",
+                      "cache", "cache_dir", "progress", "fit", "gate_activity", "step_overhead"});
   const ProfileOptions opt = parse_profile_options(L, 2);
   LuaExecutor* ex = nullptr;
   if (!is_object(L, 1, kExecutorType)) {

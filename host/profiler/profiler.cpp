@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "frugal/error.h"
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cost_facts.h"
+#include "profiler/profile_passes.h"
 #include "tensor/tensor_random.h"
 
 namespace frugal {
@@ -102,6 +104,7 @@ nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, 
                         {"batch_max", opt.batch_max},
                         {"batches", batches},
                         {"repeats", opt.repeats},
+                        {"passes", opt.passes},
                         // The executor's layers as it describes them (ops, kernel
                         // paths): a table timed with other kernels is not reused.
                         {"layers", *f.layers}};
@@ -128,11 +131,12 @@ void add_layer_bytes(ExecutorClient& ex, int layer, int B, nlohmann::json& out) 
 // One (layer, batch): repeats enough to rise above timer noise, and timed
 // again (the smallest median kept) when a stall shows as a wide spread.
 LayerTiming time_one(ExecutorClient& ex, int layer, int b, const ProfileOptions& opt) {
-  int reps = opt.repeats;
+  int reps = repeats_per_pass(opt.repeats, opt.passes);
+  const double min_seconds = opt.min_seconds / opt.passes;  // the passes together reach min_seconds
   LayerTiming t = ex.time_layer(layer, b, reps);
-  if (t.median_seconds * reps < opt.min_seconds && reps < opt.max_repeats) {
+  if (t.median_seconds * reps < min_seconds && reps < opt.max_repeats) {
     const double each = std::max(t.median_seconds, 1e-7);
-    const int more = static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(opt.min_seconds / each)));
+    const int more = static_cast<int>(std::min<double>(opt.max_repeats, std::ceil(min_seconds / each)));
     if (more > reps) t = ex.time_layer(layer, b, reps = more);
   }
   for (int attempt = 1;
@@ -149,26 +153,38 @@ struct ProgressCounter {
   const ProfileOptions& opt;
   const ProfileSubject& subject;
   size_t layers = 0, done = 0, total = 0;
-  void next(size_t layer, const std::string& name, int b) {
+  void next(int pass, size_t layer, const std::string& name, int b) {
     if (opt.progress)
       opt.progress("profiling " + subject.model_name + " on " + subject.executor + ": layer " +
                        std::to_string(layer + 1) + "/" + std::to_string(layers) + " '" + name +
-                       "' at batch " + std::to_string(b) + "  [" + std::to_string(done + 1) + "/" +
+                       "' at batch " + std::to_string(b) + ", pass " + std::to_string(pass + 1) + "/" +
+                       std::to_string(opt.passes) + "  [" + std::to_string(done + 1) + "/" +
                        std::to_string(total) + "]",
                    static_cast<double>(done) / static_cast<double>(total));
     ++done;
   }
 };
 
+// One pass: every (layer, batch) timed once; entry layer * batches + k.
+void time_pass(ExecutorClient& ex, const ExecutorFacts& f, const std::vector<int>& batches, int pass,
+               const ProfileOptions& opt, ProgressCounter& progress, FastestPass& best) {
+  for (size_t i = 0; i < f.layers->size(); ++i) {
+    const std::string name = layer_name((*f.layers)[i], i);
+    for (size_t k = 0; k < batches.size(); ++k) {
+      progress.next(pass, i, name, batches[k]);
+      const LayerTiming t = time_one(ex, static_cast<int>(i), batches[k], opt);
+      best.add(i * batches.size() + k, t.median_seconds, t.spread_seconds);
+    }
+  }
+}
+
 // time_s (per sample; unmeasured batch sizes interpolated), time_spread_s and source of layer i.
-void add_layer_times(ExecutorClient& ex, int layer, const std::string& name, const std::vector<int>& batches,
-                     const ProfileOptions& opt, ProgressCounter& progress, nlohmann::json& out) {
+void add_layer_times(const FastestPass& best, size_t layer, const std::vector<int>& batches,
+                     const ProfileOptions& opt, nlohmann::json& out) {
   std::map<int, double> per_batch, spread;
-  for (int b : batches) {
-    progress.next(static_cast<size_t>(layer), name, b);
-    const LayerTiming t = time_one(ex, layer, b, opt);
-    per_batch[b] = t.median_seconds;
-    spread[b] = t.spread_seconds;
+  for (size_t k = 0; k < batches.size(); ++k) {
+    per_batch[batches[k]] = best.median(layer * batches.size() + k);
+    spread[batches[k]] = best.spread(layer * batches.size() + k);
   }
   const std::vector<double> filled = fill_batch_times(per_batch, opt.batch_max);
   nlohmann::json time_s = nlohmann::json::array(), spread_s = nlohmann::json::array(),
@@ -186,12 +202,12 @@ void add_layer_times(ExecutorClient& ex, int layer, const std::string& name, con
 
 nlohmann::json profile_layer(ExecutorClient& ex, const ExecutorFacts& f, size_t i,
                              const std::vector<int>& batches, const ProfileOptions& opt,
-                             ProgressCounter& progress) {
+                             const FastestPass& best) {
   const nlohmann::json& L = (*f.layers)[i];
   const std::string name = layer_name(L, i);
   const int index = static_cast<int>(i);
   nlohmann::json out = {{"name", name}, {"inputs", layer_inputs(L, name)}};
-  add_layer_times(ex, index, name, batches, opt, progress, out);
+  add_layer_times(best, i, batches, opt, out);
   add_layer_bytes(ex, index, opt.batch_max, out);
   if (L.contains("output_tensor") && L["output_tensor"].is_string() &&
       std::count(f.network_outputs.begin(), f.network_outputs.end(), L["output_tensor"].get<std::string>()))
@@ -199,36 +215,51 @@ nlohmann::json profile_layer(ExecutorClient& ex, const ExecutorFacts& f, size_t 
   return out;
 }
 
-// The network at batch 1 as a plan of one step per layer, run `runs` times
-// after a warm-up; per layer, the median of its step's seconds in the reports
-// minus its time_s at batch 1 (at least 0) becomes "step_overhead_s" (see the
-// header). An executor whose reports give no per-step seconds gets no overhead;
-// one that cannot run the plan (a budget too small for it) gets a warning.
-void add_step_overheads(ExecutorClient& ex, int runs, nlohmann::json& layers, std::string& warnings) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& L : layers) steps.push_back({{"layer", L["name"]}, {"first", 0}, {"count", 1}});
-  const nlohmann::json plan = {{"batch", 1}, {"steps", steps}};
+// Random batch-1 inputs of the network; none (nothing to run) for a scalar or symbolic input.
+std::optional<std::vector<Tensor>> batch1_inputs(ExecutorClient& ex) {
   std::vector<Tensor> inputs;
   uint64_t seed = 1;
   for (const auto& in : ex.describe().value("inputs", nlohmann::json::array())) {
     std::vector<int64_t> dims = in.value("shape", std::vector<int64_t>{});
-    if (dims.empty()) return;  // a scalar input: no batch to speak of
+    if (dims.empty()) return std::nullopt;  // a scalar input: no batch to speak of
     dims[0] = 1;
     for (int64_t d : dims)
-      if (d < 1) return;  // a symbolic dimension: leave the overhead out
+      if (d < 1) return std::nullopt;  // a symbolic dimension: leave the overhead out
     Tensor t(dims);
     fill_uniform(t, seed++);
     inputs.push_back(std::move(t));
   }
-  std::vector<std::vector<double>> seconds(layers.size());
+  return inputs;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// One pass of the per-step overhead measurement (see the header): the network
+// at batch 1 as a plan of one step per layer, run `runs` times after a
+// warm-up; per layer the median of its step's seconds goes into `best`.
+// False when there is nothing to measure: an executor whose reports give no
+// per-step seconds, or one that cannot run the plan (then with a warning).
+bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int runs, FastestPass& best,
+                       std::string& warnings) {
+  const size_t n = f.layers->size();
+  nlohmann::json steps = nlohmann::json::array();
+  for (size_t i = 0; i < n; ++i)
+    steps.push_back({{"layer", layer_name((*f.layers)[i], i)}, {"first", 0}, {"count", 1}});
+  const nlohmann::json plan = {{"batch", 1}, {"steps", steps}};
+  const std::optional<std::vector<Tensor>> inputs = batch1_inputs(ex);
+  if (!inputs) return false;
+  std::vector<std::vector<double>> seconds(n);
   try {
     for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
       std::vector<Tensor> outputs;
-      const nlohmann::json rep = ex.run(plan, inputs, outputs);
-      if (!rep.contains("steps") || !rep["steps"].is_array() || rep["steps"].size() != layers.size()) return;
-      for (size_t k = 0; k < layers.size(); ++k) {
+      const nlohmann::json rep = ex.run(plan, *inputs, outputs);
+      if (!rep.contains("steps") || !rep["steps"].is_array() || rep["steps"].size() != n) return false;
+      for (size_t k = 0; k < n; ++k) {
         const auto& st = rep["steps"][k];
-        if (!st.contains("seconds") || !st["seconds"].is_number()) return;
+        if (!st.contains("seconds") || !st["seconds"].is_number()) return false;
         if (r > 0) seconds[k].push_back(st["seconds"].get<double>());
       }
     }
@@ -238,15 +269,17 @@ void add_step_overheads(ExecutorClient& ex, int runs, nlohmann::json& layers, st
         "warning: the per-step overhead was not measured (the network at batch 1, one step per layer, did "
         "not run: " +
         e.what() + "); the table prices steps by time_s alone";
-    return;
+    return false;
   }
+  for (size_t k = 0; k < n; ++k) best.add(k, median_of(seconds[k]), 0.0);
+  return true;
+}
+
+// Per layer: its fastest step seconds minus its time_s at batch 1 (at least 0).
+void add_step_overheads(const FastestPass& steps, nlohmann::json& layers) {
   for (size_t k = 0; k < layers.size(); ++k) {
-    std::vector<double>& v = seconds[k];
-    std::sort(v.begin(), v.end());
-    const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
     const double alone = layers[k]["time_s"][0].get<double>();
-    const double overhead = std::max(0.0, median - alone);
-    layers[k]["step_overhead_s"] = overhead;
+    layers[k]["step_overhead_s"] = std::max(0.0, steps.median(k) - alone);
   }
 }
 
@@ -255,6 +288,7 @@ void add_step_overheads(ExecutorClient& ex, int runs, nlohmann::json& layers, st
 ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt) {
   const std::vector<int> batches = measured_batch_list(opt);
   if (opt.repeats < 1) throw Error("profile: repeats must be >= 1, got " + std::to_string(opt.repeats));
+  if (opt.passes < 1) throw Error("profile: passes must be >= 1, got " + std::to_string(opt.passes));
   const ExecutorFacts facts = read_executor_facts(ex, batches);
 
   ProfileResult r;
@@ -272,24 +306,37 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
 
   const double t0 = now_seconds();
   const size_t n = facts.layers->size();
-  ProgressCounter progress{opt, subject, n, 0, n * batches.size()};
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, progress));
-  if (opt.step_overhead) {
+  ProgressCounter progress{opt, subject, n, 0, n * batches.size() * size_t(opt.passes)};
+  FastestPass best(n * batches.size()), step_best(n);
+  bool overhead = opt.step_overhead;
+  for (int pass = 0; pass < opt.passes; ++pass) {
+    time_pass(ex, facts, batches, pass, opt, progress, best);
+    if (!overhead) continue;
     if (opt.progress) opt.progress("profiling " + subject.model_name + ": per-step overhead in a run", 1.0);
-    add_step_overheads(ex, opt.repeats, layers, r.warnings);
+    overhead = step_seconds_pass(ex, facts, opt.repeats, step_best, r.warnings);
   }
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, best));
+  if (overhead) add_step_overheads(step_best, layers);
   if (opt.progress) opt.progress("", 1.0);
   r.seconds = now_seconds() - t0;
-  r.costs = {{"model", subject.model_name},      {"model_hash", subject.model_hash},
-             {"executor", subject.executor},     {"device", facts.device},
-             {"threads", facts.threads_value()}, {"batch_max", opt.batch_max},
-             {"measured_batches", batches},      {"repeats", opt.repeats},
-             {"profile_seconds", r.seconds},     {"layers", layers}};
+  r.costs = {{"model", subject.model_name},
+             {"model_hash", subject.model_hash},
+             {"executor", subject.executor},
+             {"device", facts.device},
+             {"threads", facts.threads_value()},
+             {"batch_max", opt.batch_max},
+             {"measured_batches", batches},
+             {"repeats", opt.repeats},
+             {"passes", opt.passes},
+             {"profile_seconds", r.seconds},
+             {"layers", layers}};
   if (!facts.gate_activity.is_null()) r.costs["gate_activity"] = facts.gate_activity;
   if (opt.step_overhead && !layers.empty() && layers[0].contains("step_overhead_s"))
-    r.costs["step_overhead"] = {
-        {"measured_by", "the network at batch 1, one step per layer"}, {"batch", 1}, {"runs", opt.repeats}};
+    r.costs["step_overhead"] = {{"measured_by", "the network at batch 1, one step per layer"},
+                                {"batch", 1},
+                                {"runs", opt.repeats},
+                                {"passes", opt.passes}};
   add_executor_facts(r.costs, ex.describe());
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;

@@ -15,7 +15,8 @@
 //
 // Layers are the executor's schedulable units, in its execution order. Times
 // come from ExecutorClient::time_layer (the executor warms up, repeats and takes
-// the median); bytes from layer_bytes for EVERY batch 1..B (they are what the
+// the median), in passes over the table, the fastest pass kept per entry
+// (profile_passes.h); bytes from layer_bytes for EVERY batch 1..B (they are what the
 // executor allocates, never estimates). Batch sizes not in the measured list get
 // interpolated times (batch_fill.h). Results are cached on disk (cost_cache.h).
 //
@@ -56,6 +57,10 @@ struct ProfileOptions {
   // max_attempts times in all, and the attempt with the smallest median is kept.
   double max_relative_spread = 0.5;
   int max_attempts = 3;
+  // Passes over the whole table (profile_passes.h): every entry is timed once
+  // per pass with repeats / passes runs, and the pass with the smallest median
+  // is kept; likewise the per-step overhead runs.
+  int passes = 3;
   bool step_overhead = true;  // measure each layer's per-step overhead (runs the network at batch 1)
   bool reuse_cache = true;    // take the cached table when there is one
   bool write_cache = true;    // store what was measured (so a re-measure refreshes the cache)

@@ -30,6 +30,8 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
   REQUIRE(c["batch_max"] == 3);
   CHECK(c["step_overhead"]["batch"] == 1);
   CHECK(c["step_overhead"]["runs"] == 2);
+  CHECK(c["step_overhead"]["passes"] == 3);
+  CHECK(c["passes"] == 3);
   const auto& layers = c["layers"];
   REQUIRE(layers.size() >= 4);
   // toy_tiny: input [N,3,8,8], block1 conv -> [N,4,8,8], block2 conv stride 2 -> [N,4,4,4], fc -> [N,5].

@@ -11,6 +11,7 @@
 #include "profiler/cost_numbers.h"
 #include "profiler/json_file.h"
 #include "profiler/json_path.h"
+#include "profiler/profile_passes.h"
 #include "workflow_test_util.h"
 
 using namespace frugal;
@@ -194,4 +195,27 @@ TEST_CASE("a cost table with a null is refused by the cache (measured again) and
   costs["layers"][0]["source"] = {"measured", "measured"};
   CHECK_THROWS_WITH(frugal::fit_cost_times(costs),
                     Catch::Contains("fit: layer 0 'a' time_s[1] (batch 2) is null"));
+}
+
+TEST_CASE("profile passes: repeats shared out, the fastest pass kept per entry", "[workflow][profiler]") {
+  CHECK(repeats_per_pass(5, 3) == 2);  // ceil(5 / 3)
+  CHECK(repeats_per_pass(6, 3) == 2);
+  CHECK(repeats_per_pass(1, 3) == 1);  // never below one run
+  CHECK(repeats_per_pass(5, 1) == 5);
+  CHECK_THROWS_WITH(repeats_per_pass(5, 0), Catch::Contains("passes must be >= 1, got 0"));
+  // Entry 0: a slow stretch in pass 1 (2.0 ms), fast in passes 2 and 3;
+  // entry 1: fast in pass 1 only. Each keeps its own fastest pass, spread included.
+  FastestPass best(2);
+  CHECK(best.median(0) == -1);
+  best.add(0, 0.0020, 0.0001);
+  best.add(1, 0.0010, 0.0002);
+  best.add(0, 0.0011, 0.0003);
+  best.add(1, 0.0015, 0.0004);
+  best.add(0, 0.0012, 0.0005);
+  best.add(1, 0.0016, 0.0006);
+  CHECK(best.median(0) == 0.0011);
+  CHECK(best.spread(0) == 0.0003);
+  CHECK(best.median(1) == 0.0010);
+  CHECK(best.spread(1) == 0.0002);
+  CHECK_THROWS(best.add(2, 0.001, 0));
 }
