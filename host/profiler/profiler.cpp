@@ -312,7 +312,9 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   for (int pass = 0; pass < opt.passes; ++pass) {
     time_pass(ex, facts, batches, pass, opt, progress, best);
     if (!overhead) continue;
-    if (opt.progress) opt.progress("profiling " + subject.model_name + ": per-step overhead in a run", 1.0);
+    if (opt.progress)
+      opt.progress("profiling " + subject.model_name + ": per-step overhead in a run",
+                   static_cast<double>(progress.done) / static_cast<double>(progress.total));
     overhead = step_seconds_pass(ex, facts, opt.repeats, step_best, r.warnings);
   }
   nlohmann::json layers = nlohmann::json::array();
