@@ -61,17 +61,20 @@ void check_bytes(const LayerFacts& f, int upto) {
                 std::to_string(f.in_bytes.size()) + ", the prediction needs 1.." + std::to_string(upto));
 }
 
-// Sets time_s and source of one layer for batch 1..upto; returns its warning or "".
-std::string fill_layer(const nlohmann::json& file, const Booster& booster, const LayerFacts& f, int upto,
-                       nlohmann::json& layer) {
-  const auto families = file["families"].get<std::vector<std::string>>();
-  Rows rows;
+// Appends the rows of one layer for batch 1..upto; returns its warning or "".
+std::string add_rows(const nlohmann::json& file, const std::vector<std::string>& families,
+                     const LayerFacts& f, int upto, Rows& rows) {
   std::string warning;
   for (int b = 1; b <= upto; ++b) {
-    rows.add(features(f, b, families));
-    if (warning.empty()) warning = extrapolation(file["ranges"], f, features(f, b, families));
+    const std::vector<double> x = features(f, b, families);
+    rows.add(x);
+    if (warning.empty()) warning = extrapolation(file["ranges"], f, x);
   }
-  const std::vector<float> y = booster.predict(rows);
+  return warning;
+}
+
+// Sets time_s and source of one layer for batch 1..upto from its predicted targets y[0..upto).
+void set_times(const LayerFacts& f, int upto, const float* y, nlohmann::json& layer) {
   nlohmann::json time = nlohmann::json::array(), source = nlohmann::json::array();
   for (int b = 1; b <= upto; ++b) {
     const size_t i = size_t(b - 1);
@@ -87,7 +90,6 @@ std::string fill_layer(const nlohmann::json& file, const Booster& booster, const
   layer["time_s"] = time;
   layer["source"] = source;
   layer.erase("time_spread_s");
-  return warning;
 }
 
 }  // namespace
@@ -98,14 +100,20 @@ nlohmann::json predict_table(const nlohmann::json& file, const std::string& orig
   check_predictor_matches(file, costs, origin);
   const std::vector<LayerFacts> facts = layer_facts(model, costs);
   check_families(file, facts, origin);
-  Booster booster;
-  booster.load_json(file["xgboost"].dump());
+  // Every (layer, batch) in one call: the model is loaded and run once.
+  const auto families = file["families"].get<std::vector<std::string>>();
+  Rows rows;
   nlohmann::json warnings = nlohmann::json::array();
-  for (size_t l = 0; l < facts.size(); ++l) {
-    check_bytes(facts[l], upto);
-    const std::string w = fill_layer(file, booster, facts[l], upto, costs["layers"][l]);
+  for (const LayerFacts& f : facts) {
+    check_bytes(f, upto);
+    const std::string w = add_rows(file, families, f, upto, rows);
     if (!w.empty()) warnings.push_back(w);
   }
+  Booster booster;
+  booster.load_json(file["xgboost"].dump());
+  const std::vector<float> y = rows.count() ? booster.predict(rows) : std::vector<float>{};
+  for (size_t l = 0; l < facts.size(); ++l)
+    set_times(facts[l], upto, &y[l * size_t(upto)], costs["layers"][l]);
   fill_step_overheads(file["step_overhead"], facts, costs);
   costs["batch_max"] = upto;
   costs["predictor"] = {{"file", origin}, {"mode", file["mode"]}, {"points", file["points"]}};

@@ -30,7 +30,8 @@ nlohmann::json fit_step_overheads(const std::vector<std::vector<LayerFacts>>& fa
       all.push_back(s.get<double>());
     }
   }
-  nlohmann::json out = {{"by_family", nlohmann::json::object()}, {"default", median(all)}, {"layers", all.size()}};
+  nlohmann::json out = {
+      {"by_family", nlohmann::json::object()}, {"default", median(all)}, {"layers", all.size()}};
   for (const auto& [family, v] : by_family) out["by_family"][family] = median(v);
   return out;
 }
@@ -43,7 +44,8 @@ void fill_step_overheads(const nlohmann::json& fitted, const std::vector<LayerFa
   for (size_t l = 0; l < facts.size() && l < layers.size(); ++l) {
     if (layers[l].contains("step_overhead_s")) continue;
     const nlohmann::json& fam = fitted.at("by_family");
-    layers[l]["step_overhead_s"] = fam.contains(facts[l].family) ? fam[facts[l].family].get<double>() : fallback;
+    layers[l]["step_overhead_s"] =
+        fam.contains(facts[l].family) ? fam[facts[l].family].get<double>() : fallback;
   }
 }
 

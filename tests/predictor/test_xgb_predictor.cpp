@@ -183,6 +183,12 @@ TEST_CASE("xgb refuses a layer kind it never saw and warns when it extrapolates"
                                   {{"upto", 2}, {"file", only_squeeze}}),
                     Catch::Contains("a kind of layer this predictor never saw in training") &&
                         Catch::Contains("family elementwise"));
+  // EfficientNet's Sigmoid (SiLU) is priced apart from Relu: the basis has none.
+  const Graph effnet = build_zoo_model("efficientnet_b0");
+  CHECK_THROWS_WITH(
+      predict_costs(xgb(), effnet, predictor_test::unmeasured(effnet, 1),
+                    {{"upto", 1}, {"file", write_file("basis.json", trained("forest"))}}),
+      Catch::Contains("is a Sigmoid (family elementwise_exp), a kind of layer this predictor never saw"));
   // Trained on batch 1..4: batch 8 extrapolates, and each warning names its layer.
   const std::string path = write_file("extra.json", trained("forest"));
   const json out =
