@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 
@@ -48,10 +50,42 @@ void ThreadPool::work_on(Job& job) {
   }
 }
 
+namespace {
+
+long spin_us() {
+  static const long us = [] {
+    const char* e = std::getenv("FRUGAL_POOL_SPIN_US");
+    return e ? std::atol(e) : 50L;
+  }();
+  return us;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins for up to spin_us() until ready() holds; true if it did.
+template <class Ready>
+bool spin_until(Ready ready) {
+  const long us = spin_us();
+  if (us <= 0) return ready();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  for (int i = 1;; ++i) {
+    if (ready()) return true;
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > end) return ready();
+  }
+}
+
+}  // namespace
+
 void ThreadPool::worker() {
   uint64_t seen = 0;
   for (;;) {
     std::shared_ptr<Job> job;
+    spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -81,6 +115,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int)>
   work_on(*job);
   {
     // Only items other threads claimed can still be running.
+    spin_until([&] { return job->done.load() == job->n; });
     std::unique_lock<std::mutex> lock(job->m);
     job->finished.wait(lock, [&] { return job->done.load() == job->n; });
   }

@@ -10,6 +10,7 @@
 // worst case is the speed of one thread. OpenBLAS runs single-threaded inside.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -46,7 +47,7 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::shared_ptr<Job> job_;  // the current job (workers keep it alive while on it)
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};
   bool stop_ = false;
 };
 

@@ -91,6 +91,16 @@ function fail(msg, code = 1) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const nowSeconds = () => Number(process.hrtime.bigint()) / 1e9;
 
+// Resident memory of a process in MB from /proc (Linux): `VmHWM` its peak, `VmRSS` now; null elsewhere.
+function residentMB(pid, field) {
+  try {
+    const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 function median(v) {
   const s = [...v].sort((x, y) => x - y);
   const m = s.length >> 1;
@@ -275,6 +285,9 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
       if (process.stderr.isTTY) process.stderr.write(`\r${name} batch ${batch}: round ${r + 1}/${a.warmup + a.rounds}   `);
     }
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    // Resident memory after the timed rounds: frugal's process peak (it holds only this
+    // model); ORT's process now (this Node process holds Node, ORT and this session).
+    const rss = { frugal_peak_mb: residentMB(frugal.proc.pid, 'VmHWM'), ort_now_mb: residentMB(process.pid, 'VmRSS') };
     const rate = (times) => {
       const ips = times.map((s) => batch / s);
       return { median: batch / median(times), min: Math.min(...ips), max: Math.max(...ips) };
@@ -294,6 +307,7 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
       rel_diff: relDiff,
       agree: relDiff <= a.tolerance,
       frugal_arena_bytes: budget,
+      rss,
       seconds: t,
     };
   } finally {
@@ -357,22 +371,26 @@ async function main() {
   console.log(`threads   ${a.threads} (ORT intra_op ${a.threads}, inter_op 1; frugal {"threads": ${a.threads}}); ${a.rounds} timed rounds after ${a.warmup} warm-up, engines alternating, median`);
   console.log('');
   const head = ['network', 'batch', 'ORT img/s', '(min-max)', 'frugal img/s', '(min-max)', 'frugal/ORT', '(per round)',
-    'own clock', 'pipe ms', 'max|diff|/max|ORT|', ''];
-  const w = [13, 5, 9, 13, 12, 13, 10, 11, 9, 7, 18, 6];
+    'own clock', 'pipe ms', 'max|diff|/max|ORT|', '', 'RSS MB ORT', 'frugal'];
+  const w = [13, 5, 9, 13, 12, 13, 10, 11, 9, 7, 18, 6, 10, 6];
   const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(' ');
   console.log(line(head));
+  const mb = (v) => (v === null ? '?' : v.toFixed(0));
   const span = (r) => `(${r.min.toFixed(1)}-${r.max.toFixed(1)})`;
   for (const r of rows)
     console.log(line([r.network, r.batch, r.ort.median.toFixed(2), span(r.ort), r.frugal.median.toFixed(2), span(r.frugal),
       `${(100 * r.ratio).toFixed(0)}%`,
       `(${(100 * Math.min(...r.round_ratios)).toFixed(0)}-${(100 * Math.max(...r.round_ratios)).toFixed(0)}%)`,
-      r.frugal_own_clock.median.toFixed(2), (1e3 * r.ping_seconds).toFixed(2), r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER']));
+      r.frugal_own_clock.median.toFixed(2), (1e3 * r.ping_seconds).toFixed(2), r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER',
+      mb(r.rss.ort_now_mb), mb(r.rss.frugal_peak_mb)]));
   console.log('');
   console.log('img/s: batch / median seconds of one run; ORT timed around session.run, frugal around a "run" round trip to its');
   console.log('process (so it includes a pipe round trip and the Lua binding). frugal/ORT: frugal img/s over ORT img/s (medians);');
   console.log('per round: the same ratio within each round, min-max. own clock: frugal img/s by the executor\'s own timer (input');
   console.log('copy-in to output copy-out, no binding, no pipe). pipe ms: median round trip of an empty command, timed before each');
-  console.log('run. max|diff|/max|ORT|: largest output difference over the largest |output| (ORT\'s).');
+  console.log('run. max|diff|/max|ORT|: largest output difference over the largest |output| (ORT\'s). RSS MB: resident memory after');
+  console.log('the timed rounds: ORT the Node process now (Node and ORT themselves, about 50 MB, included; sessions of earlier');
+  console.log('networks released), frugal its process\'s peak (VmHWM: loading included).');
   if (rows.some((r) => !r.agree)) console.log(`DIFFER: above --tolerance ${a.tolerance}; that row's speed comparison is not meaningful.`);
   if (a.json) fs.writeFileSync(a.json, JSON.stringify({ machine: m, load_start: loadStart, load_end: loadEnd, options: a, rows }, null, 2));
   process.exit(rows.every((r) => r.agree) ? 0 : 3);

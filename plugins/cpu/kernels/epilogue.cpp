@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/vector_math.h"
+
 namespace frugal::cpu {
 
 void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
@@ -21,7 +23,7 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
       for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], a), b);
       break;
     case ActivationKind::Sigmoid:
-      for (int64_t i = 0; i < count; ++i) x[i] = 1.0f / (1.0f + std::exp(-x[i]));
+      sigmoid_inplace(x, count);
       break;
     case ActivationKind::HardSigmoid:
       for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(a * x[i] + b, 0.0f), 1.0f);

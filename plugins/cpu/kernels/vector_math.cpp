@@ -1,0 +1,39 @@
+#include "kernels/vector_math.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace frugal::cpu {
+
+namespace {
+
+// exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 in [-ln2/2, ln2/2]
+// (ln 2 in two parts, so r is exact), exp(r) by Cephes' degree-6 polynomial,
+// 2^n by writing n into the exponent bits. Inline, branch-free: vectorises.
+inline float exp_approx(float x) {
+  x = x < -87.3f ? -87.3f : x;  // keeps 2^n a normal float; NaN passes (comparisons are false)
+  x = x > 88.7f ? 88.7f : x;
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+}  // namespace
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void sigmoid_inplace(float* __restrict x,
+                                                                                  int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + exp_approx(-x[i]));
+}
+
+}  // namespace frugal::cpu
