@@ -207,18 +207,19 @@ TEST_CASE("Conv on random shapes matches the float64 reference", "[cpu][referenc
   CHECK(autopad > 5);
 }
 
-TEST_CASE("depthwise 3x3 convs (the fused path) on small and odd sizes match the float64 reference",
+TEST_CASE("depthwise 3x3 and 5x5 convs (the fused paths) on small and odd sizes match the float64 reference",
           "[cpu][reference]") {
   std::mt19937_64 rng(31);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   int built = 0;
-  while (built < 40) {
-    const int64_t C = pick(2, 5), mult = pick(1, 2), stride = pick(1, 2), H = pick(1, 9), W = pick(1, 9);
-    const std::vector<int64_t> pads = {pick(0, 2), pick(0, 2), pick(0, 2), pick(0, 2)};
-    if (H + pads[0] + pads[2] < 3 || W + pads[1] + pads[3] < 3) continue;
+  while (built < 80) {
+    const int64_t K = built % 2 ? 5 : 3;
+    const int64_t C = pick(2, 5), mult = pick(1, 2), stride = pick(1, 2), H = pick(1, 13), W = pick(1, 13);
+    const std::vector<int64_t> pads = {pick(0, K - 1), pick(0, K - 1), pick(0, K - 1), pick(0, K - 1)};
+    if (H + pads[0] + pads[2] < K || W + pads[1] + pads[3] < K) continue;
     GraphMaker m;
     m.input("x", {2, C, H, W});
-    m.constant("W", {C * mult, 1, 3, 3}, cpu_test::random_floats(size_t(C * mult * 9), rng()));
+    m.constant("W", {C * mult, 1, K, K}, cpu_test::random_floats(size_t(C * mult * K * K), rng()));
     frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
     n.set_attr_int("group", C);
     n.set_attr_ints("strides", {stride, stride});

@@ -35,10 +35,9 @@ namespace {
 // out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
 // lo[j]..hi[j] are the output columns whose input column is inside x. Compiled
 // for AVX2 too (chosen at run time), since the compiler's default is SSE2 only.
-__attribute__((target_clones("avx2", "default"))) void depthwise_plane(const float* __restrict x,
-                                                                       const float* __restrict wm,
-                                                                       float* __restrict out, const Window& w,
-                                                                       const int64_t* lo, const int64_t* hi) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(
+    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
+    const int64_t* lo, const int64_t* hi) {
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
     float* __restrict orow = out + oh * w.Wo;
     for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
@@ -60,34 +59,39 @@ __attribute__((target_clones("avx2", "default"))) void depthwise_plane(const flo
   }
 }
 
-// The common 3x3 case (no dilation, stride 1 or 2) in one pass over the output:
-// all nine taps per output value; rows outside x read `zeros` (W values), and
-// the few columns near the left and right edges take the checked path.
-template <int S>
-__attribute__((target_clones("avx2", "default"))) void depthwise_3x3_plane(
+// The common KxK cases (K 3 or 5, no dilation, stride 1 or 2: MobileNet's and
+// EfficientNet's) in one pass over the output: all K*K taps per output value;
+// rows outside x read `zeros` (W values), and the few columns near the left
+// and right edges take the checked path. Compiled for AVX-512 and AVX2 too.
+template <int K, int S>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_plane(
     const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
     const float* __restrict zeros, int64_t a, int64_t b) {
-  const float w00 = wm[0], w01 = wm[1], w02 = wm[2], w10 = wm[3], w11 = wm[4], w12 = wm[5], w20 = wm[6],
-              w21 = wm[7], w22 = wm[8];
+  float wk[K * K];
+  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
+  const float* __restrict r[K];
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
-    const int64_t ih = oh * S - w.pt;
-    const float* __restrict r0 = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
-    const float* __restrict r1 = ih + 1 >= 0 && ih + 1 < w.H ? x + (ih + 1) * w.W : zeros;
-    const float* __restrict r2 = ih + 2 >= 0 && ih + 2 < w.H ? x + (ih + 2) * w.W : zeros;
+    for (int i = 0; i < K; ++i) {
+      const int64_t ih = oh * S - w.pt + i;
+      r[i] = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
+    }
     float* __restrict orow = out + oh * w.Wo;
-    auto at = [&](const float* r, int64_t iw) { return iw >= 0 && iw < w.W ? r[iw] : 0.0f; };
     auto edge = [&](int64_t ow) {
       const int64_t c = ow * S - w.pl;
-      orow[ow] = w00 * at(r0, c) + w01 * at(r0, c + 1) + w02 * at(r0, c + 2) + w10 * at(r1, c) +
-                 w11 * at(r1, c + 1) + w12 * at(r1, c + 2) + w20 * at(r2, c) + w21 * at(r2, c + 1) +
-                 w22 * at(r2, c + 2);
+      float acc = 0.0f;
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j)
+          if (c + j >= 0 && c + j < w.W) acc += wk[i * K + j] * r[i][c + j];
+      orow[ow] = acc;
     };
-    for (int64_t ow = 0; ow < a; ++ow) edge(ow);
+    for (int64_t ow = 0; ow < std::min(a, w.Wo); ++ow) edge(ow);
     const int64_t off = -w.pl;
     for (int64_t ow = a; ow < b; ++ow) {
       const int64_t c = ow * S + off;
-      orow[ow] = w00 * r0[c] + w01 * r0[c + 1] + w02 * r0[c + 2] + w10 * r1[c] + w11 * r1[c + 1] +
-                 w12 * r1[c + 2] + w20 * r2[c] + w21 * r2[c + 1] + w22 * r2[c + 2];
+      float acc = 0.0f;
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j) acc += wk[i * K + j] * r[i][c + j];
+      orow[ow] = acc;
     }
     for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
   }
@@ -111,7 +115,7 @@ class ConvKernel : public Kernel {
                            win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
     onednn_wanted_ = use_onednn(s.conv_path, pointwise);
-    if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 2), 0.0f);  // rows above/below the input
+    if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 4), 0.0f);  // rows above/below the input
     chunk_rows_ = win_.Ho;
     // 1x1 convs: only thin ones (M + K per group <= 192, MobileNet-v2's) gain;
     // for ResNet-50's 64 <-> 256 channel 1x1s sgemm on the whole plane is up to
@@ -277,23 +281,28 @@ class ConvKernel : public Kernel {
     const int64_t planes = n * M_;
     std::vector<int64_t> lo(size_t(w.kw)), hi(size_t(w.kw));  // valid output columns per kernel column
     for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
-    const bool fast3x3 =
-        w.kh == 3 && w.kw == 3 && w.dh == 1 && w.dw == 1 && w.sh == w.sw && (w.sw == 1 || w.sw == 2);
-    // Columns where all three taps are inside x (the interior of the fused 3x3 loop).
-    const int64_t a = fast3x3 ? std::max({lo[0], lo[1], lo[2]}) : 0,
-                  b = fast3x3 ? std::min({hi[0], hi[1], hi[2]}) : 0;
+    const bool fused = w.kh == w.kw && (w.kh == 3 || w.kh == 5) && w.dh == 1 && w.dw == 1 && w.sh == w.sw &&
+                       (w.sw == 1 || w.sw == 2);
+    // Columns where all K taps are inside x (the interior of the fused loop).
+    const int64_t a = fused ? *std::max_element(lo.begin(), lo.end()) : 0,
+                  b = fused ? *std::min_element(hi.begin(), hi.end()) : 0;
     parallel_range(pool, planes, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t s = p / M_, m = p % M_;
         float* out = y + p * out_plane;
         const float* xc = x + (s * C_ + m / mult) * in_plane;
         const float* wm = weight_.data() + m * w.kh * w.kw;
-        if (fast3x3 && w.sw == 1)
-          depthwise_3x3_plane<1>(xc, wm, out, w, zero_row_.data(), a, b);
-        else if (fast3x3)
-          depthwise_3x3_plane<2>(xc, wm, out, w, zero_row_.data(), a, b);
-        else
+        const float* z = zero_row_.data();
+        if (!fused)
           depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
+        else if (w.kh == 3 && w.sw == 1)
+          depthwise_kxk_plane<3, 1>(xc, wm, out, w, z, a, b);
+        else if (w.kh == 3)
+          depthwise_kxk_plane<3, 2>(xc, wm, out, w, z, a, b);
+        else if (w.sw == 1)
+          depthwise_kxk_plane<5, 1>(xc, wm, out, w, z, a, b);
+        else
+          depthwise_kxk_plane<5, 2>(xc, wm, out, w, z, a, b);
         epilogue_.apply(out, m, out_plane);
       }
     });
@@ -306,7 +315,7 @@ class ConvKernel : public Kernel {
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
   int64_t chunks_ = 1, chunk_rows_ = 1;  // output rows per chunk (depthwise: all rows) and chunks per plane
   std::vector<float> weight_;            // [M, Cg, kh, kw] = [M, K] row-major
-  std::vector<float> zero_row_;          // depthwise 3x3: stands for input rows in the padding
+  std::vector<float> zero_row_;          // depthwise KxK: stands for input rows in the padding
   Epilogue epilogue_;
   Algo algo_ = Algo::Im2col;
   bool onednn_wanted_ = false;
