@@ -1,6 +1,5 @@
 #include "kernels/vector_math.h"
 
-#include <cmath>
 #include <cstring>
 
 namespace frugal::cpu {
@@ -13,7 +12,9 @@ namespace {
 inline float exp_approx(float x) {
   x = x < -87.3f ? -87.3f : x;  // keeps 2^n a normal float; NaN passes (comparisons are false)
   x = x > 88.7f ? 88.7f : x;
-  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  // Round to nearest by adding and subtracting 1.5 * 2^23 (std::floor is a libm
+  // call here: GCC inlines it only without trapping math, and then not vectorised).
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
