@@ -24,7 +24,9 @@ inline float exp_approx(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const int32_t bits = (int32_t(n) + 127) << 23;
+  // NaN stays NaN through p; its n becomes 0 here, as converting NaN to an int is undefined.
+  const float n_finite = n == n ? n : 0.0f;
+  const int32_t bits = (int32_t(n_finite) + 127) << 23;  // n in [-126, 128]: a positive shift
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;
