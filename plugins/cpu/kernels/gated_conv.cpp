@@ -117,6 +117,13 @@ class GatedConvKernel : public Kernel {
 
   Epilogue* epilogue() override { return epilogue_; }
 
+  // The dense conv's own preparation (its oneDNN primitive, made once its epilogue is
+  // complete): the samples that run densely take the same kernel as the dense network.
+  void prepare() override {
+    if (dense_) dense_->prepare();
+  }
+  uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
+
   std::string algorithm() const override {
     return std::string(has_gate_ ? "gated " : "") + (skip_inputs_ ? "skipping off input channels, " : "") +
            "im2col + sgemm";
