@@ -49,7 +49,7 @@ int l_predict(lua_State* L) {
   const LoadedPlugin& predictor = PluginRegistry::instance().require(FRUGAL_KIND_PREDICTOR, name);
   nlohmann::json out = predict_costs(predictor, m.graph, table, {{"upto", upto}, {"file", file}});
   const nlohmann::json info = prediction_info(out, now_seconds() - t0);
-  // fit: per layer, a line through the measured and predicted per-batch times
+  // fit: per layer, the fitted time model through the measured and predicted per-batch times
   // (as frugal.profile's fit), so that plans do not chase the trees' steps.
   if (opt_bool_field(L, 3, "fit", false)) out = fit_cost_times(out, {"measured", "predicted"});
   push_record(L, out, Record::CostTable);

@@ -3,40 +3,99 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "frugal/error.h"
 #include "profiler/cost_numbers.h"
 
 namespace frugal {
 
-BatchTimeModel fit_batch_time(const std::map<int, double>& measured) {
+double BatchTimeModel::batch_seconds(int b) const {
+  return fixed_s + per_sample_s * b + idle_slot_s * idle_slots(b, threads);
+}
+
+int idle_slots(int b, int threads) {
+  if (threads <= 1 || b < threads || b % threads == 0) return 0;
+  return threads - b % threads;
+}
+
+namespace {
+
+constexpr int kParts = 3;  // fixed, per sample, per idle slot
+
+double part_value(int part, int b, int threads) {
+  return part == 0 ? 1.0 : part == 1 ? double(b) : double(idle_slots(b, threads));
+}
+
+// Weighted least squares on the parts in `mask` (Gaussian elimination on the
+// normal equations); false when they are singular on these sizes (a part that
+// is 0 at every measured size, or two that are proportional).
+bool solve_parts(const std::map<int, double>& measured, int threads, unsigned mask, double coef[kParts]) {
+  int idx[kParts], n = 0;
+  for (int p = 0; p < kParts; ++p)
+    if (mask & (1u << p)) idx[n++] = p;
+  double a[kParts][kParts + 1] = {};
+  for (const auto& [b, t] : measured) {
+    const double w = 1.0 / (t * t);
+    for (int r = 0; r < n; ++r) {
+      const double xr = part_value(idx[r], b, threads);
+      for (int c = 0; c < n; ++c) a[r][c] += w * xr * part_value(idx[c], b, threads);
+      a[r][n] += w * xr * t;
+    }
+  }
+  double scale = 0;
+  for (int r = 0; r < n; ++r) scale = std::max(scale, std::fabs(a[r][r]));
+  for (int c = 0; c < n; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < n; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
+    if (!(std::fabs(a[pivot][c]) > 1e-12 * scale)) return false;
+    std::swap(a[c], a[pivot]);
+    for (int r = 0; r < n; ++r) {
+      if (r == c) continue;
+      const double f = a[r][c] / a[c][c];
+      for (int k = c; k <= n; ++k) a[r][k] -= f * a[c][k];
+    }
+  }
+  for (int p = 0; p < kParts; ++p) coef[p] = 0;
+  for (int r = 0; r < n; ++r) coef[idx[r]] = a[r][n] / a[r][r];
+  return true;
+}
+
+double weighted_residual(const std::map<int, double>& measured, const BatchTimeModel& m) {
+  double sum = 0;
+  for (const auto& [b, t] : measured) {
+    const double e = (m.batch_seconds(b) - t) / t;
+    sum += e * e;
+  }
+  return sum;
+}
+
+}  // namespace
+
+BatchTimeModel fit_batch_time(const std::map<int, double>& measured, int threads) {
   if (measured.empty()) throw Error("fit_batch_time: no measured batch size");
+  if (threads < 1) throw Error("fit_batch_time: threads must be >= 1, got " + std::to_string(threads));
   for (const auto& [b, t] : measured)
     if (b < 1 || !std::isfinite(t) || t <= 0)
       throw Error("fit_batch_time: bad measurement at batch " + std::to_string(b) + ": " + std::to_string(t) +
                   " s");
-  // Weighted normal equations of T(b) = a + c * b with weights 1 / T_b^2.
-  double s1 = 0, sb = 0, sbb = 0, st = 0, sbt = 0;
-  for (const auto& [b, t] : measured) {
-    const double w = 1.0 / (t * t), x = b;
-    s1 += w, sb += w * x, sbb += w * x * x, st += w * t, sbt += w * x * t;
+  // Subsets in order of preference on a tie: per sample alone first.
+  const unsigned subsets[] = {0b010, 0b011, 0b001, 0b110, 0b111, 0b101, 0b100};
+  BatchTimeModel best;
+  best.threads = threads;
+  double best_residual = HUGE_VAL;
+  for (unsigned mask : subsets) {
+    double c[kParts];
+    if (!solve_parts(measured, threads, mask, c) || c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
+    BatchTimeModel m{c[0], c[1], c[2], threads};
+    const double r = weighted_residual(measured, m);
+    if (r < best_residual * (1 - 1e-9) - 1e-18) {
+      best = m;
+      best_residual = r;
+    }
   }
-  BatchTimeModel m;
-  const double det = s1 * sbb - sb * sb;
-  if (measured.size() > 1 && det > 0) {
-    m.fixed_s = (sbb * st - sb * sbt) / det;
-    m.per_sample_s = (s1 * sbt - sb * st) / det;
-  }
-  // One size, or a fit outside the constraints: the best fit with the offending
-  // parameter at 0 (the constrained optimum lies on that boundary).
-  if (measured.size() == 1 || det <= 0 || m.fixed_s < 0) {
-    m.fixed_s = 0;
-    m.per_sample_s = sbt / sbb;
-  } else if (m.per_sample_s < 0) {
-    m.per_sample_s = 0;
-    m.fixed_s = st / s1;
-  }
-  return m;
+  return best;
 }
 
 namespace {
@@ -47,6 +106,13 @@ std::string joined(const std::vector<std::string>& v, const std::string& sep) {
   return s;
 }
 
+// The table's thread count: 1 when it has none (a GPU's table, an old file).
+int table_threads(const nlohmann::json& costs) {
+  const nlohmann::json t = costs.value("threads", nlohmann::json());
+  return t.is_number_integer() && t.get<int64_t>() >= 1 && t.get<int64_t>() <= 4096 ? int(t.get<int64_t>())
+                                                                                    : 1;
+}
+
 }  // namespace
 
 nlohmann::json fit_cost_times(const nlohmann::json& costs, const std::vector<std::string>& sources) {
@@ -54,6 +120,7 @@ nlohmann::json fit_cost_times(const nlohmann::json& costs, const std::vector<std
     throw Error("fit: the cost table has no \"layers\" list");
   check_cost_numbers(costs, "fit");  // a null is a failed measurement, not one to skip
   nlohmann::json out = costs;
+  const int threads = table_threads(costs);
   for (size_t i = 0; i < out["layers"].size(); ++i) {
     nlohmann::json& L = out["layers"][i];
     const std::string where = "fit: layer " + std::to_string(i) + " '" + L.value("name", std::string()) + "'";
@@ -71,19 +138,25 @@ nlohmann::json fit_cost_times(const nlohmann::json& costs, const std::vector<std
       measured[b] = t[k].get<double>() * b;
     }
     if (measured.empty()) throw Error(where + " has no " + joined(sources, " or ") + " time above 0 to fit");
-    const BatchTimeModel m = fit_batch_time(measured);
+    const BatchTimeModel m = fit_batch_time(measured, threads);
     nlohmann::json fitted = nlohmann::json::array(), source = nlohmann::json::array();
     for (size_t k = 0; k < t.size(); ++k) {
       const double b = static_cast<double>(k + 1);
-      fitted.push_back((m.fixed_s + m.per_sample_s * b) / b);
+      fitted.push_back(m.batch_seconds(int(b)) / b);
       source.push_back("fitted");
     }
     L["measured_time_s"] = t;
     L["time_s"] = fitted;
     L["source"] = source;
-    L["time_model"] = {{"fixed_s", m.fixed_s}, {"per_sample_s", m.per_sample_s}};
+    L["time_model"] = {{"fixed_s", m.fixed_s},
+                       {"per_sample_s", m.per_sample_s},
+                       {"idle_slot_s", m.idle_slot_s},
+                       {"threads", m.threads}};
   }
-  out["time_fit"] = "per layer T(b) = fixed_s + per_sample_s * b, least squares on relative errors";
+  out["time_fit"] =
+      "per layer T(b) = fixed_s + per_sample_s * b + idle_slot_s * idle(b), idle(b) = the idle thread slots "
+      "of "
+      "b's last round of `threads` samples (0 below `threads`), least squares on relative errors";
   return out;
 }
 

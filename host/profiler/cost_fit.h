@@ -1,5 +1,5 @@
 // Smoothing a measured cost table: per layer, the per-BATCH time is fitted to
-//   T(b) = fixed + per_sample * b      (fixed, per_sample >= 0)
+//   T(b) = fixed + per_sample * b + idle_slot * idle(b)   (all three >= 0)
 // over the measured batch sizes, and every time_s entry is replaced by
 // T(b) / b (source "fitted"). Why: a measured table carries noise of 10-50% per
 // entry on a shared machine, while a layer's per-sample time changes with the
@@ -8,7 +8,15 @@
 // predicts is the noise it selected (docs/BENCHMARKS.md, bench-vbs and
 // bench-costs). The two-parameter model keeps the real trend (a per-call cost
 // shared by the batch) and drops the noise. The raw times stay in the table
-// ("measured_time_s"), and each layer gets "time_model": {fixed_s, per_sample_s}.
+// ("measured_time_s"), and each layer gets "time_model": {fixed_s, per_sample_s,
+// idle_slot_s, threads}.
+// idle(b): kernels that share a batch among `threads` threads sample by sample
+// run it in rounds of `threads` samples; at b >= threads a last round with
+// b % threads samples leaves threads - b % threads slots idle, and costs about
+// what a full round costs (oneDNN's convs at 2 threads: batch 3 takes the time
+// of batch 4). A straight line averages that away, and a planner then picks
+// odd batches priced like even ones. Below `threads` samples kernels split the
+// work another way, so idle(b) = 0 there, and with one thread always.
 #pragma once
 
 #include <map>
@@ -19,20 +27,28 @@
 namespace frugal {
 
 struct BatchTimeModel {
-  double fixed_s = 0, per_sample_s = 0;
+  double fixed_s = 0, per_sample_s = 0, idle_slot_s = 0;
+  int threads = 1;
+  double batch_seconds(int b) const;  // T(b)
 };
 
-// Least squares on relative errors (weights 1/T_b^2), fixed and per-sample time
-// kept non-negative. One measured size: no fixed part. measured: batch size ->
-// per-batch seconds (at least one, sizes >= 1, times finite and > 0). Throws
-// frugal::Error on bad input.
-BatchTimeModel fit_batch_time(const std::map<int, double>& measured);
+// Idle thread slots in the last round of a batch of b (see above).
+int idle_slots(int b, int threads);
+
+// Least squares on relative errors (weights 1/T_b^2), every part kept
+// non-negative (the best fit over the subsets of parts, each solved exactly:
+// the constrained optimum of a convex problem is the unconstrained one on its
+// support). Ties go to fewer parts: one measured size is proportional to the
+// batch. measured: batch size -> per-batch seconds (at least one, sizes >= 1,
+// times finite and > 0); threads >= 1. Throws frugal::Error on bad input.
+BatchTimeModel fit_batch_time(const std::map<int, double>& measured, int threads = 1);
 
 // The table with every layer's time_s fitted from its entries whose source is
 // one of `sources` (all entries when the table has no "source"): a predicted
 // table is fitted over its "measured" and "predicted" entries, so that plans
 // do not chase the steps of the predictor's trees. Throws frugal::Error naming
-// the layer when a layer has no usable entry.
+// the layer when a layer has no usable entry. The thread count is the table's
+// "threads" (1 when absent or not a number).
 nlohmann::json fit_cost_times(const nlohmann::json& costs,
                               const std::vector<std::string>& sources = {"measured"});
 

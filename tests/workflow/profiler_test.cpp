@@ -105,6 +105,53 @@ TEST_CASE("fit_batch_time: exact on a line, constrained to non-negative parts", 
   CHECK_THROWS_WITH(frugal::fit_batch_time({{3, 0.0}}), Catch::Contains("batch 3"));
 }
 
+TEST_CASE("fit_batch_time: a last round with idle threads is priced per idle slot", "[workflow][profiler]") {
+  CHECK(frugal::idle_slots(1, 2) == 0);  // below the thread count: split another way
+  CHECK(frugal::idle_slots(3, 2) == 1);
+  CHECK(frugal::idle_slots(4, 2) == 0);
+  CHECK(frugal::idle_slots(5, 4) == 3);
+  CHECK(frugal::idle_slots(7, 1) == 0);
+  // T(b) = 1 + 2 b + 1.5 idle(b) at 2 threads, measured exactly at b = 1..8: recovered exactly.
+  std::map<int, double> measured;
+  for (int b = 1; b <= 8; ++b) measured[b] = 1.0 + 2.0 * b + 1.5 * frugal::idle_slots(b, 2);
+  frugal::BatchTimeModel m = frugal::fit_batch_time(measured, 2);
+  CHECK(m.fixed_s == Approx(1.0));
+  CHECK(m.per_sample_s == Approx(2.0));
+  CHECK(m.idle_slot_s == Approx(1.5));
+  CHECK(m.batch_seconds(3) == Approx(1.0 + 6.0 + 1.5));
+  // Without the idle part (one thread) the same sizes give a line: odd batches over-priced less
+  // than even ones are under-priced; the fit is not exact.
+  m = frugal::fit_batch_time(measured, 1);
+  CHECK(m.idle_slot_s == 0);
+  CHECK(m.batch_seconds(3) < 1.0 + 6.0 + 1.5);
+  // Idle slots that make things faster are not a model: the part stays at 0.
+  measured.clear();
+  for (int b = 1; b <= 8; ++b) measured[b] = 1.0 + 2.0 * b - 0.5 * frugal::idle_slots(b, 2);
+  m = frugal::fit_batch_time(measured, 2);
+  CHECK(m.idle_slot_s == 0);
+  CHECK(m.fixed_s >= 0);
+  CHECK(m.per_sample_s > 0);
+  CHECK_THROWS_WITH(frugal::fit_batch_time({{1, 1.0}}, 0), Catch::Contains("threads"));
+}
+
+TEST_CASE("fit_cost_times: the table's thread count sets the idle-slot part", "[workflow][profiler]") {
+  // Per-sample times of T(b) = 2 b + 2 idle(b) at 2 threads, b = 1..6.
+  nlohmann::json costs = {{"batch_max", 6}, {"threads", 2}, {"layers", nlohmann::json::array()}};
+  nlohmann::json times = nlohmann::json::array();
+  for (int b = 1; b <= 6; ++b) times.push_back((2.0 * b + 2.0 * frugal::idle_slots(b, 2)) / b);
+  costs["layers"].push_back({{"name", "conv"}, {"time_s", times}});
+  nlohmann::json fitted = frugal::fit_cost_times(costs);
+  const nlohmann::json& L = fitted["layers"][0];
+  CHECK(L["time_model"]["threads"] == 2);
+  CHECK(L["time_model"]["idle_slot_s"].get<double>() == Approx(2.0));
+  for (int b = 1; b <= 6; ++b)
+    CHECK(L["time_s"][b - 1].get<double>() == Approx(times[size_t(b - 1)].get<double>()));
+  costs.erase("threads");  // no thread count (a GPU's table): a line
+  fitted = frugal::fit_cost_times(costs);
+  CHECK(fitted["layers"][0]["time_model"]["threads"] == 1);
+  CHECK(fitted["layers"][0]["time_model"]["idle_slot_s"] == 0);
+}
+
 TEST_CASE("fit_cost_times: fits measured entries only, keeps the raw times, names a layer it cannot fit",
           "[workflow][profiler]") {
   // Per-sample times of T(b) = 4 + 2 b with noise at b = 2; b = 3 interpolated (ignored).
