@@ -163,6 +163,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   } else
     exec::check_budget(m, plan, batch, arena_.capacity());
 
+  const ThreadPool::Busy busy(pool_);  // wakes the workers now; they spin until the run ends
   use_threads();
   const double t0 = now_seconds();
   arena_.clear();
@@ -273,6 +274,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   args.out_dims = m.dims_at(L.output, batch);
   args.ws = has_ws ? arena->data(ws) : nullptr;
   if (activity && L.gate_kernels > 0) args.gate_activity = *activity;
+  const ThreadPool::Busy busy(pool_);  // as in a run: workers spin between calls
   use_threads();
   const Kernel& kernel = m.kernel(layer);
   kernel.run(args);  // warm-up

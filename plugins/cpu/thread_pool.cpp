@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <thread>
 
 namespace frugal::cpu {
 
@@ -66,36 +67,59 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins for up to spin_us() until ready() holds; true if it did.
-template <class Ready>
-bool spin_until(Ready ready) {
+// Spins until ready() holds, for up to spin_us() or as long as keep() holds;
+// true if ready. While kept it yields now and then, so that on a busy machine
+// a spinning thread gives its core to threads with work.
+template <class Ready, class Keep>
+bool spin_until(Ready ready, Keep keep) {
   const long us = spin_us();
-  if (us <= 0) return ready();
-  const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  if (us <= 0 && !keep()) return ready();
+  auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
   for (int i = 1;; ++i) {
     if (ready()) return true;
     cpu_relax();
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > end) return ready();
+    if (i % 64 == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now > end) {
+        if (!keep()) return ready();
+        std::this_thread::yield();
+        end = now + std::chrono::microseconds(std::max(us, 50L));
+      }
+    }
   }
 }
 
 }  // namespace
 
 void ThreadPool::worker() {
-  uint64_t seen = 0;
+  uint64_t seen = 0, kicks = 0;
+  const auto busy = [this] { return busy_.load(std::memory_order_relaxed) > 0; };
   for (;;) {
     std::shared_ptr<Job> job;
-    spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
+    spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }, busy);
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen || kicks_ != kicks; });
       if (stop_) return;
+      kicks = kicks_;
+      if (generation_ == seen) continue;  // kicked by a Busy scope: spin again
       seen = generation_;
       job = job_;
     }
     if (job) work_on(*job);
   }
 }
+
+ThreadPool::Busy::Busy(ThreadPool& pool) : pool_(pool) {
+  if (pool_.busy_.fetch_add(1) > 0 || pool_.threads_ == 1) return;
+  {
+    std::lock_guard<std::mutex> lock(pool_.mutex_);
+    ++pool_.kicks_;
+  }
+  pool_.wake_.notify_all();
+}
+
+ThreadPool::Busy::~Busy() { pool_.busy_.fetch_sub(1); }
 
 void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int)>& fn) {
   if (n <= 0) return;
@@ -115,7 +139,8 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int)>
   work_on(*job);
   {
     // Only items other threads claimed can still be running.
-    spin_until([&] { return job->done.load() == job->n; });
+    spin_until([&] { return job->done.load() == job->n; },
+               [this] { return busy_.load(std::memory_order_relaxed) > 0; });
     std::unique_lock<std::mutex> lock(job->m);
     job->finished.wait(lock, [&] { return job->done.load() == job->n; });
   }

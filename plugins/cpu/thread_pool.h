@@ -37,6 +37,20 @@ class ThreadPool {
   // all items are done; rethrows the first std::exception an item threw.
   void parallel_for(int64_t n, const std::function<void(int64_t item, int slot)>& fn);
 
+  // While one exists, workers spin between jobs instead of sleeping (a run's
+  // layers follow each other; a sleeping worker is woken late, and later still
+  // after the machine idled). Creating one wakes sleeping workers right away.
+  class Busy {
+   public:
+    explicit Busy(ThreadPool& pool);
+    ~Busy();
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    ThreadPool& pool_;
+  };
+
  private:
   struct Job;
   void worker();
@@ -48,6 +62,8 @@ class ThreadPool {
   std::condition_variable wake_;
   std::shared_ptr<Job> job_;  // the current job (workers keep it alive while on it)
   std::atomic<uint64_t> generation_{0};
+  std::atomic<int> busy_{0};         // Busy scopes alive
+  std::atomic<uint64_t> kicks_{0};   // Busy scopes begun: wakes sleeping workers
   bool stop_ = false;
 };
 

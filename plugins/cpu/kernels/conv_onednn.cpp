@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <dnnl.hpp>
+#include <cstring>
 #include <unordered_map>
 #endif
 
@@ -86,71 +87,125 @@ bool append_activation(const exec::EpilogueSteps::Step& s, dnnl::post_ops& po) {
 
 bool onednn_available() { return true; }
 
-// One way to run the layer: a convolution primitive made for `threads` OpenMP
-// threads, the reorders around it, and one sample's workspace (a slot):
-// [scratchpad | blocked src | blocked dst], each at a 64-byte boundary, plus
-// 64 bytes to align the slot's start.
-struct Path {
-  int threads = 1;
-  dnnl::convolution_forward conv;
-  std::string impl_info;
-  memory::desc src_md, weights_md, dst_md, scratch_md;
-  bool reorder_src = false, reorder_dst = false;
-  dnnl::reorder to_blocked, to_plain;
-  uint64_t src_off = 0, dst_off = 0, slot_bytes = 0;
+// The layer as slices of its output channels (whole blocks of the blocked
+// layout), each a primitive made for one thread: at batch 1 the executor's pool
+// runs the slices side by side, on several samples each thread runs whole
+// samples slice after slice. No OpenMP team ever runs (the pool owns the
+// cores; waking a sleeping team for each layer cost more than it gained at
+// batch 1), and a sample's result does not depend on the batch it runs in.
+// Activations are NCHW in the arena; a slot holds one sample's blocked input and
+// output ([scratchpads | blocked src | blocked dst], each at a 64-byte boundary,
+// plus 64 bytes to align the start); with N = 1 a range of channel blocks is
+// contiguous in nChw16c as in NCHW, so a slice's part is at an offset.
+namespace {
+
+// Channels [c0, c1) of a sample and their reorder between NCHW and the primitive's layout.
+struct Part {
+  int64_t c0 = 0, c1 = 0;
+  memory::desc plain, blocked;
+  bool reorder = false;
+  dnnl::reorder prim;
 };
 
+}  // namespace
+
 struct OnednnConv::Impl {
+  struct Slice {
+    Part out;
+    dnnl::convolution_forward conv;
+    memory weights, bias;
+  };
   int threads = 1;
   int64_t C = 0, M = 0, in_plane = 0, out_plane = 0;
-  memory::desc src_plain, dst_plain;
-  memory weights, bias;
+  std::string impl_info, layout;
+  memory::desc src_md;         // the primitives' input layout, whole
+  std::vector<Part> in_parts;  // the input's reorder, in ranges of channel blocks
+  std::vector<Slice> slices;
+  memory::desc scratch_md;
+  uint64_t scratch = 0, src_bytes = 0, dst_bytes = 0;
   Epilogue rest;  // the epilogue's steps oneDNN does not apply, on the host
-  Path team;      // one sample on all threads (OpenMP)
-  // With several threads: one sample per thread of the executor's pool, on a
-  // primitive made for one thread with the team's layouts and implementation
-  // (so a sample's result is the same on either path); absent if oneDNN has none.
-  std::unique_ptr<Path> solo;
 
-  bool per_thread(int64_t n, ThreadPool* pool) const { return solo && n > 1 && pool && pool->size() > 1; }
-  void run_sample(const Path& p, const float* x, float* y, char* slot, ThreadPool* pool) const;
+  bool reorder_src() const { return in_parts[0].reorder; }
+  bool reorder_dst() const { return slices[0].out.reorder; }
+  // Slot layout with `k` scratchpads side by side.
+  uint64_t src_off(int k) const { return uint64_t(k) * round_up(scratch); }
+  uint64_t dst_off(int k) const { return src_off(k) + (reorder_src() ? round_up(src_bytes) : 0); }
+  uint64_t slot_bytes(int k) const {
+    const uint64_t end = dst_off(k) + (reorder_dst() ? dst_bytes : 0);
+    return end == 0 ? 0 : end + kAlign;
+  }
+  // Parts or slices run side by side at batch 1, each with its own scratchpad.
+  int side_by_side() const {
+    return int(std::min<size_t>(size_t(threads), std::max(in_parts.size(), slices.size())));
+  }
+  void reorder_in(const Part& p, const float* x, char* base, int k, int scratches) const;
+  void run_slice(const Slice& sl, const float* x, float* y, char* base, int k, int scratches) const;
+  void run_sample(const float* x, float* y, char* slot) const;
 };
 
 namespace {
 
-// The primitive for `desc` made with `threads` threads, and its reorders and slot.
-Path make_path(const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr,
-               const memory::desc& src_plain, const memory::desc& dst_plain, int threads) {
-  const OmpThreads omp(threads);  // oneDNN sizes its work split when it creates a primitive
-  Path p;
-  p.threads = threads;
-  const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
-  p.conv = dnnl::convolution_forward(pd);
-  p.impl_info = pd.impl_info_str();
-  p.src_md = pd.src_desc();
-  p.weights_md = pd.weights_desc();
-  p.dst_md = pd.dst_desc();
-  uint64_t scratch = pd.scratchpad_desc().get_size();
-  dnnl::primitive_attr reorder_attr;
-  reorder_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  p.reorder_src = p.src_md != src_plain;
-  p.reorder_dst = p.dst_md != dst_plain;
-  if (p.reorder_src) {
-    const dnnl::reorder::primitive_desc r(engine(), src_plain, engine(), p.src_md, reorder_attr);
-    scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
-    p.to_blocked = dnnl::reorder(r);
-  }
-  if (p.reorder_dst) {
-    const dnnl::reorder::primitive_desc r(engine(), p.dst_md, engine(), dst_plain, reorder_attr);
-    scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
-    p.to_plain = dnnl::reorder(r);
-  }
-  if (scratch) p.scratch_md = memory::desc({int64_t(scratch)}, memory::data_type::u8, Tag::x);
-  p.src_off = round_up(scratch);
-  p.dst_off = p.src_off + (p.reorder_src ? round_up(p.src_md.get_size()) : 0);
-  const uint64_t end = p.dst_off + (p.reorder_dst ? p.dst_md.get_size() : 0);
-  p.slot_bytes = end == 0 ? 0 : end + kAlign;
+// nChw16c, nChw8c or nchw: the channel block of `md` (dims [1, c, h, w]); 0 for another layout.
+int64_t channel_block(const memory::desc& md) {
+  const memory::dims d = md.dims();
+  for (const auto& [tag, block] : {std::pair{Tag::nChw16c, 16}, {Tag::nChw8c, 8}, {Tag::nchw, 1}})
+    if (md == memory::desc(d, kF32, tag)) return block;
+  return 0;
+}
+
+Tag tag_of(int64_t block) { return block == 16 ? Tag::nChw16c : block == 8 ? Tag::nChw8c : Tag::nchw; }
+
+// [0, channels) cut into at most `parts` ranges of whole blocks.
+std::vector<std::pair<int64_t, int64_t>> split_blocks(int64_t channels, int64_t block, int parts) {
+  const int64_t blocks = (channels + block - 1) / block, n = std::min<int64_t>(parts, blocks);
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (int64_t i = 0; i < n; ++i)
+    r.emplace_back(std::min(channels, blocks * i / n * block), std::min(channels, blocks * (i + 1) / n * block));
+  return r;
+}
+
+// Channels [c0, c1) of a [1, C, h, w] tensor in layout `blocked` (its dims [1, c1 - c0, h, w])
+// and the reorder from NCHW to it (to_blocked) or back; raises `scratch` to the reorder's.
+Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_blocked,
+                                 uint64_t& scratch) {
+  Part p;
+  p.c0 = c0;
+  p.c1 = c1;
+  const memory::dims d = blocked.dims();
+  p.plain = memory::desc(d, kF32, Tag::nchw);
+  p.blocked = blocked;
+  p.reorder = p.plain != p.blocked;
+  if (!p.reorder) return p;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc r = to_blocked
+                                              ? dnnl::reorder::primitive_desc(engine(), p.plain, engine(), p.blocked, attr)
+                                              : dnnl::reorder::primitive_desc(engine(), p.blocked, engine(), p.plain, attr);
+  scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
+  p.prim = dnnl::reorder(r);
   return p;
+}
+
+// Output channels [m0, m1) of the plain weights `wt` (dims `wd` of the whole layer:
+// [M, C, kh, kw], or [g, M/g, C/g, kh, kw] taken whole) in layout `md`.
+memory pack_weights(const std::vector<float>& wt, int64_t m0, int64_t m1, memory::dims wd, const memory::desc& md) {
+  const bool grouped = wd.size() == 5;
+  const int64_t per_out = int64_t(wt.size()) / (grouped ? wd[0] * wd[1] : wd[0]);
+  if (!grouped) wd[0] = m1 - m0;
+  memory packed(md, engine());
+  memory plain(memory::desc(wd, kF32, grouped ? Tag::goihw : Tag::oihw), engine(),
+               const_cast<float*>(wt.data() + m0 * per_out));
+  dnnl::stream strm(engine());
+  dnnl::reorder(plain, packed).execute(strm, plain, packed);
+  strm.wait();
+  return packed;
+}
+
+memory pack_bias(const std::vector<float>& b, int64_t m0, int64_t m1) {
+  const memory::desc md({m1 - m0}, kF32, Tag::x);
+  memory packed(md, engine());
+  std::memcpy(packed.get_data_handle(), b.data() + m0, size_t(m1 - m0) * sizeof(float));
+  return packed;
 }
 
 char* aligned(char* p) {
@@ -164,6 +219,7 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
                        const std::vector<float>& weights, const Epilogue& epilogue, int threads)
     : impl_(std::make_unique<Impl>()) {
   Impl& d = *impl_;
+  const OmpThreads omp(1);  // every primitive is made for one thread, and runs on one
   d.threads = threads;
   d.C = C;
   d.M = M;
@@ -194,111 +250,159 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(po);
 
-  const memory::dims xd = {1, C, w.H, w.W}, yd = {1, M, w.Ho, w.Wo};
-  const memory::dims wd =
-      group == 1 ? memory::dims{M, C, w.kh, w.kw} : memory::dims{group, M / group, C / group, w.kh, w.kw};
-  d.src_plain = memory::desc(xd, kF32, Tag::nchw);
-  d.dst_plain = memory::desc(yd, kF32, Tag::nchw);
-  const memory::desc b_md({M}, kF32, Tag::x);
   const memory::dims strides = {w.sh, w.sw}, dil = {w.dh - 1, w.dw - 1}, pad_l = {w.pt, w.pl},
                      pad_r = {w.pb, w.pr};
-  const auto fwd = dnnl::prop_kind::forward_inference;
-  const auto direct = dnnl::algorithm::convolution_direct;
-  const memory::desc w_any(wd, kF32, Tag::any);
-  try {
-    const dnnl::convolution_forward::desc desc(fwd, direct, memory::desc(xd, kF32, Tag::any), w_any, b_md,
-                                               memory::desc(yd, kF32, Tag::any), strides, dil, pad_l, pad_r);
-    d.team = make_path(desc, attr, d.src_plain, d.dst_plain, threads);
+  const memory::dims wd =
+      group == 1 ? memory::dims{M, C, w.kh, w.kw} : memory::dims{group, M / group, C / group, w.kh, w.kw};
+  // The primitive for output channels [m0, m1) (the whole layer when grouped).
+  const auto make_pd = [&](const memory::desc& src, int64_t m0, int64_t m1, const memory::desc& dst) {
+    memory::dims sw = wd;
+    if (group == 1) sw[0] = m1 - m0;
+    const dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+        memory::desc(sw, kF32, Tag::any), memory::desc({m1 - m0}, kF32, Tag::x), dst, strides, dil, pad_l, pad_r);
+    return dnnl::convolution_forward::primitive_desc(desc, attr, engine());
+  };
+  const memory::dims xd = {1, C, w.H, w.W}, yd = {1, M, w.Ho, w.Wo};
+  memory::desc& src_md = d.src_md;
+  memory::desc dst_md;
+  try {  // the whole layer, to learn the layouts and implementation oneDNN picks
+    const auto pd = make_pd(memory::desc(xd, kF32, Tag::any), 0, M, memory::desc(yd, kF32, Tag::any));
+    d.impl_info = pd.impl_info_str();
+    src_md = pd.src_desc();
+    dst_md = pd.dst_desc();
   } catch (const dnnl::error& e) {
     throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
   }
-  const memory::desc& w_md = d.team.weights_md;
-  if (threads > 1) {
-    try {  // the team's layouts, weights included, for one thread
-      const dnnl::convolution_forward::desc desc(fwd, direct, d.team.src_md, w_md, b_md, d.team.dst_md,
-                                                 strides, dil, pad_l, pad_r);
-      auto solo = std::make_unique<Path>(make_path(desc, attr, d.src_plain, d.dst_plain, 1));
-      if (solo->impl_info == d.team.impl_info && solo->weights_md == w_md) d.solo = std::move(solo);
-    } catch (const dnnl::error&) {
-    }
+  d.layout = std::string(src_md.data.format_desc.blocking.inner_nblks ? "blocked" : "nchw") +
+             (dst_md.data.format_desc.blocking.inner_nblks ? " -> blocked" : " -> nchw");
+  d.src_bytes = src_md.get_size();
+  // Slices need a layout whose channel blocks are contiguous, and one group.
+  const int64_t in_block = channel_block(src_md), out_block = channel_block(dst_md);
+  const int parts = threads > 1 && group == 1 && in_block > 0 && out_block > 0 ? threads : 1;
+  if (parts == 1) {
+    d.in_parts.push_back(make_part(0, C, src_md, true, d.scratch));
+  } else {
+    for (const auto& [c0, c1] : split_blocks(C, in_block, parts))
+      d.in_parts.push_back(
+          make_part(c0, c1, memory::desc({1, c1 - c0, w.H, w.W}, kF32, tag_of(in_block)), true, d.scratch));
   }
-  // Weights reordered once into the primitives' layout; the bias as is.
-  dnnl::stream strm(engine());
-  d.weights = memory(w_md, engine());
-  memory w_plain(memory::desc(wd, kF32, group == 1 ? Tag::oihw : Tag::goihw), engine(), wt.data());
-  dnnl::reorder(w_plain, d.weights).execute(strm, w_plain, d.weights);
-  d.bias = memory(b_md, engine());
-  memory b_plain(b_md, engine(), b.data());
-  dnnl::reorder(b_plain, d.bias).execute(strm, b_plain, d.bias);
-  strm.wait();
+  const auto ranges = parts == 1 ? std::vector<std::pair<int64_t, int64_t>>{{0, M}}
+                                 : split_blocks(M, out_block, parts);
+  for (const auto& [m0, m1] : ranges) {
+    const memory::desc out_md = parts == 1 ? dst_md : memory::desc({1, m1 - m0, w.Ho, w.Wo}, kF32, tag_of(out_block));
+    Impl::Slice sl;
+    sl.out = make_part(m0, m1, out_md, false, d.scratch);
+    try {
+      const auto pd = make_pd(src_md, m0, m1, out_md);
+      sl.conv = dnnl::convolution_forward(pd);
+      d.scratch = std::max<uint64_t>(d.scratch, pd.scratchpad_desc().get_size());
+      sl.weights = pack_weights(wt, m0, m1, wd, pd.weights_desc());
+    } catch (const dnnl::error& e) {
+      throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
+    }
+    sl.bias = pack_bias(b, m0, m1);
+    d.dst_bytes += round_up(out_md.get_size());
+    d.slices.push_back(std::move(sl));
+  }
+  if (d.scratch) d.scratch_md = memory::desc({int64_t(d.scratch)}, memory::data_type::u8, Tag::x);
 }
 
 OnednnConv::~OnednnConv() = default;
 
 uint64_t OnednnConv::workspace_bytes(int64_t n) const {
   const Impl& d = *impl_;
-  if (d.solo && n > 1 && d.threads > 1) return uint64_t(std::min<int64_t>(d.threads, n)) * d.solo->slot_bytes;
-  return d.team.slot_bytes;
+  if (n > 1 && d.threads > 1) return uint64_t(std::min<int64_t>(d.threads, n)) * d.slot_bytes(1);
+  return d.slot_bytes(d.side_by_side());
 }
 
 uint64_t OnednnConv::weight_bytes() const {
-  return impl_->weights.get_desc().get_size() + impl_->bias.get_desc().get_size();
+  uint64_t sum = 0;
+  for (const Impl::Slice& sl : impl_->slices) sum += sl.weights.get_desc().get_size() + sl.bias.get_desc().get_size();
+  return sum;
 }
 
 std::string OnednnConv::algorithm() const {
-  const Path& p = impl_->team;
-  std::string layout = p.src_md.data.format_desc.blocking.inner_nblks ? "blocked" : "nchw";
-  layout += p.dst_md.data.format_desc.blocking.inner_nblks ? " -> blocked" : " -> nchw";
-  return "oneDNN " + p.impl_info + " (" + layout + ")";
+  const Impl& d = *impl_;
+  return "oneDNN " + d.impl_info + " (" + d.layout + (d.slices.size() > 1 ? ", " + std::to_string(d.slices.size()) + " slices" : "") + ")";
 }
 
-void OnednnConv::Impl::run_sample(const Path& p, const float* x, float* y, char* slot,
-                                  ThreadPool* pool) const {
+// Channels of part p of sample x into the blocked input of the slot at `base`
+// (which has `scratches` scratchpads; this call uses number k).
+void OnednnConv::Impl::reorder_in(const Part& p, const float* x, char* base, int k, int scratches) const {
   dnnl::engine& eng = engine();
   dnnl::stream strm(eng);
-  char* base = p.slot_bytes ? aligned(slot) : nullptr;
-  const bool has_scratch = p.src_off > 0;
-  std::unordered_map<int, memory> args;
-  if (has_scratch) args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, eng, base));
-  const memory xs(src_plain, eng, const_cast<float*>(x)), ys(dst_plain, eng, y);
-  const memory src = p.reorder_src ? memory(p.src_md, eng, base + p.src_off) : xs;
-  const memory dst = p.reorder_dst ? memory(p.dst_md, eng, base + p.dst_off) : ys;
-  if (p.reorder_src) {
-    args[DNNL_ARG_FROM] = xs;
-    args[DNNL_ARG_TO] = src;
-    p.to_blocked.execute(strm, args);
-  }
-  args.erase(DNNL_ARG_FROM);
-  args.erase(DNNL_ARG_TO);
-  args[DNNL_ARG_SRC] = src;
-  args[DNNL_ARG_WEIGHTS] = weights;
-  args[DNNL_ARG_BIAS] = bias;
-  args[DNNL_ARG_DST] = dst;
-  p.conv.execute(strm, args);
-  if (p.reorder_dst) {
+  char* to = base + src_off(scratches) + uint64_t(p.c0 * in_plane) * sizeof(float);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_FROM, memory(p.plain, eng, const_cast<float*>(x + p.c0 * in_plane))},
+      {DNNL_ARG_TO, memory(p.blocked, eng, to)}};
+  if (scratch) args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_md, eng, base + src_off(k)));
+  p.prim.execute(strm, args);
+  strm.wait();
+}
+
+// Slice sl of sample x (NCHW; its blocked copy in the slot at `base` when
+// reordered) into y (NCHW), with scratchpad k of the slot's `scratches`.
+void OnednnConv::Impl::run_slice(const Slice& sl, const float* x, float* y, char* base, int k,
+                                 int scratches) const {
+  dnnl::engine& eng = engine();
+  dnnl::stream strm(eng);
+  const memory ys(sl.out.plain, eng, y + sl.out.c0 * out_plane);
+  char* blocked_dst = base + dst_off(scratches) + uint64_t(sl.out.c0 * out_plane) * sizeof(float);
+  const memory dst = sl.out.reorder ? memory(sl.out.blocked, eng, blocked_dst) : ys;
+  void* src = reorder_src() ? static_cast<void*>(base + src_off(scratches)) : const_cast<float*>(x);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(src_md, eng, src)},
+                                          {DNNL_ARG_WEIGHTS, sl.weights},
+                                          {DNNL_ARG_BIAS, sl.bias},
+                                          {DNNL_ARG_DST, dst}};
+  if (scratch) args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_md, eng, base + src_off(k)));
+  sl.conv.execute(strm, args);
+  if (sl.out.reorder) {
     std::unordered_map<int, memory> r = {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, ys}};
-    if (has_scratch) r.emplace(DNNL_ARG_SCRATCHPAD, args.at(DNNL_ARG_SCRATCHPAD));
-    p.to_plain.execute(strm, r);
+    if (scratch) r.emplace(DNNL_ARG_SCRATCHPAD, args.at(DNNL_ARG_SCRATCHPAD));
+    sl.out.prim.execute(strm, r);
   }
   strm.wait();
-  if (!rest.empty()) rest.apply_tensor(y, 1, M, out_plane, pool);
+  if (rest.empty()) return;
+  for (int64_t c = sl.out.c0; c < sl.out.c1; ++c) rest.apply(y + c * out_plane, c, out_plane);
+}
+
+// One sample on this thread alone, in a slot with one scratchpad.
+void OnednnConv::Impl::run_sample(const float* x, float* y, char* slot) const {
+  char* base = aligned(slot);
+  if (reorder_src())
+    for (const Part& p : in_parts) reorder_in(p, x, base, 0, 1);
+  for (const Slice& sl : slices) run_slice(sl, x, y, base, 0, 1);
 }
 
 void OnednnConv::run(const float* x, float* y, int64_t n, void* ws, ThreadPool* pool) const {
   const Impl& d = *impl_;
   char* w = static_cast<char*>(ws);
-  if (d.per_thread(n, pool)) {
-    // Whole samples per pool thread, each with its own slot, OpenMP at one thread.
+  const bool team = pool && pool->size() > 1 && d.threads > 1;
+  if (team && n > 1) {  // whole samples per pool thread, each with its own slot
     pool->parallel_for(n, [&](int64_t s, int slot) {
       const OmpThreads omp(1);
-      d.run_sample(*d.solo, x + s * d.C * d.in_plane, y + s * d.M * d.out_plane,
-                   w + uint64_t(slot) * d.solo->slot_bytes, nullptr);
+      d.run_sample(x + s * d.C * d.in_plane, y + s * d.M * d.out_plane, w + uint64_t(slot) * d.slot_bytes(1));
     });
     return;
   }
-  const OmpThreads omp(d.threads);
-  for (int64_t s = 0; s < n; ++s)
-    d.run_sample(d.team, x + s * d.C * d.in_plane, y + s * d.M * d.out_plane, w, pool);
+  const OmpThreads omp(1);
+  if (!team || d.side_by_side() == 1) {
+    for (int64_t s = 0; s < n; ++s) d.run_sample(x + s * d.C * d.in_plane, y + s * d.M * d.out_plane, w);
+    return;
+  }
+  // One sample: its input's channel blocks, then its output slices, side by side.
+  char* base = aligned(w);
+  const int k = d.side_by_side();
+  if (d.reorder_src())
+    pool->parallel_for(int64_t(d.in_parts.size()), [&](int64_t i, int slot) {
+      const OmpThreads one(1);
+      d.reorder_in(d.in_parts[size_t(i)], x, base, slot, k);
+    });
+  pool->parallel_for(int64_t(d.slices.size()), [&](int64_t i, int slot) {
+    const OmpThreads one(1);
+    d.run_slice(d.slices[size_t(i)], x, y, base, slot, k);
+  });
 }
 
 #endif
