@@ -62,8 +62,8 @@ class ThreadPool {
   std::condition_variable wake_;
   std::shared_ptr<Job> job_;  // the current job (workers keep it alive while on it)
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> busy_{0};         // Busy scopes alive
-  std::atomic<uint64_t> kicks_{0};   // Busy scopes begun: wakes sleeping workers
+  std::atomic<int> busy_{0};        // Busy scopes alive
+  std::atomic<uint64_t> kicks_{0};  // Busy scopes begun: wakes sleeping workers
   bool stop_ = false;
 };
 

@@ -59,3 +59,22 @@ TEST_CASE("an exception in an item reaches the caller after the other items fini
   pool.parallel_for(10, [&](int64_t, int) { again.fetch_add(1); });
   CHECK(again.load() == 10);
 }
+
+TEST_CASE("while a Busy scope lives the workers spin between jobs; afterwards the pool still works",
+          "[cpu][threads]") {
+  ThreadPool pool(2);
+  int64_t sum = 0;
+  {
+    const ThreadPool::Busy busy(pool);
+    const ThreadPool::Busy nested(pool);  // scopes nest
+    for (int job = 0; job < 500; ++job) {
+      std::atomic<int64_t> s{0};
+      pool.parallel_for(1 + job % 5, [&](int64_t i, int) { s.fetch_add(i + 1); });
+      sum += s.load();
+    }
+  }
+  CHECK(sum == 100 * (1 + 3 + 6 + 10 + 15));
+  std::atomic<int> after{0};
+  pool.parallel_for(9, [&](int64_t, int) { after.fetch_add(1); });
+  CHECK(after.load() == 9);
+}

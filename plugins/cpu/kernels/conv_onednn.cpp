@@ -5,8 +5,8 @@
 #ifdef FRUGAL_HAVE_DNNL
 #include <omp.h>
 
-#include <dnnl.hpp>
 #include <cstring>
+#include <dnnl.hpp>
 #include <unordered_map>
 #endif
 
@@ -156,18 +156,18 @@ int64_t channel_block(const memory::desc& md) {
 Tag tag_of(int64_t block) { return block == 16 ? Tag::nChw16c : block == 8 ? Tag::nChw8c : Tag::nchw; }
 
 // [0, channels) cut into at most `parts` ranges of whole blocks.
-std::vector<std::pair<int64_t, int64_t>> split_blocks(int64_t channels, int64_t block, int parts) {
+std::vector<std::pair<int64_t, int64_t> > split_blocks(int64_t channels, int64_t block, int parts) {
   const int64_t blocks = (channels + block - 1) / block, n = std::min<int64_t>(parts, blocks);
-  std::vector<std::pair<int64_t, int64_t>> r;
+  std::vector<std::pair<int64_t, int64_t> > r;
   for (int64_t i = 0; i < n; ++i)
-    r.emplace_back(std::min(channels, blocks * i / n * block), std::min(channels, blocks * (i + 1) / n * block));
+    r.emplace_back(std::min(channels, blocks * i / n * block),
+                   std::min(channels, blocks * (i + 1) / n * block));
   return r;
 }
 
 // Channels [c0, c1) of a [1, C, h, w] tensor in layout `blocked` (its dims [1, c1 - c0, h, w])
 // and the reorder from NCHW to it (to_blocked) or back; raises `scratch` to the reorder's.
-Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_blocked,
-                                 uint64_t& scratch) {
+Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_blocked, uint64_t& scratch) {
   Part p;
   p.c0 = c0;
   p.c1 = c1;
@@ -178,9 +178,9 @@ Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_bloc
   if (!p.reorder) return p;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::reorder::primitive_desc r = to_blocked
-                                              ? dnnl::reorder::primitive_desc(engine(), p.plain, engine(), p.blocked, attr)
-                                              : dnnl::reorder::primitive_desc(engine(), p.blocked, engine(), p.plain, attr);
+  const dnnl::reorder::primitive_desc r =
+      to_blocked ? dnnl::reorder::primitive_desc(engine(), p.plain, engine(), p.blocked, attr)
+                 : dnnl::reorder::primitive_desc(engine(), p.blocked, engine(), p.plain, attr);
   scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
   p.prim = dnnl::reorder(r);
   return p;
@@ -188,7 +188,8 @@ Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_bloc
 
 // Output channels [m0, m1) of the plain weights `wt` (dims `wd` of the whole layer:
 // [M, C, kh, kw], or [g, M/g, C/g, kh, kw] taken whole) in layout `md`.
-memory pack_weights(const std::vector<float>& wt, int64_t m0, int64_t m1, memory::dims wd, const memory::desc& md) {
+memory pack_weights(const std::vector<float>& wt, int64_t m0, int64_t m1, memory::dims wd,
+                    const memory::desc& md) {
   const bool grouped = wd.size() == 5;
   const int64_t per_out = int64_t(wt.size()) / (grouped ? wd[0] * wd[1] : wd[0]);
   if (!grouped) wd[0] = m1 - m0;
@@ -260,7 +261,8 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
     if (group == 1) sw[0] = m1 - m0;
     const dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-        memory::desc(sw, kF32, Tag::any), memory::desc({m1 - m0}, kF32, Tag::x), dst, strides, dil, pad_l, pad_r);
+        memory::desc(sw, kF32, Tag::any), memory::desc({m1 - m0}, kF32, Tag::x), dst, strides, dil, pad_l,
+        pad_r);
     return dnnl::convolution_forward::primitive_desc(desc, attr, engine());
   };
   const memory::dims xd = {1, C, w.H, w.W}, yd = {1, M, w.Ho, w.Wo};
@@ -273,6 +275,25 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
     dst_md = pd.dst_desc();
   } catch (const dnnl::error& e) {
     throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
+  }
+  // Channels last (brgconv's choice) cannot be cut into channel slices: then
+  // blocked channels, where oneDNN has a kernel for them.
+  if (threads > 1 && group == 1 && (channel_block(src_md) == 0 || channel_block(dst_md) == 0)) {
+    bool found = false;
+    for (const Tag tag : {Tag::nChw16c, Tag::nChw8c})
+      for (const Tag src_tag : {tag, Tag::nchw}) {
+        if (found) break;
+        try {
+          const auto pd = make_pd(memory::desc(xd, kF32, src_tag), 0, M, memory::desc(yd, kF32, tag));
+          if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
+            continue;  // the reference kernels: far slower
+          d.impl_info = pd.impl_info_str();
+          src_md = pd.src_desc();
+          dst_md = pd.dst_desc();
+          found = true;
+        } catch (const dnnl::error&) {
+        }
+      }
   }
   d.layout = std::string(src_md.data.format_desc.blocking.inner_nblks ? "blocked" : "nchw") +
              (dst_md.data.format_desc.blocking.inner_nblks ? " -> blocked" : " -> nchw");
@@ -287,10 +308,11 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
       d.in_parts.push_back(
           make_part(c0, c1, memory::desc({1, c1 - c0, w.H, w.W}, kF32, tag_of(in_block)), true, d.scratch));
   }
-  const auto ranges = parts == 1 ? std::vector<std::pair<int64_t, int64_t>>{{0, M}}
-                                 : split_blocks(M, out_block, parts);
+  const auto ranges =
+      parts == 1 ? std::vector<std::pair<int64_t, int64_t> >{{0, M}} : split_blocks(M, out_block, parts);
   for (const auto& [m0, m1] : ranges) {
-    const memory::desc out_md = parts == 1 ? dst_md : memory::desc({1, m1 - m0, w.Ho, w.Wo}, kF32, tag_of(out_block));
+    const memory::desc out_md =
+        parts == 1 ? dst_md : memory::desc({1, m1 - m0, w.Ho, w.Wo}, kF32, tag_of(out_block));
     Impl::Slice sl;
     sl.out = make_part(m0, m1, out_md, false, d.scratch);
     try {
@@ -318,13 +340,15 @@ uint64_t OnednnConv::workspace_bytes(int64_t n) const {
 
 uint64_t OnednnConv::weight_bytes() const {
   uint64_t sum = 0;
-  for (const Impl::Slice& sl : impl_->slices) sum += sl.weights.get_desc().get_size() + sl.bias.get_desc().get_size();
+  for (const Impl::Slice& sl : impl_->slices)
+    sum += sl.weights.get_desc().get_size() + sl.bias.get_desc().get_size();
   return sum;
 }
 
 std::string OnednnConv::algorithm() const {
   const Impl& d = *impl_;
-  return "oneDNN " + d.impl_info + " (" + d.layout + (d.slices.size() > 1 ? ", " + std::to_string(d.slices.size()) + " slices" : "") + ")";
+  return "oneDNN " + d.impl_info + " (" + d.layout +
+         (d.slices.size() > 1 ? ", " + std::to_string(d.slices.size()) + " slices" : "") + ")";
 }
 
 // Channels of part p of sample x into the blocked input of the slot at `base`
