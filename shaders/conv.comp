@@ -1,28 +1,33 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Direct convolution (1-D and 2-D; groups, depthwise, strides, dilations,
-// asymmetric pads) with the layer's per-channel epilogue (bias, BatchNorm,
-// Relu/Clip/Sigmoid). One invocation computes one output pixel for KPT output
-// kernels, so each input value loaded serves KPT kernels (KPT = 1 for grouped
-// convolutions, whose kernels read different channels).
+// Convolution with one group (1-D and 2-D; strides, dilations, asymmetric
+// pads; 1x1 convs are the same shader with the tap arithmetic specialised
+// away) as a tiled implicit GEMM: out[m][p] = sum_k W[m][k] * X[k][p] with
+// k = (input channel, tap) and p = output pixel, X gathered from the input on
+// the fly (no im2col buffer). A work group of NX x NY invocations computes a
+// tile of BM = 4*NY output kernels x BN = 4*NX output pixels; each invocation
+// keeps 4 kernels x 4 consecutive pixels in registers (4 vec4). The reduction
+// runs in steps of BK: the group stages BK x BN input values and BK x BM
+// weights in shared memory, then each invocation does 16 FMAs per pair of
+// vec4 reads from shared memory. Tile sizes and BK are specialisation
+// constants chosen per layer within the device's limits (kernels/conv.cpp).
 //
 // GATED (default build, conv_gated.spv): gating-ready. Work-group row y covers
-// slots [KPT*y, KPT*y + KPT) of this sample's list of active output kernels
-// u[u_off + slot]; lists are padded with M (no kernel) to a multiple of KPT. The
-// host launches one vkCmdDispatchIndirect per sample whose y count is the
-// padded list length / KPT, written on the device (all M kernels when the layer
+// slots [BM*y, BM*y + BM) of this sample's list of active output kernels
+// u[u_off + slot]; lists are padded with M (no kernel) to a multiple of BM.
+// The host launches one vkCmdDispatchIndirect per sample whose y count is the
+// padded list length / BM, written on the device (all M kernels when the layer
 // is ungated), so the count is never read back.
-// DENSE (conv_dense.spv): plain dispatch, y = kernels / KPT, z = sample; kept so
-// a benchmark can measure what the indirection costs.
-// SKIP_IN (a gate's consumer, groups = 1): per sample, y holds at
-// sample*(C+1) the count of input channels that are not all zero, then their
-// indices (as floats, gate_inputs.comp); only those are read.
+// DENSE (conv_dense.spv): plain dispatch, y = kernel tiles, z = sample.
+// SKIP_IN (a gate's consumer): per sample, y holds at sample*(C+1) the count
+// of input channels that are not all zero, then their indices (as floats,
+// gate_inputs.comp); only those are read.
 #include "common.glsl"
 
-layout(constant_id = 3) const uint C = 1;       // input channels
+layout(constant_id = 3) const uint C = 1;  // input channels
 layout(constant_id = 4) const uint H = 1;
 layout(constant_id = 5) const uint W = 1;
-layout(constant_id = 6) const uint M = 1;       // output channels (kernels)
+layout(constant_id = 6) const uint M = 1;  // output channels (kernels)
 layout(constant_id = 7) const uint HO = 1;
 layout(constant_id = 8) const uint WO = 1;
 layout(constant_id = 9) const uint KH = 1;
@@ -33,55 +38,88 @@ layout(constant_id = 13) const uint DH = 1;
 layout(constant_id = 14) const uint DW = 1;
 layout(constant_id = 15) const int PT = 0;
 layout(constant_id = 16) const int PL = 0;
-layout(constant_id = 17) const uint CG = 1;     // input channels per group
-layout(constant_id = 18) const uint MG = 1;     // output channels per group
-layout(constant_id = 19) const uint KPT = 1;    // output kernels per invocation
+layout(constant_id = 17) const uint NX = 8;  // = local_size_x: pixel quads per tile
+layout(constant_id = 18) const uint NY = 8;  // = local_size_y: kernel quads per tile
+layout(constant_id = 19) const uint BK = 8;  // reduction depth staged per step
 layout(constant_id = 20) const uint SKIP_IN = 0;  // 1: read only the input channels listed in y
 
+const uint TAPS = KH * KW;
+const uint HWO = HO * WO;
+const uint BN = 4u * NX;
+const uint BM = 4u * NY;
+const uint NT = NX * NY;
+
+shared vec4 xs[BK * NX];  // [k][pixel quad]
+shared vec4 ws[BK * NY];  // [k][kernel quad]
+shared uint ms[BM];       // the tile's kernels (M: none)
+
 void main() {
-  const uint pix = gl_GlobalInvocationID.x;
-  if (pix >= HO * WO) return;
-  uint m[KPT];
-  for (uint t = 0; t < KPT; ++t) {
-#ifdef DENSE
-    m[t] = gl_WorkGroupID.y * KPT + t;
-#else
-    m[t] = u[pc.u_off + gl_WorkGroupID.y * KPT + t];
-#endif
-  }
+  const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+  const uint t = ly * NX + lx;
+  const uint p0 = gl_WorkGroupID.x * BN;
 #ifdef DENSE
   const uint sample_index = gl_WorkGroupID.z;
 #else
   const uint sample_index = pc.s;
 #endif
-  if (m[0] >= M) return;  // padding of the list
-  const uint oh = pix / WO, ow = pix % WO;
-  const uint g = m[0] / MG;  // one group per invocation (KPT = 1 when groups > 1)
-  const int h0 = int(oh * SH) - PT, w0 = int(ow * SW) - PL;
-  const uint xbase = pc.x_off + (sample_index * C + g * CG) * H * W;
-  uint wbase[KPT];
-  float acc[KPT];
-  for (uint t = 0; t < KPT; ++t) {
-    wbase[t] = pc.w_off + min(m[t], M - 1u) * CG * KH * KW;
-    acc[t] = 0.0;
+  for (uint i = t; i < BM; i += NT) {
+    const uint slot = gl_WorkGroupID.y * BM + i;
+#ifdef DENSE
+    ms[i] = slot < M ? slot : M;
+#else
+    ms[i] = u[pc.u_off + slot];
+#endif
   }
+  const uint xbase = pc.x_off + sample_index * C * H * W;
   const uint list = pc.y_off + sample_index * (C + 1u);
-  const uint channels = SKIP_IN != 0u ? uint(y[list]) : CG;
-  for (uint ci = 0; ci < channels; ++ci) {
-    const uint c = SKIP_IN != 0u ? uint(y[list + 1u + ci]) : ci;
-    const uint xc = xbase + c * H * W;
-    const uint wc = c * KH * KW;
-    for (uint i = 0; i < KH; ++i) {
-      const int ih = h0 + int(i * DH);
-      if (ih < 0 || ih >= int(H)) continue;
-      for (uint j = 0; j < KW; ++j) {
-        const int iw = w0 + int(j * DW);
-        if (iw < 0 || iw >= int(W)) continue;
-        const float v = x[xc + uint(ih) * W + uint(iw)];
-        for (uint t = 0; t < KPT; ++t) acc[t] += v * w[wbase[t] + wc + i * KW + j];
+  const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
+  const uint ktot = channels * TAPS;
+  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+  barrier();
+  for (uint k0 = 0; k0 < ktot; k0 += BK) {
+    // Stage BK x BN input values (consecutive invocations: consecutive pixels).
+    for (uint i = t; i < BK * BN; i += NT) {
+      const uint kk = i / BN, pp = i % BN;
+      const uint k = k0 + kk, p = p0 + pp;
+      float v = 0.0;
+      if (k < ktot && p < HWO) {
+        const uint ci = k / TAPS, tap = k % TAPS;
+        const uint c = SKIP_IN != 0u ? uint(y[list + 1u + ci]) : ci;
+        const int ih = int((p / WO) * SH + (tap / KW) * DH) - PT;
+        const int iw = int((p % WO) * SW + (tap % KW) * DW) - PL;
+        if (ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) v = x[xbase + (c * H + uint(ih)) * W + uint(iw)];
       }
+      xs[kk * NX + pp / 4u][pp % 4u] = v;
     }
+    // Stage BK x BM weights ([M][C*TAPS] rows; consecutive invocations: consecutive k).
+    for (uint i = t; i < BK * BM; i += NT) {
+      const uint kk = i % BK, mm = i / BK;
+      const uint k = k0 + kk, m = ms[mm];
+      float v = 0.0;
+      if (k < ktot && m < M) {
+        const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
+        v = w[pc.w_off + m * C * TAPS + wk];
+      }
+      ws[kk * NY + mm / 4u][mm % 4u] = v;
+    }
+    barrier();
+    for (uint kk = 0; kk < BK; ++kk) {
+      const vec4 a = xs[kk * NX + lx];
+      const vec4 b = ws[kk * NY + ly];
+      acc0 += a * b.x;
+      acc1 += a * b.y;
+      acc2 += a * b.z;
+      acc3 += a * b.w;
+    }
+    barrier();
   }
-  for (uint t = 0; t < KPT; ++t)
-    if (m[t] < M) o[pc.o_off + (sample_index * M + m[t]) * HO * WO + pix] = epilogue(acc[t], m[t]);
+  const uint p = p0 + 4u * lx;
+  const uint obase = pc.o_off + sample_index * M * HWO;
+  vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
+  for (uint j = 0; j < 4u; ++j) {
+    const uint m = ms[4u * ly + j];
+    if (m >= M) continue;
+    for (uint q = 0; q < 4u; ++q)
+      if (p + q < HWO) o[obase + m * HWO + p + q] = epilogue(acc[j][q], m);
+  }
 }

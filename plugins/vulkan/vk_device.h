@@ -62,6 +62,12 @@ class SpecConstants {
   std::vector<std::pair<uint32_t, uint32_t>> entries_;
 };
 
+// Work-group limits (maxComputeWorkGroupInvocations, maxComputeWorkGroupSize x
+// and y, maxComputeSharedMemorySize); the defaults are Vulkan's guaranteed minimums.
+struct TileLimits {
+  uint32_t invocations = 128, size_x = 128, size_y = 128, shared_bytes = 16384;
+};
+
 struct DeviceOptions {
   int device = -1;  // -1: FRUGAL_VULKAN_DEVICE, else the best by type
   bool validation = false;
@@ -146,6 +152,12 @@ class Device {
   // Limits that shape dispatches.
   uint32_t workgroup_1d() const { return wg1d_; }  // invocations of 1-D work groups
   uint32_t matmul_tile() const { return tile_; }   // TILE x TILE work groups
+  // The limits a 2-D tiled shader's work group must fit.
+  TileLimits tile_limits() const {
+    const VkPhysicalDeviceLimits& L = info_.limits;
+    return TileLimits{L.maxComputeWorkGroupInvocations, L.maxComputeWorkGroupSize[0],
+                      L.maxComputeWorkGroupSize[1], L.maxComputeSharedMemorySize};
+  }
   uint64_t binding_alignment() const { return info_.limits.minStorageBufferOffsetAlignment; }
   uint64_t max_binding_bytes() const { return info_.limits.maxStorageBufferRange; }
   uint32_t max_group_count(int axis) const { return info_.limits.maxComputeWorkGroupCount[axis]; }

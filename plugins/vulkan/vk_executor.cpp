@@ -152,7 +152,8 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
     options_.max_binding_bytes = device_->max_binding_bytes();
 
   // Weights: every layer's parameter block, uploaded once.
-  WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes);
+  WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
+                      device_->tile_limits());
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one

@@ -32,13 +32,16 @@ using exec::KernelSpec;
 class WeightPacker {
  public:
   // Device facts kernels decide their layout by: binding alignment, 1-D work
-  // group size, largest binding.
-  WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes)
+  // group size, largest binding, limits of 2-D tiled work groups.
+  WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes,
+               TileLimits tiles = {})
       : workgroup_1d(workgroup_1d),
         max_binding_bytes(max_binding_bytes),
+        tiles(tiles),
         align_words_(alignment_bytes < 4 ? 1 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
+  const TileLimits tiles;
   void begin_block();
   uint32_t add_floats(const std::vector<float>& v);
   uint32_t add_words(const std::vector<uint32_t>& v);

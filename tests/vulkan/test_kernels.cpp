@@ -93,6 +93,49 @@ TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, b
   }
 }
 
+// conv.comp tiles M kernels x Ho*Wo pixels (tiles of 4..64 each way, the
+// reduction over C*kh*kw in steps of 4..16) and dwconv.comp computes 4 outputs
+// of a row per invocation: kernel counts, pixel counts, reductions and row
+// widths that are not multiples of those, on the indirect and the dense path.
+TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pads", "[vulkan][conv]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    int64_t C, M, H, W, k, s, d, p, groups;
+  };
+  const std::vector<Case> cases = {
+      {1, 1, 1, 1, 1, 1, 1, 0, 1},      // a 1x1 output, one kernel, one tap
+      {3, 5, 9, 7, 3, 1, 1, 1, 1},      // K = 27, M = 5, 63 pixels: every edge short
+      {7, 17, 13, 11, 1, 1, 1, 0, 1},   // 1x1: K = 7 < the step, M = 17 > 16
+      {20, 67, 10, 13, 3, 2, 1, 1, 1},  // M beyond 64: a second row of tiles, stride 2
+      {33, 64, 17, 9, 3, 1, 2, 2, 1},   // dilation 2, pixels 17*9 = 153
+      {9, 130, 5, 5, 1, 1, 1, 0, 1},    // 25 pixels, three kernel tiles
+      {16, 12, 23, 19, 5, 3, 1, 2, 1},  // 5x5 stride 3
+      {6, 9, 11, 13, 3, 2, 1, 1, 3},    // grouped (conv_direct.comp)
+      {5, 5, 9, 11, 3, 1, 1, 1, 5},     // depthwise, rows of 11 (two invocations and a partial one)
+      {4, 8, 7, 6, 3, 2, 2, 2, 4},      // depthwise, multiplier 2, stride 2, dilation 2
+      {12, 12, 5, 3, 5, 1, 1, 2, 12},   // depthwise 5x5 wider than the input
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& t = cases[c];
+    for (const char* options : {"", "{\"conv\": \"dense\"}"}) {
+      INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
+                   << " s=" << t.s << " d=" << t.d << " p=" << t.p << " groups=" << t.groups << " options "
+                   << options);
+      GraphMaker m;
+      m.input("x", {-1, t.C, t.H, t.W});
+      frugal::Node& conv = m.node(
+          "Conv", "conv", {"x", m.weight("w", {t.M, t.C / t.groups, t.k, t.k}), m.weight("b", {t.M})}, {"y"});
+      conv.set_attr_ints("kernel_shape", {t.k, t.k});
+      conv.set_attr_ints("strides", {t.s, t.s});
+      conv.set_attr_ints("dilations", {t.d, t.d});
+      conv.set_attr_ints("pads", {t.p, t.p, t.p, t.p});
+      conv.set_attr_int("group", t.groups);
+      m.output(add_activation(m, "y", "relu", 1));
+      check_against_reference(m.g, random_inputs(m.g, 2, 300 + uint64_t(c)), options);
+    }
+  }
+}
+
 TEST_CASE("Conv in 1-D and with auto_pad", "[vulkan][conv]") {
   VK_REQUIRE_DEVICE();
   {

@@ -1,13 +1,17 @@
-// Conv (conv.comp).
+// Conv: one group on conv.comp (a tiled implicit GEMM; 1x1 convs included),
+// depthwise convs on dwconv.comp, other grouped convs on conv_direct.comp (one
+// output per invocation).
 //
-// Conv is gating-ready: by default (conv_gated.spv) every sample's output
-// kernels come from a list of active kernel indices, launched with one
-// vkCmdDispatchIndirect per sample whose group count holds the list's length.
-// Ungated, the list is 0..M-1 and the arguments {groups, M, 1} are constants in
-// the weights buffer; gated, gate_indices.spv writes both on the device from
-// the gate values, and the output is zeroed first so that switched-off kernels
-// read 0. With option {"conv": "dense"} layers use conv_dense.spv instead (one
-// plain dispatch), so the indirection's cost can be measured.
+// Conv is gating-ready: by default (conv_gated.spv, conv_direct_gated.spv)
+// every sample's output kernels come from a list of active kernel indices,
+// launched with one vkCmdDispatchIndirect per sample whose group count holds
+// the list's length in tiles. Ungated, the list is 0..M-1 padded with M to a
+// multiple of the tile's kernels and the arguments {pixel tiles, kernel tiles,
+// 1} are constants in the weights buffer; gated, gate_indices.spv writes both
+// on the device from the gate values, and the output is zeroed first so that
+// switched-off kernels read 0. With option {"conv": "dense"} layers use the
+// *_dense.spv variants instead (one plain dispatch), so the indirection's cost
+// can be measured.
 #include "frugal/model/ops/conv.h"
 
 #include <cstring>
@@ -44,8 +48,10 @@ class ConvKernel : public Kernel {
          {C_, win_.H, win_.W, M_, win_.Ho * win_.Wo, C_ * win_.H * win_.W, M_ * win_.Ho * win_.Wo})
       u32(v, s, "a conv size");
     declared_dim0_ = x.dims[0];
-    kpt_ = group_ == 1 ? 4 : 1;  // kernels of one group share their input loads
-    list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
+    gemm_ = group_ == 1;
+    depthwise_ = group_ > 1 && Cg_ == 1;
+    kpt_ = 1;  // set with the tile at pack time (the device's limits)
+    list_len_ = M_;
     if (s.gate) {
       if (s.gate->kernels != M_ || s.gate->channels != C_ || group_ != 1)
         fail(s, "its gate switches " + std::to_string(s.gate->kernels) + " kernels over " +
@@ -76,11 +82,15 @@ class ConvKernel : public Kernel {
     p.add_floats(weights_);           // [M, Cg, kh, kw] at word 0 of the block
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
+    if (gemm_) choose_tile(p.tiles);
+    list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
     index_off_ = p.add_words(all);
     wg_ = p.workgroup_1d;
-    groups_x_ = uint32_t((win_.Ho * win_.Wo + wg_ - 1) / wg_);
+    const int64_t per_group = gemm_ ? 4 * int64_t(nx_) : int64_t(wg_);  // output pixels per work group
+    groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
+    if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
     args_off_ = p.add_words({groups_x_, uint32_t(list_len_ / kpt_), 1});  // the ungated indirect dispatch
     if (gate_) {
       gate_w_off_ = p.add_floats(gate_->weights);
@@ -90,6 +100,30 @@ class ConvKernel : public Kernel {
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
+    dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
+    if (gemm_) {
+      SpecConstants sc;
+      sc.set(0, nx_).set(1, ny_).set(2, 1);
+      sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
+      sc.set(7, uint32_t(win_.Ho))
+          .set(8, uint32_t(win_.Wo))
+          .set(9, uint32_t(win_.kh))
+          .set(10, uint32_t(win_.kw));
+      sc.set(11, uint32_t(win_.sh))
+          .set(12, uint32_t(win_.sw))
+          .set(13, uint32_t(win_.dh))
+          .set(14, uint32_t(win_.dw));
+      sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
+      sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u);
+      epilogue_.specialize(sc, uint32_t(M_));
+      pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
+    } else {
+      create_direct_pipeline(d, shaders);
+    }
+    create_gate_pipelines(d, shaders);
+  }
+
+  void create_direct_pipeline(Device& d, const ShaderSet& shaders) {
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
@@ -107,8 +141,11 @@ class ConvKernel : public Kernel {
         .set(18, uint32_t(M_ / group_));
     sc.set(19, uint32_t(kpt_)).set(20, skip_in_ ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
-    dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
-    pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
+    const std::string name = depthwise_ ? "dwconv" : "conv_direct";
+    pipeline_ = d.pipeline(shaders.path(name + (dense_ ? "_dense" : "_gated")), sc);
+  }
+
+  void create_gate_pipelines(Device& d, const ShaderSet& shaders) {
     SpecConstants gs;
     gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
@@ -191,6 +228,28 @@ class ConvKernel : public Kernel {
   }
 
  private:
+  // The GEMM tile: BM = 4*ny_ kernels x BN = 4*nx_ pixels, each the smallest
+  // power of two that covers the layer (so small layers waste few lanes), at
+  // most 64 x 64 (256 invocations with 16 accumulators each: a size GPUs of
+  // every vendor run at full occupancy), then shrunk to the device's limits.
+  void choose_tile(const TileLimits& lim) {
+    auto cover = [](int64_t n) {
+      uint32_t q = 1;
+      while (q < 16 && 4 * int64_t(q) < n) q *= 2;
+      return q;
+    };
+    nx_ = cover(win_.Ho * win_.Wo);
+    ny_ = cover(M_);
+    bk_ = 16;
+    auto fits = [&] {
+      return nx_ * ny_ <= lim.invocations && nx_ <= lim.size_x && ny_ <= lim.size_y &&
+             (bk_ * (nx_ + ny_) * 16 + 16 * ny_) <= lim.shared_bytes;
+    };
+    while (!fits() && bk_ > 4) bk_ /= 2;
+    while (!fits() && (nx_ > 1 || ny_ > 1)) (nx_ >= ny_ ? nx_ : ny_) /= 2;
+    kpt_ = 4 * int64_t(ny_);
+  }
+
   int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
 
   // A consumer's per-sample lists of input channels that are not all zero,
@@ -274,7 +333,10 @@ class ConvKernel : public Kernel {
   std::string label_;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0;
-  int64_t kpt_ = 1, list_len_ = 1;  // kernels per invocation; active-list length (M padded to kpt_)
+  bool gemm_ = true;                    // conv.comp (one group); else conv_direct.comp
+  bool depthwise_ = false;              // dwconv.comp (one input channel per group)
+  int64_t kpt_ = 1, list_len_ = 1;      // kernels per work-group row; active-list length (M padded to kpt_)
+  uint32_t nx_ = 1, ny_ = 1, bk_ = 16;  // GEMM tile: pixel quads, kernel quads, reduction step
   std::vector<float> weights_;
   Epilogue epilogue_;
   uint32_t index_off_ = 0, args_off_ = 0;
