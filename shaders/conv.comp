@@ -5,12 +5,14 @@
 // away) as a tiled implicit GEMM: out[m][p] = sum_k W[m][k] * X[k][p] with
 // k = (input channel, tap) and p = output pixel, X gathered from the input on
 // the fly (no im2col buffer). A work group of NX x NY invocations computes a
-// tile of BM = 4*NY output kernels x BN = 4*NX output pixels; each invocation
-// keeps 4 kernels x 4 consecutive pixels in registers (4 vec4). The reduction
-// runs in steps of BK: the group stages BK x BN input values and BK x BM
-// weights in shared memory, then each invocation does 16 FMAs per pair of
-// vec4 reads from shared memory. Tile sizes and BK are specialisation
-// constants chosen per layer within the device's limits (kernels/conv.cpp).
+// tile of BM = 4*TMQ*NY output kernels x BN = 4*TPQ*NX output pixels; each
+// invocation keeps 4*TMQ kernels x TPQ quads of 4 consecutive pixels in
+// registers (vec4 accumulators). The reduction runs in steps of BK: the group
+// stages BK x BN input values and BK x BM weights in shared memory, then each
+// invocation does 16*TMQ*TPQ FMAs per TMQ + TPQ vec4 reads from shared memory
+// (quads of neighbouring invocations are adjacent, so a wave reads contiguous
+// shared memory). Tile sizes and BK are specialisation constants chosen per
+// layer within the device's limits (kernels/conv.cpp).
 //
 // GATED (default build, conv_gated.spv): gating-ready. Work-group row y covers
 // slots [BM*y, BM*y + BM) of this sample's list of active output kernels
@@ -42,15 +44,19 @@ layout(constant_id = 17) const uint NX = 8;  // = local_size_x: pixel quads per 
 layout(constant_id = 18) const uint NY = 8;  // = local_size_y: kernel quads per tile
 layout(constant_id = 19) const uint BK = 8;  // reduction depth staged per step
 layout(constant_id = 20) const uint SKIP_IN = 0;  // 1: read only the input channels listed in y
+layout(constant_id = 21) const uint TPQ = 1;  // pixel quads per invocation
+layout(constant_id = 22) const uint TMQ = 1;  // kernel quads per invocation
 
 const uint TAPS = KH * KW;
 const uint HWO = HO * WO;
-const uint BN = 4u * NX;
-const uint BM = 4u * NY;
+const uint BN = 4u * TPQ * NX;
+const uint BM = 4u * TMQ * NY;
 const uint NT = NX * NY;
+const uint XQ = BN / 4u;  // pixel quads per tile
+const uint WQ = BM / 4u;  // kernel quads per tile
 
-shared vec4 xs[BK * NX];  // [k][pixel quad]
-shared vec4 ws[BK * NY];  // [k][kernel quad]
+shared vec4 xs[BK * XQ];  // [k][pixel quad]
+shared vec4 ws[BK * WQ];  // [k][kernel quad]
 shared uint ms[BM];       // the tile's kernels (M: none)
 
 void main() {
@@ -74,7 +80,8 @@ void main() {
   const uint list = pc.y_off + sample_index * (C + 1u);
   const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
   const uint ktot = channels * TAPS;
-  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+  vec4 acc[4u * TMQ * TPQ];  // [kernel j][pixel quad q]: 4 pixels of kernel j
+  for (uint i = 0; i < 4u * TMQ * TPQ; ++i) acc[i] = vec4(0.0);
   barrier();
   for (uint k0 = 0; k0 < ktot; k0 += BK) {
     // Stage BK x BN input values (consecutive invocations: consecutive pixels).
@@ -89,7 +96,7 @@ void main() {
         const int iw = int((p % WO) * SW + (tap % KW) * DW) - PL;
         if (ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) v = x[xbase + (c * H + uint(ih)) * W + uint(iw)];
       }
-      xs[kk * NX + pp / 4u][pp % 4u] = v;
+      xs[kk * XQ + pp / 4u][pp % 4u] = v;
     }
     // Stage BK x BM weights ([M][C*TAPS] rows; consecutive invocations: consecutive k).
     for (uint i = t; i < BK * BM; i += NT) {
@@ -100,26 +107,26 @@ void main() {
         const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
         v = w[pc.w_off + m * C * TAPS + wk];
       }
-      ws[kk * NY + mm / 4u][mm % 4u] = v;
+      ws[kk * WQ + mm / 4u][mm % 4u] = v;
     }
     barrier();
     for (uint kk = 0; kk < BK; ++kk) {
-      const vec4 a = xs[kk * NX + lx];
-      const vec4 b = ws[kk * NY + ly];
-      acc0 += a * b.x;
-      acc1 += a * b.y;
-      acc2 += a * b.z;
-      acc3 += a * b.w;
+      vec4 a[TPQ], b[TMQ];
+      for (uint q = 0; q < TPQ; ++q) a[q] = xs[kk * XQ + q * NX + lx];
+      for (uint r = 0; r < TMQ; ++r) b[r] = ws[kk * WQ + r * NY + ly];
+      for (uint j = 0; j < 4u * TMQ; ++j)
+        for (uint q = 0; q < TPQ; ++q) acc[j * TPQ + q] += a[q] * b[j / 4u][j % 4u];
     }
     barrier();
   }
-  const uint p = p0 + 4u * lx;
   const uint obase = pc.o_off + sample_index * M * HWO;
-  vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
-  for (uint j = 0; j < 4u; ++j) {
-    const uint m = ms[4u * ly + j];
+  for (uint j = 0; j < 4u * TMQ; ++j) {
+    const uint m = ms[4u * ((j / 4u) * NY + ly) + j % 4u];
     if (m >= M) continue;
-    for (uint q = 0; q < 4u; ++q)
-      if (p + q < HWO) o[obase + m * HWO + p + q] = epilogue(acc[j][q], m);
+    for (uint q = 0; q < TPQ; ++q) {
+      const uint p = p0 + 4u * (q * NX + lx);
+      for (uint e = 0; e < 4u; ++e)
+        if (p + e < HWO) o[obase + m * HWO + p + e] = epilogue(acc[j * TPQ + q][e], m);
+    }
   }
 }

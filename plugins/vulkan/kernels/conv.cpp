@@ -88,7 +88,7 @@ class ConvKernel : public Kernel {
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
     index_off_ = p.add_words(all);
     wg_ = p.workgroup_1d;
-    const int64_t per_group = gemm_ ? 4 * int64_t(nx_) : int64_t(wg_);  // output pixels per work group
+    const int64_t per_group = gemm_ ? 4 * int64_t(nx_ * tpq_) : int64_t(wg_);  // output pixels per work group
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
     args_off_ = p.add_words({groups_x_, uint32_t(list_len_ / kpt_), 1});  // the ungated indirect dispatch
@@ -114,7 +114,7 @@ class ConvKernel : public Kernel {
           .set(13, uint32_t(win_.dh))
           .set(14, uint32_t(win_.dw));
       sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
-      sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u);
+      sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
       epilogue_.specialize(sc, uint32_t(M_));
       pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
     } else {
@@ -228,26 +228,31 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  // The GEMM tile: BM = 4*ny_ kernels x BN = 4*nx_ pixels, each the smallest
-  // power of two that covers the layer (so small layers waste few lanes), at
-  // most 64 x 64 (256 invocations with 16 accumulators each: a size GPUs of
-  // every vendor run at full occupancy), then shrunk to the device's limits.
+  // The GEMM tile: BM = 4*tmq_*ny_ kernels x BN = 4*tpq_*nx_ pixels. Each
+  // invocation keeps 4*tmq_ x 4*tpq_ outputs in registers: 8 x 8 where the
+  // layer is wide enough (four vec4 reads from shared memory per 64 FMAs),
+  // else 4 x 4. The group's extent is the smallest power of two that covers
+  // the layer (small layers waste few lanes), at most 128 pixels x 64 kernels
+  // (128 invocations), then shrunk to the device's limits.
   void choose_tile(const TileLimits& lim) {
-    auto cover = [](int64_t n) {
+    const int64_t pixels = win_.Ho * win_.Wo;
+    auto cover = [](int64_t n, uint32_t per, uint32_t most) {
       uint32_t q = 1;
-      while (q < 16 && 4 * int64_t(q) < n) q *= 2;
+      while (q < most && int64_t(per) * q < n) q *= 2;
       return q;
     };
-    nx_ = cover(win_.Ho * win_.Wo);
-    ny_ = cover(M_);
-    bk_ = 16;
+    tpq_ = pixels > 32 ? 2 : 1;
+    tmq_ = M_ > 32 ? 2 : 1;
+    nx_ = cover(pixels, 4 * tpq_, 16);
+    ny_ = cover(M_, 4 * tmq_, 8);
+    bk_ = 8;
     auto fits = [&] {
       return nx_ * ny_ <= lim.invocations && nx_ <= lim.size_x && ny_ <= lim.size_y &&
-             (bk_ * (nx_ + ny_) * 16 + 16 * ny_) <= lim.shared_bytes;
+             (bk_ * (nx_ * tpq_ + ny_ * tmq_) * 16 + 16 * ny_ * tmq_) <= lim.shared_bytes;
     };
     while (!fits() && bk_ > 4) bk_ /= 2;
     while (!fits() && (nx_ > 1 || ny_ > 1)) (nx_ >= ny_ ? nx_ : ny_) /= 2;
-    kpt_ = 4 * int64_t(ny_);
+    kpt_ = 4 * int64_t(ny_ * tmq_);
   }
 
   int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
@@ -337,6 +342,7 @@ class ConvKernel : public Kernel {
   bool depthwise_ = false;              // dwconv.comp (one input channel per group)
   int64_t kpt_ = 1, list_len_ = 1;      // kernels per work-group row; active-list length (M padded to kpt_)
   uint32_t nx_ = 1, ny_ = 1, bk_ = 16;  // GEMM tile: pixel quads, kernel quads, reduction step
+  uint32_t tpq_ = 1, tmq_ = 1;          // pixel and kernel quads per invocation
   std::vector<float> weights_;
   Epilogue epilogue_;
   uint32_t index_off_ = 0, args_off_ = 0;
