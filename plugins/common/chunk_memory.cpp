@@ -103,6 +103,12 @@ ChunkMemory::Id OffsetAllocator::alloc(uint64_t bytes) {
       best_off =
           by_offset_.empty() ? 0 : by_offset_.rbegin()->first + chunks_[by_offset_.rbegin()->second].size;
     }
+    // A chunk that lands in the hole at the top of the block takes its top end:
+    // the free space stays one hole between the chunks at either end, and a
+    // chain of steps alternates ends instead of fragmenting the block (whole-
+    // batch plans of the zoo networks moved 38-58 MB per request without it).
+    if (!by_offset_.empty() && best_size != UINT64_MAX && best_off + best_size == capacity_)
+      best_off = capacity_ - bytes;
     c.offset = best_off;
     by_offset_[best_off] = id;
     if (best_off + bytes > extent_) extent_ = best_off + bytes;

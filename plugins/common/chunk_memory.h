@@ -3,7 +3,10 @@
 //   - CountingMemory counts live bytes only (the plan simulation);
 //   - OffsetAllocator places chunks at byte offsets inside a block of exactly
 //     `capacity` bytes. Chunk sizes are exact (no rounding, no headers), so the
-//     live bytes it measures are exactly the bytes of the chunks held. When no
+//     live bytes it measures are exactly the bytes of the chunks held. A chunk
+//     goes to the smallest hole it fits (at the hole's bottom; in the hole at
+//     the top of the block, at the block's top end, so that the free space
+//     stays in one piece between the two ends). When no
 //     hole is big enough but the free bytes in total are, it compacts: every
 //     live chunk slides down (contents to be preserved) so the free space
 //     becomes one block at the top; the slides are listed as Moves, in the
