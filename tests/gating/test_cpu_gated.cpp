@@ -242,8 +242,13 @@ TEST_CASE("cpu gated: the gated layer counts its workspace and describes its gat
 TEST_CASE("cpu gated: a plan that runs the gated layers one sample at a time gives the same bits",
           "[gating][cpu]") {
   GatedGraphOptions o;
+  o.kernels = o.gate_channels = 24;  // >= 16 kernels: the gated conv's dense conv may take oneDNN
   const HostTensor x = gate_input(o, 4, 21);
-  cpu_test::Executor ex(gated_graph(o), "{\"threads\": 1}");
+  const std::string options =
+      GENERATE(as<std::string>{}, "{\"threads\": 1}", "{\"threads\": 1, \"conv\": \"onednn\"}",
+               "{\"threads\": 2, \"conv\": \"onednn\"}");
+  INFO(options);
+  cpu_test::Executor ex(gated_graph(o), options);
   REQUIRE(ex.ok());
   cpu_test::MemoryModel mm(ex);
   std::vector<HostTensor> whole, split;
@@ -259,4 +264,30 @@ TEST_CASE("cpu gated: a plan that runs the gated layers one sample at a time giv
   CHECK(whole[0].data == split[0].data);
   CHECK(gate_entry(report, "conv1").at("samples") == 4);
   CHECK(report.at("peak_bytes") == mm.peak(steps, 4));  // the gated layers' memory as the model counts it
+}
+
+TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference with per-sample masks",
+          "[gating][cpu]") {
+  // 40 kernels over 20 channels: samples with most of their kernels on take the
+  // dense conv (oneDNN with "conv": "onednn", OpenBLAS with "blas") then zero
+  // their off channels, the others the reduced im2col + sgemm; the consumer conv
+  // skips the off channels as inputs.
+  for (const char* options :
+       {"{\"threads\": 2, \"conv\": \"onednn\"}", "{\"threads\": 1, \"conv\": \"onednn\"}",
+        "{\"threads\": 2, \"conv\": \"blas\"}", "{\"threads\": 2}"}) {
+    for (float t : {0.0f, 0.4f, 0.5f, 0.6f, 1.0f}) {
+      GatedGraphOptions o;
+      o.channels = 20;
+      o.kernels = o.gate_channels = 40;
+      o.size = 11;
+      o.threshold = t;
+      INFO(options << " threshold " << t);
+      const Outcome r = run_both(gated_graph(o), gate_input(o, 6, 31), options);
+      INFO(r.detail);
+      CHECK(r.worst <= 1.0);
+      if (t == 0.5f) CHECK(masks_differ(r.mask));
+      const nlohmann::json& conv = gate_entry(r.report, "conv1");
+      CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
+    }
+  }
 }
