@@ -1,6 +1,7 @@
 // frugal workflow on toy networks: the executed plans' measured arena peaks are
 // the plans' predicted peaks, and every plan's outputs equal the float64
 // reference of the ORIGINAL (unfolded) network on the same input.
+#include "frugal/model/onnx_import.h"
 #include "reference.h"
 #include "tensor/npy.h"
 #include "workflow_test_util.h"
@@ -59,4 +60,41 @@ TEST_CASE("frugal workflow: a given budget below every plan is refused with the 
   r = frugal_in(dir, "workflow zoo:toy_tiny --batch 4 --batches 1,5");
   CHECK(r.code == 2);
   CHECK(contains(r.output, "batch size 5 is outside 1..4"));
+}
+
+TEST_CASE("frugal profile and workflow on a gated model: stated or calibrated activity, plans exact",
+          "[workflow][gating]") {
+  ScratchDir dir("wfgate");
+  REQUIRE(frugal_in(dir, "zoo toy_tiny@gate0.5 -o gated.onnx").code == 0);
+  // The profiler records the activity it timed gated layers at: the stated one, else a calibrated one.
+  FrugalRun r =
+      frugal_in(dir, "profile gated.onnx --upto 2 --repeat 1 --quiet --gate-activity 0.25 -o c1.json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(read_json(dir / "c1.json")["gate_activity"] == 0.25);
+  r = frugal_in(dir, "profile gated.onnx --upto 2 --repeat 1 --quiet -o c2.json");
+  REQUIRE(r.code == 0);
+  const nlohmann::json c2 = read_json(dir / "c2.json");
+  REQUIRE(c2.contains("gate_activity"));
+  const nlohmann::json& calibrated = c2["gate_activity"];
+  CHECK((calibrated.is_object() ||
+         (calibrated.is_number() && calibrated.get<double>() > 0 && calibrated.get<double>() <= 1)));
+  // Plans over gated layers: memory at the dense upper bound, so measured peaks are the predicted ones,
+  // and the outputs are the gated network's float64 reference.
+  r = frugal_in(dir, "workflow gated.onnx --batch 4 --threads 1 --repeat 1 --report wf.json --save out");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const nlohmann::json w = read_json(dir / "wf.json");
+  const Tensor x = load_npy(dir / "out_input.npy");
+  const RefValues ref = reference_run(load_onnx_file(dir / "gated.onnx"), {{"input", to_ref(x)}});
+  int plans = 0;
+  for (const char* plan : {"vbs", "fbs", "greedy"}) {
+    INFO(plan);
+    if (!w.contains(plan)) continue;
+    ++plans;
+    CHECK(w[plan]["measured_peak_bytes"] == w[plan]["predicted_peak_bytes"]);
+    const Tensor y = load_npy(dir / (std::string("out_") + plan + ".npy"));
+    CHECK(max_rel_diff(to_ref(y), ref.at("output")) < 1e-4);
+  }
+  CHECK(plans >= 2);
 }

@@ -1,0 +1,35 @@
+-- Per layer, dense against gated on the CPU executor at a stated activity (docs/BENCHMARKS.md, bench-gate):
+--   ./build/frugal tools/gate-layers.lua NETS [ACTIVITY] [REPEATS] [EVERY]
+-- NETS: zoo networks, comma-separated; ACTIVITY (default 0.5): frugal.gate's activity, and the executor's
+-- gate_activity (gated convs timed with floor(A x K) kernels on, consumers with all but floor(A x C) input
+-- channels zero); REPEATS (default 9): time_layer's timed runs per layer, batch 1; EVERY (default 1): gate
+-- every EVERY-th gateable conv. Prints the layers that take more than 0.2 ms either way: dense time, gated
+-- time, their ratio and both kernel paths; then the sums.
+local nets = {}
+for n in (arg[1] or "alexnet"):gmatch("[^,]+") do nets[#nets + 1] = n end
+local act = tonumber(arg[2] or "0.5")
+local reps = tonumber(arg[3] or "9")
+local every = tonumber(arg[4] or "1")
+for _, name in ipairs(nets) do
+  local dense = frugal.zoo(name)
+  local x = frugal.random_input(dense, 1, 0)
+  local gated = frugal.gate(dense, {activity = act, seed = 0, input = x, every = every})
+  local exd = frugal.executor(dense, {executor = "cpu"})
+  local exg = frugal.executor(gated, {executor = "cpu", gate_activity = act})
+  local dl, gl = exd:describe().layers, exg:describe().layers
+  local byname = {}
+  for i, l in ipairs(dl) do byname[l.name] = i end
+  local td, tg = 0, 0
+  print(string.format("%s activity %g: %d dense layers, %d gated", name, act, #dl, #gl))
+  for i, l in ipairs(gl) do
+    local j = byname[l.name]
+    local a = j and exd:time_layer(j, 1, reps) or 0
+    local b = exg:time_layer(i, 1, reps)
+    td, tg = td + a, tg + b
+    if a > 2e-4 or b > 2e-4 then
+      print(string.format("  %-24s %9.3f ms %9.3f ms  %5.2f  %s | %s", l.name, a * 1e3, b * 1e3, b / math.max(a, 1e-9),
+        tostring(j and dl[j].algorithm or "-"), tostring(l.algorithm)))
+    end
+  end
+  print(string.format("  sum %9.3f ms %9.3f ms ratio %.3f", td * 1e3, tg * 1e3, tg / td))
+end
