@@ -8,7 +8,9 @@
 // channels are exact zeros. A sample with most of its work active (at least
 // kDenseShare of the kernel x channel pairs) runs the registry's dense conv
 // instead, then zeroes its off channels: at full activity a gated conv costs
-// the dense one plus its gate.
+// the dense one plus its gate (the dense conv is the registry's, oneDNN where the
+// dense network takes it). A consumer that is not gated also keeps its weights as
+// [K, M], so that its active input channels are whole rows to gather.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -90,6 +92,14 @@ class GatedConvKernel : public Kernel {
                     " kernels over " + std::to_string(C_) + " channels");
     }
     skip_inputs_ = s.zero_block > 0;
+    // A consumer that is not gated itself keeps its weights as [K, M] too: its active
+    // input channels are then whole rows, and gathering them reads only their weights
+    // (from [M, K], a channel's taps are a few floats in every row: every cache line).
+    if (skip_inputs_ && !has_gate_) {
+      weight_t_.resize(weight_.size());
+      for (int64_t m = 0; m < M_; ++m)
+        for (int64_t k = 0; k < K_; ++k) weight_t_[size_t(k * M_ + m)] = weight_[size_t(m * K_ + k)];
+    }
     pointwise_ = taps_ == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && win_.pb == 0 &&
                  win_.pr == 0;
     // Chunks of whole output rows whose im2col block and output block hold about
@@ -212,8 +222,12 @@ class GatedConvKernel : public Kernel {
     if (nout == 0) return;
     const int64_t kc = nin * taps_;
     const float* W = weight_.data();
+    const bool by_rows = !weight_t_.empty() && dense_out;  // W is [kc, M] (transposed)
     if (!dense_in || !dense_out) {
-      gather_weights(w, nin, nout, a.pool);
+      if (by_rows)
+        gather_rows(w, nin, a.pool);
+      else
+        gather_weights(w, nin, nout, a.pool);
       W = w.weights;
     }
     // Whole chunks per participant when there are several (as the dense conv), else one
@@ -235,7 +249,8 @@ class GatedConvKernel : public Kernel {
       float* C = dense_out ? ys + col0 : out_buf;
       const int64_t ldc = dense_out ? out_plane : cols;
       if (kc > 0)
-        parallel_sgemm(false, false, nout, cols, kc, 1.0f, W, kc, B, ldb, 0.0f, C, ldc, pool);
+        parallel_sgemm(by_rows, false, nout, cols, kc, 1.0f, W, by_rows ? M_ : kc, B, ldb, 0.0f, C, ldc,
+                       pool);
       else
         for (int64_t r = 0; r < nout; ++r) std::memset(C + r * ldc, 0, sizeof(float) * size_t(cols));
       parallel_range(pool, nout, 8, [&](int64_t r0, int64_t r1) {
@@ -294,6 +309,15 @@ class GatedConvKernel : public Kernel {
     });
   }
 
+  // weights[(i, t), m] = weight_t_[(in_idx[i], t), m]: [nin * taps, M], whole rows.
+  void gather_rows(const Scratch& w, int64_t nin, ThreadPool* pool) const {
+    const int64_t row = taps_ * M_;
+    parallel_range(pool, nin, std::max<int64_t>(1, 16384 / row), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        std::memcpy(w.weights + i * row, weight_t_.data() + w.in_idx[i] * row, sizeof(float) * size_t(row));
+    });
+  }
+
   // Rows [r0, r1) of cols[(i, ki, kj), (oh - oh0, ow)] = x[in_idx[i], oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]
   // for output rows [oh0, oh1), 0 in the padding.
   void im2col_rows(const float* x, const Scratch& w, float* out, int64_t r0, int64_t r1, int64_t oh0,
@@ -326,7 +350,8 @@ class GatedConvKernel : public Kernel {
   Window win_;
   int threads_ = 1;
   int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0, chunk_rows_ = 1;
-  std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
+  std::vector<float> weight_;    // [M, C, kh, kw] = [M, K]
+  std::vector<float> weight_t_;  // a consumer that is not gated: also [K, M]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
   std::unique_ptr<Kernel> dense_;  // the registry's conv
