@@ -21,6 +21,9 @@ class EpilogueSteps {
   // Values are those the shaders are specialised with (common.glsl): the affine
   // map is 1, activations keep their ops::ActivationKind value.
   static constexpr int kAffine = 1;
+  // x * sigmoid(x): a Sigmoid and the Mul of its input by it, joined on
+  // backends that fuse Swish (LayerGraph::fuses_swish; not in the shaders).
+  static constexpr int kSwish = 100;
   struct Step {
     int kind;                         // kAffine or an ops::ActivationKind value
     std::vector<float> scale, shift;  // affine
@@ -31,6 +34,7 @@ class EpilogueSteps {
   // Appends y = scale[c] * x + shift[c]; merges with a directly preceding affine step.
   void add_affine(const std::vector<float>& scale, const std::vector<float>& shift);
   void add_activation(ops::ActivationKind kind, float a, float b);
+  void add_swish() { steps_.push_back({kSwish, {}, {}, 0.0f, 0.0f}); }
 
   bool empty() const { return steps_.empty(); }
   const std::vector<Step>& steps() const { return steps_; }

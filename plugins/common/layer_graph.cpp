@@ -31,12 +31,14 @@ struct CompileState {
   std::map<std::string, TensorDesc> constant_nodes;  // Constant node outputs
   std::map<std::string, int> readers;                // node inputs reading each value
   std::set<std::string> graph_outputs;
-  std::map<std::string, int> act;  // value name -> activation tensor
-  std::vector<Dims> dims1;         // per tensor: dims at the probe batch
-  std::vector<bool> probe_ok;      // per tensor
-  std::set<std::string> unknown;   // values downstream of something unsupported
-  std::vector<NodeShapes> shapes;  // per node
-  bool shapes_batched = true;      // every activation keeps the batch on axis 0
+  std::map<std::string, int> act;            // value name -> activation tensor
+  std::vector<Dims> dims1;                   // per tensor: dims at the probe batch
+  std::vector<bool> probe_ok;                // per tensor
+  std::set<std::string> unknown;             // values downstream of something unsupported
+  std::vector<NodeShapes> shapes;            // per node
+  bool shapes_batched = true;                // every activation keeps the batch on axis 0
+  std::map<std::string, std::string> swish;  // Swish pairs: Sigmoid node -> its Mul node
+  std::set<std::string> swish_muls;          // their Mul nodes, while the Sigmoid may join
 
   // Compile-time constants: initializers and Constant node outputs.
   const TensorDesc* constant(const std::string& name) const {
@@ -127,6 +129,7 @@ void LayerGraph::compile(const Graph& g) {
   if (!c.problems.empty()) c.report(executor_);  // the nodes below read these inputs
   infer_node_shapes(g, c);
   if (runs_gates()) find_model_gates(g);
+  if (fuses_swish()) find_swish(g, c);
   for (size_t i = 0; i < g.nodes.size(); ++i) compile_node(g.nodes[i], i, c);
   if (!c.problems.empty()) c.report(executor_);
   add_outputs(g, c);
@@ -396,10 +399,61 @@ bool LayerGraph::compile_gate_node(const Node& n, CompileState& c) {
   throw Error(node_label(n) + ": the gate's Mul reads no computed value");
 }
 
+// Swish pairs: Sigmoid(t) -> s and Mul(t, s), where t and s have no other
+// readers and are no graph outputs (EfficientNet's SiLU as torchvision exports it).
+void LayerGraph::find_swish(const Graph& g, CompileState& c) const {
+  std::map<std::string, const Node*> mul_of;  // a Mul's inputs, as "a|b", both orders
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Mul" && default_domain(n) && n.inputs.size() == 2) {
+      mul_of[n.inputs[0] + "|" + n.inputs[1]] = &n;
+      mul_of[n.inputs[1] + "|" + n.inputs[0]] = &n;
+    }
+  const auto alone = [&](const std::string& v, int readers) {
+    return !v.empty() && c.readers[v] == readers && !c.graph_outputs.count(v);
+  };
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Sigmoid" || !default_domain(n) || n.inputs.size() != 1 || n.outputs.size() != 1)
+      continue;
+    const std::string &t = n.inputs[0], &s = n.outputs[0];
+    auto m = mul_of.find(t + "|" + s);
+    if (t == s || m == mul_of.end() || !alone(t, 2) || !alone(s, 1)) continue;
+    c.swish[n.name] = m->second->name;
+    c.swish_muls.insert(m->second->name);
+  }
+}
+
+// Node n of a Swish pair into its producer's layer (see find_swish): the Sigmoid
+// adds the Swish step, the Mul then only renames the layer's output. False when
+// n is not in a pair (or its Sigmoid could not join: then the Mul is a layer).
+bool LayerGraph::try_bundle_swish(const Node& n, const std::vector<int>& node_inputs, CompileState& c) {
+  const bool sigmoid = c.swish.count(n.name) > 0, mul = c.swish_muls.count(n.name) > 0;
+  if (!sigmoid && !mul) return false;
+  const int src = node_inputs.empty() ? -1 : node_inputs[0];
+  const int producer = src >= 0 ? tensors_[size_t(src)].producer : -1;
+  const bool joins = producer >= 0 && layers_[size_t(producer)].output == src &&
+                     (!mul || (node_inputs.size() == 2 && node_inputs[1] == src));
+  EpilogueSteps* target = nullptr;
+  if (joins && sigmoid && is_epilogue_head(*layer_ops_[size_t(producer)]))
+    target = bundle_target(producer, "Sigmoid");
+  if (sigmoid && !target) {
+    c.swish_muls.erase(c.swish[n.name]);  // its Mul stays a layer of its own
+    return false;
+  }
+  if (!joins) return false;
+  if (target) target->add_swish();
+  Layer& L = layers_[size_t(producer)];
+  L.ops.push_back(n.op_type);
+  L.nodes.push_back(n.name);
+  c.act[n.outputs[0]] = src;
+  if (mul) tensors_[size_t(src)].name = n.outputs[0];  // the layer now writes the Mul's output
+  return true;
+}
+
 // Bundles node n into its producer's layer when it runs in place right after it
 // (a BatchNormalization or activation joining the epilogue, or a passthrough).
 bool LayerGraph::try_bundle(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                             CompileState& c) {
+  if (try_bundle_swish(n, node_inputs, c)) return true;
   const int src = node_inputs.empty() ? -1 : node_inputs[0];
   const int producer = src >= 0 ? tensors_[size_t(src)].producer : -1;
   if (producer < 0 || layers_[size_t(producer)].output != src) return false;

@@ -41,6 +41,7 @@ class Model : public exec::LayerGraph {
   void add_kernel(const KernelSpec& s) override;
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
+  bool fuses_swish() const override { return true; }
   uint64_t workspace_bytes(int l, int64_t n) const override;
   bool runs_gates() const override { return true; }
 

@@ -59,6 +59,10 @@ class OmpThreads {
 bool append_activation(const exec::EpilogueSteps::Step& s, dnnl::post_ops& po) {
   using dnnl::algorithm;
   using ops::ActivationKind;
+  if (s.kind == exec::EpilogueSteps::kSwish) {  // x * sigmoid(alpha x), alpha = 1
+    po.append_eltwise(1.f, algorithm::eltwise_swish, 1.f, 0.f);
+    return true;
+  }
   switch (ActivationKind(s.kind)) {
     case ActivationKind::Relu:
       po.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);

@@ -15,6 +15,10 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
     for (int64_t i = 0; i < count; ++i) x[i] = scale * x[i] + shift;
     return;
   }
+  if (s.kind == kSwish) {
+    swish_inplace(x, count);
+    return;
+  }
   switch (ActivationKind(s.kind)) {
     case ActivationKind::Relu:
       for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;

@@ -39,4 +39,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sigmoid_inplac
   for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + exp_approx(-x[i]));
 }
 
+__attribute__((target_clones("avx512f", "avx2", "default"))) void swish_inplace(float* __restrict x,
+                                                                                int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] * (1.0f / (1.0f + exp_approx(-x[i])));
+}
+
 }  // namespace frugal::cpu

@@ -13,5 +13,7 @@ namespace frugal::cpu {
 // below 1e-38 absolute under that (exp's argument is clamped to [-87.3, 88.7],
 // which keeps every intermediate a normal float); NaN stays NaN.
 void sigmoid_inplace(float* x, int64_t n);
+// x[i] = x[i] * sigmoid(x[i]) (Swish, SiLU), with the same sigmoid.
+void swish_inplace(float* x, int64_t n);
 
 }  // namespace frugal::cpu
