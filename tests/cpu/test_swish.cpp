@@ -27,7 +27,8 @@ int64_t numel(const std::vector<int64_t>& d) {
 }
 
 // Conv (k x k, `group`) -> BN -> t; Swish(t) -> "out" (Mul(t, s) or Mul(s, t)).
-GraphMaker swish_conv(int64_t N, int64_t C, int64_t M, int64_t k, int64_t group, bool swap, std::mt19937_64& rng) {
+GraphMaker swish_conv(int64_t N, int64_t C, int64_t M, int64_t k, int64_t group, bool swap,
+                      std::mt19937_64& rng) {
   GraphMaker m;
   m.input("x", {N, C, 12, 12}, true);
   const std::vector<int64_t> wd = {M, C / group, k, k};
@@ -66,8 +67,8 @@ std::vector<std::string> check_against_reference(GraphMaker& m, const std::vecto
     REQUIRE(out[0].dims == want.dims);
     double worst = 0.0;
     for (size_t i = 0; i < want.data.size(); ++i)
-      worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
-                                  (1e-4 + 1e-4 * std::fabs(want.data[i])));
+      worst = std::max(
+          worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-4 + 1e-4 * std::fabs(want.data[i])));
     CHECK(worst <= 1.0);
     ops.clear();
     const nlohmann::json desc = ex.describe();
@@ -129,5 +130,6 @@ TEST_CASE("a Sigmoid whose input has another reader is no Swish: it stays a laye
   m.node("Mul", {"t", "s"}, "u");
   m.node("Add", {"u", "t"}, "out");  // t's third reader
   m.output("out");
-  CHECK(check_against_reference(m, {2, 8, 6, 6}, rng) == std::vector<std::string>{"Conv", "Sigmoid", "Mul", "Add"});
+  CHECK(check_against_reference(m, {2, 8, 6, 6}, rng) ==
+        std::vector<std::string>{"Conv", "Sigmoid", "Mul", "Add"});
 }
