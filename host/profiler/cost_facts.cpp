@@ -81,7 +81,8 @@ void merge_measured(nlohmann::json& table, const nlohmann::json& measured) {
       while (want[l]["time_s"].size() <= i) want[l]["time_s"].push_back(0.0), want[l]["source"].push_back("");
       if (is_measured) want[l]["time_s"][i] = t[i], want[l]["source"][i] = "measured";
     }
-    if (have[l].contains("step_overhead_s")) want[l]["step_overhead_s"] = have[l]["step_overhead_s"];
+    for (const char* k : {"step_overhead_s", "step_overhead_per_sample_s"})
+      if (have[l].contains(k)) want[l][k] = have[l][k];
   }
 }
 

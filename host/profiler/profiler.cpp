@@ -96,7 +96,7 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 // Everything that makes a measurement what it is: a cache hit must match all of it.
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
-  nlohmann::json key = {{"format", 3},  // 3: tables carry step_overhead_s
+  nlohmann::json key = {{"format", 4},  // 3: tables carry step_overhead_s; 4: and step_overhead_per_sample_s
                         {"model_hash", subject.model_hash},
                         {"executor", subject.executor},
                         {"device", f.device},
@@ -215,14 +215,14 @@ nlohmann::json profile_layer(ExecutorClient& ex, const ExecutorFacts& f, size_t 
   return out;
 }
 
-// Random batch-1 inputs of the network; none (nothing to run) for a scalar or symbolic input.
-std::optional<std::vector<Tensor>> batch1_inputs(ExecutorClient& ex) {
+// Random inputs of the network at `batch`; none (nothing to run) for a scalar or symbolic input.
+std::optional<std::vector<Tensor>> batch_inputs(ExecutorClient& ex, int batch) {
   std::vector<Tensor> inputs;
   uint64_t seed = 1;
   for (const auto& in : ex.describe().value("inputs", nlohmann::json::array())) {
     std::vector<int64_t> dims = in.value("shape", std::vector<int64_t>{});
     if (dims.empty()) return std::nullopt;  // a scalar input: no batch to speak of
-    dims[0] = 1;
+    dims[0] = batch;
     for (int64_t d : dims)
       if (d < 1) return std::nullopt;  // a symbolic dimension: leave the overhead out
     Tensor t(dims);
@@ -238,18 +238,18 @@ double median_of(std::vector<double> v) {
 }
 
 // One pass of the per-step overhead measurement (see the header): the network
-// at batch 1 as a plan of one step per layer, run `runs` times after a
+// at `batch` as a plan of one step per layer, run `runs` times after a
 // warm-up; per layer the median of its step's seconds goes into `best`.
 // False when there is nothing to measure: an executor whose reports give no
 // per-step seconds, or one that cannot run the plan (then with a warning).
-bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int runs, FastestPass& best,
+bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int batch, int runs, FastestPass& best,
                        std::string& warnings) {
   const size_t n = f.layers->size();
   nlohmann::json steps = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i)
-    steps.push_back({{"layer", layer_name((*f.layers)[i], i)}, {"first", 0}, {"count", 1}});
-  const nlohmann::json plan = {{"batch", 1}, {"steps", steps}};
-  const std::optional<std::vector<Tensor>> inputs = batch1_inputs(ex);
+    steps.push_back({{"layer", layer_name((*f.layers)[i], i)}, {"first", 0}, {"count", batch}});
+  const nlohmann::json plan = {{"batch", batch}, {"steps", steps}};
+  const std::optional<std::vector<Tensor>> inputs = batch_inputs(ex, batch);
   if (!inputs) return false;
   std::vector<std::vector<double>> seconds(n);
   try {
@@ -266,24 +266,37 @@ bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int runs, Fas
   } catch (const Error& e) {
     warnings +=
         std::string(warnings.empty() ? "" : "\n") +
-        "warning: the per-step overhead was not measured (the network at batch 1, one step per layer, did "
-        "not run: " +
-        e.what() + "); the table prices steps by time_s alone";
+        "warning: the per-step overhead was not measured at batch " + std::to_string(batch) +
+        " (the network, one step per layer, did not run: " + e.what() + ")" +
+        (batch == 1 ? "; the table prices steps by time_s alone" : "; its per-sample part is left at 0");
     return false;
   }
   for (size_t k = 0; k < n; ++k) best.add(k, median_of(seconds[k]), 0.0);
   return true;
 }
 
-// Per layer: its fastest step seconds minus its time_s at batch 1 (at least 0).
-void add_step_overheads(const FastestPass& steps, nlohmann::json& layers) {
+// Per layer: its excess at batch 1 and (when measured) at batch B, split.
+void add_step_overheads(const FastestPass& at1, const FastestPass* atB, int B, nlohmann::json& layers) {
   for (size_t k = 0; k < layers.size(); ++k) {
-    const double alone = layers[k]["time_s"][0].get<double>();
-    layers[k]["step_overhead_s"] = std::max(0.0, steps.median(k) - alone);
+    const double d1 = at1.median(k) - layers[k]["time_s"][0].get<double>();
+    const double dB = atB ? atB->median(k) - layers[k]["time_s"][size_t(B - 1)].get<double>() * B : d1;
+    const StepOverhead o = split_step_overhead(d1, dB, atB ? B : 1);
+    layers[k]["step_overhead_s"] = o.fixed_s;
+    layers[k]["step_overhead_per_sample_s"] = o.per_sample_s;
   }
 }
 
 }  // namespace
+
+StepOverhead split_step_overhead(double excess_1, double excess_B, int B) {
+  StepOverhead o;
+  o.fixed_s = std::max(0.0, excess_1);
+  if (B > 1) {
+    o.per_sample_s = std::max(0.0, (excess_B - excess_1) / (B - 1));
+    o.fixed_s = std::max(0.0, excess_1 - o.per_sample_s);
+  }
+  return o;
+}
 
 ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, const ProfileOptions& opt) {
   const std::vector<int> batches = measured_batch_list(opt);
@@ -307,19 +320,21 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   const double t0 = now_seconds();
   const size_t n = facts.layers->size();
   ProgressCounter progress{opt, subject, n, 0, n * batches.size() * size_t(opt.passes)};
-  FastestPass best(n * batches.size()), step_best(n);
-  bool overhead = opt.step_overhead;
+  FastestPass best(n * batches.size()), step_best(n), step_best_B(n);
+  bool overhead = opt.step_overhead, overhead_B = opt.step_overhead && opt.batch_max > 1;
   for (int pass = 0; pass < opt.passes; ++pass) {
     time_pass(ex, facts, batches, pass, opt, progress, best);
     if (!overhead) continue;
     if (opt.progress)
       opt.progress("profiling " + subject.model_name + ": per-step overhead in a run",
                    static_cast<double>(progress.done) / static_cast<double>(progress.total));
-    overhead = step_seconds_pass(ex, facts, opt.repeats, step_best, r.warnings);
+    overhead = step_seconds_pass(ex, facts, 1, opt.repeats, step_best, r.warnings);
+    if (overhead && overhead_B)
+      overhead_B = step_seconds_pass(ex, facts, opt.batch_max, opt.repeats, step_best_B, r.warnings);
   }
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, best));
-  if (overhead) add_step_overheads(step_best, layers);
+  if (overhead) add_step_overheads(step_best, overhead_B ? &step_best_B : nullptr, opt.batch_max, layers);
   if (opt.progress) opt.progress("", 1.0);
   r.seconds = now_seconds() - t0;
   r.costs = {{"model", subject.model_name},
@@ -335,10 +350,12 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
              {"layers", layers}};
   if (!facts.gate_activity.is_null()) r.costs["gate_activity"] = facts.gate_activity;
   if (opt.step_overhead && !layers.empty() && layers[0].contains("step_overhead_s"))
-    r.costs["step_overhead"] = {{"measured_by", "the network at batch 1, one step per layer"},
-                                {"batch", 1},
-                                {"runs", opt.repeats},
-                                {"passes", opt.passes}};
+    r.costs["step_overhead"] = {
+        {"measured_by", "the network at batch 1 and at batch_max, one step per layer"},
+        {"batch", 1},
+        {"per_sample_batch", overhead_B ? opt.batch_max : 1},
+        {"runs", opt.repeats},
+        {"passes", opt.passes}};
   add_executor_facts(r.costs, ex.describe());
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;

@@ -8,9 +8,9 @@
 //                "time_spread_s": [per-sample max - min of the repetitions; 0 where not measured],
 //                "in_bytes": [...], "out_bytes": [...], "ws_bytes": [...],
 //                "source": ["measured" | "interpolated", ...],
-//                "step_overhead_s": S,
+//                "step_overhead_s": S, "step_overhead_per_sample_s": P,
 //                "ops", "nodes", "algorithm", "macs_per_sample": the executor's describe()}, ...],
-//    "step_overhead": {"batch": 1, "runs": R, "total_s": ...},
+//    "step_overhead": {"measured_by": ..., "batch": 1, "per_sample_batch": B, "runs": R, "passes": P},
 //    "gate_activity": A | {layer: A}}   (only when the executor was created with that option)
 //
 // Layers are the executor's schedulable units, in its execution order. Times
@@ -23,11 +23,14 @@
 // Step overhead: a layer timed alone runs again and again on the same data, with
 // its weights and inputs in cache; inside a plan, a step also allocates (and may
 // move) its tensors and finds the weights evicted by the layers that ran in
-// between. The profiler runs the whole network at batch 1 as a plan of one step
-// per layer (a warm-up and R timed runs) and records, per layer, the median of
-// the step's seconds in the run report minus the layer's time_layer at batch 1
-// (at least 0) as "step_overhead_s": what the planner adds for every step
-// (docs/COSTS.md).
+// between; at larger batches its inputs and outputs no longer fit in cache as
+// they do when the layer is timed again and again. The profiler runs the whole
+// network at batch 1 and at batch B as plans of one step per layer (a warm-up
+// and R timed runs each) and takes, per layer, the median of the step's seconds
+// in the run report minus the layer's time alone at that batch: excess(1) and
+// excess(B). Through both: excess(n) = "step_overhead_s" + n *
+// "step_overhead_per_sample_s" (each at least 0), what the planner adds to every
+// step of n samples (docs/COSTS.md).
 #pragma once
 
 #include <functional>
@@ -38,6 +41,16 @@
 #include "loader/executor_client.h"
 
 namespace frugal {
+
+// A step's excess over its layer timed alone, measured at batch 1 (excess_1)
+// and at batch B (excess_B), as excess(n) = fixed_s + per_sample_s * n:
+// per_sample_s = max(0, (excess_B - excess_1) / (B - 1)), fixed_s =
+// max(0, excess_1 - per_sample_s); through both points whenever both parts
+// come out >= 0. B = 1: fixed_s = max(0, excess_1), per_sample_s = 0.
+struct StepOverhead {
+  double fixed_s = 0, per_sample_s = 0;
+};
+StepOverhead split_step_overhead(double excess_1, double excess_B, int B);
 
 // What identifies the measured thing, besides the executor's own describe().
 struct ProfileSubject {

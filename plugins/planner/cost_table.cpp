@@ -183,12 +183,16 @@ void parse_batch_arrays(const json& l, int B, const std::string& origin, const s
   check_proportional(lc.in_bytes, "in_bytes", origin, where);
 }
 
-// The optional "source" (per batch), "network_output" and "step_overhead_s".
+// The optional "source" (per batch), "network_output", "step_overhead_s" and
+// "step_overhead_per_sample_s".
 void parse_layer_notes(const json& l, int B, double table_step_overhead, const std::string& origin,
                        const std::string& where, LayerCost& lc) {
   lc.step_overhead_s = table_step_overhead;
   if (l.contains("step_overhead_s"))
     lc.step_overhead_s = as_seconds(l["step_overhead_s"], origin, where + " step_overhead_s");
+  if (l.contains("step_overhead_per_sample_s"))
+    lc.step_overhead_per_sample_s =
+        as_seconds(l["step_overhead_per_sample_s"], origin, where + " step_overhead_per_sample_s");
   if (l.contains("source")) {
     const json& src = batch_array(l, "source", B, origin, where);
     for (int b = 0; b < B; ++b) {
@@ -295,6 +299,7 @@ json cost_table_to_json(const CostTable& t) {
     if (!l.source.empty()) jl["source"] = l.source;
     if (l.network_output) jl["network_output"] = true;
     if (l.step_overhead_s != 0) jl["step_overhead_s"] = l.step_overhead_s;
+    if (l.step_overhead_per_sample_s != 0) jl["step_overhead_per_sample_s"] = l.step_overhead_per_sample_s;
     layers.push_back(std::move(jl));
   }
   return {{"model", t.model}, {"executor", t.executor}, {"batch_max", t.batch_max}, {"layers", layers}};

@@ -30,6 +30,9 @@ struct LayerCost {
   // and inputs out of cache, allocation and moves). The layer's
   // "step_overhead_s", else the table's, else 0.
   double step_overhead_s = 0;
+  // Seconds per sample a step pays beyond time_s (data out of cache at larger
+  // batches): the layer's "step_overhead_per_sample_s", else 0.
+  double step_overhead_per_sample_s = 0;
 };
 
 struct CostTable {
@@ -62,11 +65,13 @@ struct CostTable {
   std::vector<int> distinct_inputs(int layer) const;
   int find(const std::string& name) const;  // -1 when absent
   // Per-sample seconds of one step of `batch` samples as the planners price it:
-  // time_s plus the layer's step overhead shared by the step's samples. Every
-  // planner and the checker price plans through this, so a step costs
-  // time_s[b-1] x b + step_overhead_s in all of them.
+  // time_s plus the layer's step overhead shared by the step's samples, plus
+  // its per-sample overhead. Every planner and the checker price plans through
+  // this, so a step costs time_s[b-1] x b + step_overhead_s +
+  // step_overhead_per_sample_s x b in all of them.
   double time(int layer, int batch) const {
-    return layers[layer].time_s[batch - 1] + layers[layer].step_overhead_s / batch;
+    const LayerCost& l = layers[layer];
+    return l.time_s[batch - 1] + l.step_overhead_s / batch + l.step_overhead_per_sample_s;
   }
   uint64_t out(int layer, int batch) const { return layers[layer].out_bytes[batch - 1]; }
   uint64_t ws(int layer, int batch) const { return layers[layer].ws_bytes[batch - 1]; }

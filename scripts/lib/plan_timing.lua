@@ -1,9 +1,9 @@
 -- Predicted against measured time of a plan, per layer: what bench-vbs
 -- --explain and workflow print, so that a plan whose measured time disagrees
 -- with the planner's prediction names the layer at fault.
---   predicted: per step, count x time_s[count] of its layer in the cost table,
---              plus the layer's step_overhead_s (else the table's): what the
---              planner charges (docs/COSTS.md);
+--   predicted: per step, count x (time_s[count] + step_overhead_per_sample_s)
+--              of its layer in the cost table, plus the layer's step_overhead_s
+--              (else the table's): what the planner charges (docs/COSTS.md);
 --   measured:  per step, the "seconds" of the executor's run report.
 local common = require("cli_common")
 
@@ -33,7 +33,8 @@ function M.predicted_by_layer(plan, costs)
       by_layer[st.layer] = 0
       order[#order + 1] = st.layer
     end
-    by_layer[st.layer] = by_layer[st.layer] + st.count * L.time_s[st.count] + overhead
+    by_layer[st.layer] = by_layer[st.layer] + st.count * (L.time_s[st.count] + (L.step_overhead_per_sample_s or 0))
+      + overhead
   end
   return by_layer, order
 end

@@ -39,11 +39,12 @@ end
 
 -- Seconds of a batch of b by the table, as the planner prices a plan of one
 -- step per layer: the sum over layers of b x per-sample time plus the layer's
--- step overhead (else the table's, else 0).
+-- step overhead (else the table's, else 0) and per-sample step overhead.
 function M.network_seconds(costs, b)
   local s = 0
   for _, layer in ipairs(costs.layers) do
-    s = s + layer.time_s[b] * b + (layer.step_overhead_s or costs.step_overhead_s or 0)
+    s = s + (layer.time_s[b] + (layer.step_overhead_per_sample_s or 0)) * b
+      + (layer.step_overhead_s or costs.step_overhead_s or 0)
   end
   return s
 end

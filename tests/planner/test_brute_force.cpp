@@ -282,3 +282,49 @@ TEST_CASE("vbs vs exhaustive search with step overheads: branched graphs", "[pla
   // refused. That is memory alone, the overheads play no part in it.
   CHECK(st.refused_feasible <= st.instances - st.min_budget_exact);
 }
+
+// A per-sample step overhead (docs/COSTS.md, step_overhead_per_sample_s) is a
+// constant added to the layer's per-sample time at every batch size: every
+// planner must price a table carrying it exactly as the table with the constant
+// folded into time_s by this test's own arithmetic (the same best price; ties
+// may order steps differently), so the exhaustive comparisons above cover it.
+// Every schedule runs each layer once on every sample, so the term adds the
+// same r x sum(p_k) to all of them: it moves the prediction, never the choice.
+TEST_CASE("a per-sample step overhead plans as time_s plus that constant", "[planner][brute]") {
+  std::mt19937_64 rng(4242);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int planned = 0;
+  for (int it = 0; it < 300; ++it) {
+    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
+    const int r = std::uniform_int_distribution<int>(1, 5)(rng);
+    uint64_t in_ps = 0;
+    auto layers = test::random_linear(rng, n, bmax, in_ps);
+    add_random_overheads(rng, layers);
+    json with = test::make_table_json(layers, in_ps, bmax), folded = with, bare = with;
+    for (size_t k = 0; k < with["layers"].size(); ++k) {
+      const double p = u(rng) < 0.3 ? 0.0 : 5.0 * u(rng);
+      with["layers"][k]["step_overhead_per_sample_s"] = p;
+      for (json& t : folded["layers"][k]["time_s"]) t = t.get<double>() + p;
+    }
+    const uint64_t budget = pick_budget(rng, parse_cost_table(with), r);
+    for (const char* planner : {"vbs", "fbs", "greedy"}) {
+      const json req = {{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", 1}};
+      json a, b;
+      try {
+        a = run_planner(planner, with.dump(), req.dump());
+      } catch (const BudgetError&) {
+        CHECK_THROWS_AS(run_planner(planner, folded.dump(), req.dump()), BudgetError);
+        continue;
+      }
+      b = run_planner(planner, folded.dump(), req.dump());
+      ++planned;
+      CHECK(same_time(a["time_per_sample_s"].get<double>(), b["time_per_sample_s"].get<double>()));
+      CHECK(same_time(plan_seconds(folded, a) / r, a["time_per_sample_s"].get<double>()));
+      // The plan made without the term, priced with it: just as good.
+      const double without = plan_seconds(folded, run_planner(planner, bare.dump(), req.dump()));
+      CHECK(same_time(without, plan_seconds(folded, a)));
+    }
+  }
+  CHECK(planned >= 300);
+}

@@ -194,3 +194,20 @@ TEST_CASE("cost table: step_overhead_s, per layer or for the whole table, priced
   bad_table["step_overhead_s"] = -0.25;
   CHECK_THAT(error_of(bad_table), Catch::Contains("the table's \"step_overhead_s\" is negative"));
 }
+
+TEST_CASE("cost table: step_overhead_per_sample_s is priced per sample of every step", "[planner]") {
+  json j = good_table();
+  j["layers"][1]["step_overhead_s"] = 2;
+  j["layers"][1]["step_overhead_per_sample_s"] = 0.25;
+  const CostTable t = parse_cost_table(j);
+  CHECK(t.layers[1].step_overhead_per_sample_s == 0.25);
+  CHECK(t.layers[0].step_overhead_per_sample_s == 0);
+  // A step of conv2 on 2 samples: 2 x (1.5 + 0.25) s + 2 s.
+  CHECK(t.time(1, 2) == Approx((2 * 1.75 + 2) / 2));
+  const std::vector<Step> steps = {{0, 0, 3}, {1, 0, 1}, {1, 1, 2}, {2, 0, 3}};
+  CHECK(check_plan(t, 3, steps).time_total_s == Approx(3 * 1.5 + (2.25 + 2) + (2 * 1.75 + 2) + 3 * 0.7));
+  CHECK(parse_cost_table(cost_table_to_json(t)).layers[1].step_overhead_per_sample_s == 0.25);
+  json bad = good_table();
+  bad["layers"][1]["step_overhead_per_sample_s"] = -1;
+  CHECK_THAT(error_of(bad), Catch::Contains("layer 1 'conv2' step_overhead_per_sample_s is negative"));
+}

@@ -29,6 +29,7 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
   const nlohmann::json c = read_json(dir / "c.json");
   REQUIRE(c["batch_max"] == 3);
   CHECK(c["step_overhead"]["batch"] == 1);
+  CHECK(c["step_overhead"]["per_sample_batch"] == 3);  // the network also ran at batch_max
   CHECK(c["step_overhead"]["runs"] == 2);
   CHECK(c["step_overhead"]["passes"] == 3);
   CHECK(c["passes"] == 3);
@@ -51,6 +52,8 @@ TEST_CASE("frugal profile zoo:toy_tiny: bytes are the network's tensor sizes; ti
     // The per-step overhead, from the network run at batch 1 (docs/COSTS.md).
     REQUIRE(layers[i].contains("step_overhead_s"));
     CHECK(layers[i]["step_overhead_s"].get<double>() >= 0);
+    REQUIRE(layers[i].contains("step_overhead_per_sample_s"));
+    CHECK(layers[i]["step_overhead_per_sample_s"].get<double>() >= 0);
     for (const auto& in : layers[i]["inputs"]) {  // producers come first
       if (in == "") continue;
       bool earlier = false;

@@ -152,6 +152,29 @@ TEST_CASE("fit_cost_times: the table's thread count sets the idle-slot part", "[
   CHECK(fitted["layers"][0]["time_model"]["idle_slot_s"] == 0);
 }
 
+TEST_CASE("split_step_overhead: a line through the excess at batch 1 and at batch B",
+          "[workflow][profiler]") {
+  // excess(n) = 2 + 0.5 n: 2.5 at batch 1, 8 at batch 12.
+  frugal::StepOverhead o = frugal::split_step_overhead(2.5, 8.0, 12);
+  CHECK(o.fixed_s == Approx(2.0));
+  CHECK(o.per_sample_s == Approx(0.5));
+  // Less excess at B than at 1: no per-sample part.
+  o = frugal::split_step_overhead(2.5, 1.0, 12);
+  CHECK(o.fixed_s == Approx(2.5));
+  CHECK(o.per_sample_s == 0);
+  // Steep growth: the fixed part stops at 0.
+  o = frugal::split_step_overhead(1.0, 23.0, 12);
+  CHECK(o.per_sample_s == Approx(2.0));
+  CHECK(o.fixed_s == 0);
+  // Negative excess (the layer ran faster in the plan): nothing.
+  o = frugal::split_step_overhead(-1.0, -3.0, 12);
+  CHECK(o.fixed_s == 0);
+  CHECK(o.per_sample_s == 0);
+  o = frugal::split_step_overhead(3.0, 99.0, 1);  // B = 1: only the fixed part
+  CHECK(o.fixed_s == 3.0);
+  CHECK(o.per_sample_s == 0);
+}
+
 TEST_CASE("fit_cost_times: fits measured entries only, keeps the raw times, names a layer it cannot fit",
           "[workflow][profiler]") {
   // Per-sample times of T(b) = 4 + 2 b with noise at b = 2; b = 3 interpolated (ignored).
