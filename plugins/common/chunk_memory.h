@@ -115,6 +115,12 @@ class OffsetAllocator : public ChunkMemory {
   void move_chunk(Id id, uint64_t offset);
   void index_by_offset();
 
+  // Where chunks may end: the capacity rounded down to 4 bytes. A budget is
+  // any number of bytes, and a chunk slid up to an odd top would hold its
+  // floats at odd addresses; chunks are multiples of 4 bytes, so a set of them
+  // that fits the capacity fits this too.
+  uint64_t end() const { return capacity_ & ~uint64_t(3); }
+
   uint64_t capacity_ = 0;
   std::vector<Chunk> chunks_;
   std::vector<Id> free_ids_;
