@@ -76,7 +76,7 @@ ChunkMemory::Id OffsetAllocator::new_id() {
 }
 
 ChunkMemory::Id OffsetAllocator::alloc(uint64_t bytes) {
-  if (bytes > end() - live_)
+  if (bytes > usable_end() - live_)
     throw Error("arena: " + std::to_string(bytes) + " bytes do not fit (" + std::to_string(live_) + " of " +
                 std::to_string(capacity_) + " bytes live)");
   const Id id = new_id();
@@ -97,7 +97,7 @@ ChunkMemory::Id OffsetAllocator::alloc(uint64_t bytes) {
       consider(prev_end, kv.first - prev_end);
       prev_end = kv.first + chunks_[kv.second].size;
     }
-    consider(prev_end, end() - prev_end);
+    consider(prev_end, usable_end() - prev_end);
     if (best_off == UINT64_MAX) {  // fragmented: slide everything down, then use the top
       compact();
       best_off =
@@ -110,8 +110,8 @@ ChunkMemory::Id OffsetAllocator::alloc(uint64_t bytes) {
     // (Rounded down to 64 bytes: the capacity is any budget, and kernels want
     // aligned floats; a bottom placement stays where it is when no aligned
     // offset fits the hole.)
-    if (!by_offset_.empty() && best_size != UINT64_MAX && best_off + best_size == end()) {
-      const uint64_t top = (end() - bytes) & ~uint64_t(63);
+    if (!by_offset_.empty() && best_size != UINT64_MAX && best_off + best_size == usable_end()) {
+      const uint64_t top = (usable_end() - bytes) & ~uint64_t(63);
       if (top >= best_off) best_off = top;
     }
     c.offset = best_off;
@@ -165,7 +165,7 @@ void OffsetAllocator::check() const {
   uint64_t prev_end = 0, sum = 0;
   for (const auto& kv : by_offset_) {
     const Chunk& c = chunks_[kv.second];
-    if (!c.used || c.offset != kv.first || c.offset < prev_end || c.offset + c.size > end())
+    if (!c.used || c.offset != kv.first || c.offset < prev_end || c.offset + c.size > usable_end())
       throw Error("arena: chunk table is inconsistent");
     prev_end = c.offset + c.size;
   }

@@ -119,7 +119,7 @@ class OffsetAllocator : public ChunkMemory {
   // any number of bytes, and a chunk slid up to an odd top would hold its
   // floats at odd addresses; chunks are multiples of 4 bytes, so a set of them
   // that fits the capacity fits this too.
-  uint64_t end() const { return capacity_ & ~uint64_t(3); }
+  uint64_t usable_end() const { return capacity_ & ~uint64_t(3); }
 
   uint64_t capacity_ = 0;
   std::vector<Chunk> chunks_;

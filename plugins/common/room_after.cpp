@@ -115,12 +115,12 @@ class RoomPlanner {
 ChunkMemory::Id OffsetAllocator::alloc_after(Id prev, uint64_t bytes) {
   if (prev >= chunks_.size() || !chunks_[prev].used) throw Error("arena: allocation after a free chunk");
   if (bytes == 0 || chunks_[prev].size == 0) return alloc(bytes);
-  if (bytes > end() - live_)
+  if (bytes > usable_end() - live_)
     throw Error("arena: " + std::to_string(bytes) + " bytes do not fit (" + std::to_string(live_) + " of " +
                 std::to_string(capacity_) + " bytes live)");
   const uint64_t end = chunks_[prev].offset + chunks_[prev].size;
   auto next = by_offset_.upper_bound(chunks_[prev].offset);
-  const uint64_t room = (next == by_offset_.end() ? this->end() : next->first) - end;
+  const uint64_t room = (next == by_offset_.end() ? usable_end() : next->first) - end;
   if (room < bytes) make_room_after(prev, bytes);
   const Id id = new_id();  // may reallocate chunks_: index again below
   const uint64_t at = chunks_[prev].offset + chunks_[prev].size;
@@ -139,7 +139,7 @@ void OffsetAllocator::make_room_after(Id prev, uint64_t need) {
     if (kv.second == prev) p = order.size();
     order.push_back(Slot{kv.second, kv.first, chunks_[kv.second].size});
   }
-  const RoomPlanner planner(std::move(order), p, end(), need);
+  const RoomPlanner planner(std::move(order), p, usable_end(), need);
   Relocation best;
   for (Relocation r : {planner.slide_up(), planner.slide_down(), planner.move_to_hole()})
     if (r.feasible() && r.cost < best.cost) best = std::move(r);
