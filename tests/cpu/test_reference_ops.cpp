@@ -233,6 +233,51 @@ TEST_CASE("depthwise 3x3 and 5x5 convs (the fused paths) on small and odd sizes 
   }
 }
 
+TEST_CASE("depthwise 3x3 and 5x5 convs on planes wider than a vector of 16 match the float64 reference",
+          "[cpu][reference]") {
+  // The padded path computes rows in runs of 16 columns and drops those past
+  // the plane; these planes end mid-run, on a run, and span several runs.
+  std::mt19937_64 rng(47);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  int built = 0;
+  while (built < 24) {
+    const int64_t K = built % 2 ? 5 : 3, stride = (built / 2) % 2 ? 2 : 1;
+    const int64_t C = pick(3, 20), H = pick(K, 40), W = pick(14, 70);
+    const int64_t p = (K - 1) / 2;
+    const std::vector<int64_t> pads =
+        built % 3 == 0 ? std::vector<int64_t>{pick(0, K - 1), pick(0, K - 1), pick(0, K - 1), pick(0, K - 1)}
+                       : std::vector<int64_t>{p, p, p, p};
+    GraphMaker m;
+    m.input("x", {3, C, H, W});
+    m.constant("W", {C, 1, K, K}, cpu_test::random_floats(size_t(C * K * K), rng()));
+    frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
+    n.set_attr_int("group", C);
+    n.set_attr_ints("strides", {stride, stride});
+    n.set_attr_ints("pads", pads);
+    m.output(add_bn_tail(m, rng, "y", C));
+    std::string detail;
+    const double err = compare(m.graph(), rng(), detail, 3);
+    INFO(describe(m.graph()) << " -> " << detail);
+    CHECK(err <= 1.0);
+    ++built;
+  }
+}
+
+TEST_CASE("GlobalAveragePool over planes of 1 to 3136 values matches the float64 reference",
+          "[cpu][reference]") {
+  std::mt19937_64 rng(53);
+  for (const int64_t side : {1, 3, 4, 7, 14, 17, 56}) {
+    GraphMaker m;
+    m.input("x", {2, 5, side, side});
+    m.node("GlobalAveragePool", {"x"}, "y");
+    m.output("y");
+    std::string detail;
+    const double err = compare(m.graph(), rng(), detail, 2);
+    INFO(describe(m.graph()) << " -> " << detail);
+    CHECK(err <= 1.0);
+  }
+}
+
 TEST_CASE("MaxPool and AveragePool on random shapes match the float64 reference", "[cpu][reference]") {
   std::mt19937_64 rng(77);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };

@@ -4,7 +4,8 @@
 //     thin ones (few channels) in chunks of output rows like im2col below, so
 //     that the epilogue finds each chunk's output still in cache (they are
 //     bound by memory traffic: MobileNet-v2's expansions);
-//   - depthwise (one input channel per group): a direct kernel (no workspace);
+//   - depthwise (one input channel per group): kernels/conv_depthwise.h (3x3
+//     and 5x5 on a zero-padded copy of each input plane in the workspace);
 //   - otherwise im2col + sgemm per chunk of output rows: the im2col of one
 //     sample, one group and a few output rows into the arena workspace (with
 //     the output block about 96K floats: both stay in L2), then an sgemm that
@@ -22,6 +23,7 @@
 #include <memory>
 
 #include "common/window.h"
+#include "kernels/conv_depthwise.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
@@ -31,71 +33,6 @@ namespace frugal::cpu {
 using exec::Window;
 
 namespace {
-
-// out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
-// lo[j]..hi[j] are the output columns whose input column is inside x. Compiled
-// for AVX2 too (chosen at run time), since the compiler's default is SSE2 only.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_plane(
-    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
-    const int64_t* lo, const int64_t* hi) {
-  for (int64_t oh = 0; oh < w.Ho; ++oh) {
-    float* __restrict orow = out + oh * w.Wo;
-    for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
-    for (int64_t i = 0; i < w.kh; ++i) {
-      const int64_t ih = oh * w.sh - w.pt + i * w.dh;
-      if (ih < 0 || ih >= w.H) continue;
-      const float* __restrict src = x + ih * w.W;
-      for (int64_t j = 0; j < w.kw; ++j) {
-        const float wv = wm[i * w.kw + j];
-        const int64_t base = j * w.dw - w.pl, a = lo[j], b = hi[j];
-        if (w.sw == 1)
-          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow];
-        else if (w.sw == 2)
-          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + 2 * ow];
-        else
-          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow * w.sw];
-      }
-    }
-  }
-}
-
-// The common KxK cases (K 3 or 5, no dilation, stride 1 or 2: MobileNet's and
-// EfficientNet's) in one pass over the output: all K*K taps per output value;
-// rows outside x read `zeros` (W values), and the few columns near the left
-// and right edges take the checked path. Compiled for AVX-512 and AVX2 too.
-template <int K, int S>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_plane(
-    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
-    const float* __restrict zeros, int64_t a, int64_t b) {
-  float wk[K * K];
-  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
-  const float* __restrict r[K];
-  for (int64_t oh = 0; oh < w.Ho; ++oh) {
-    for (int i = 0; i < K; ++i) {
-      const int64_t ih = oh * S - w.pt + i;
-      r[i] = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
-    }
-    float* __restrict orow = out + oh * w.Wo;
-    auto edge = [&](int64_t ow) {
-      const int64_t c = ow * S - w.pl;
-      float acc = 0.0f;
-      for (int i = 0; i < K; ++i)
-        for (int j = 0; j < K; ++j)
-          if (c + j >= 0 && c + j < w.W) acc += wk[i * K + j] * r[i][c + j];
-      orow[ow] = acc;
-    };
-    for (int64_t ow = 0; ow < std::min(a, w.Wo); ++ow) edge(ow);
-    const int64_t off = -w.pl;
-    for (int64_t ow = a; ow < b; ++ow) {
-      const int64_t c = ow * S + off;
-      float acc = 0.0f;
-      for (int i = 0; i < K; ++i)
-        for (int j = 0; j < K; ++j) acc += wk[i * K + j] * r[i][c + j];
-      orow[ow] = acc;
-    }
-    for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
-  }
-}
 
 class ConvKernel : public Kernel {
  public:
@@ -115,7 +52,9 @@ class ConvKernel : public Kernel {
                            win_.pl == 0 && win_.pb == 0 && win_.pr == 0;
     algo_ = Cg_ == 1 && group_ > 1 ? Algo::Depthwise : pointwise ? Algo::Gemm1x1 : Algo::Im2col;
     onednn_wanted_ = use_onednn(s.conv_path, pointwise);
-    if (algo_ == Algo::Depthwise) zero_row_.assign(size_t(win_.W + 4), 0.0f);  // rows above/below the input
+    if (algo_ == Algo::Depthwise)  // the plain weights stay for oneDNN until prepare()
+      depthwise_ = std::make_unique<DepthwiseConv>(win_, C_, M_,
+                                                   onednn_wanted_ ? weight_ : std::move(weight_), threads_);
     chunk_rows_ = win_.Ho;
     // 1x1 convs: only thin ones (M + K per group <= 192, MobileNet-v2's) gain;
     // for ResNet-50's 64 <-> 256 channel 1x1s sgemm on the whole plane is up to
@@ -139,6 +78,7 @@ class ConvKernel : public Kernel {
   // min(threads, items) of them (run() uses slots below that).
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
     if (onednn_) return onednn_->workspace_bytes(in[0][0]);
+    if (depthwise_) return depthwise_->workspace_bytes(in[0][0]);
     const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, in[0][0] * chunks_));
     return uint64_t(buffers * ws_floats()) * sizeof(float);
   }
@@ -158,15 +98,15 @@ class ConvKernel : public Kernel {
     }
     weight_.clear();
     weight_.shrink_to_fit();
+    depthwise_.reset();
   }
 
   uint64_t packed_weight_bytes() const override { return onednn_ ? onednn_->weight_bytes() : 0; }
 
   std::string algorithm() const override {
     if (onednn_) return onednn_->algorithm();
-    return algo_ == Algo::Depthwise ? "depthwise direct"
-           : algo_ == Algo::Gemm1x1 ? "1x1 sgemm"
-                                    : "im2col + sgemm";
+    if (depthwise_) return depthwise_->algorithm();
+    return algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
   }
 
   void run(const KernelArgs& a) const override {
@@ -175,8 +115,8 @@ class ConvKernel : public Kernel {
       onednn_->run(a.in[0], a.out, n, a.ws, a.pool);
       return;
     }
-    if (algo_ == Algo::Depthwise) {
-      run_depthwise(a.in[0], a.out, n, a.pool);
+    if (depthwise_) {
+      depthwise_->run(a.in[0], a.out, n, a.ws, epilogue_, a.pool);
       return;
     }
     const int64_t items = n * chunks_;
@@ -274,40 +214,6 @@ class ConvKernel : public Kernel {
     }
   }
 
-  // One output plane per (sample, output channel); channel m reads input channel m / (M/C).
-  void run_depthwise(const float* x, float* y, int64_t n, ThreadPool* pool) const {
-    const Window& w = win_;
-    const int64_t mult = M_ / C_, in_plane = w.H * w.W, out_plane = w.Ho * w.Wo;
-    const int64_t planes = n * M_;
-    std::vector<int64_t> lo(size_t(w.kw)), hi(size_t(w.kw));  // valid output columns per kernel column
-    for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
-    const bool fused = w.kh == w.kw && (w.kh == 3 || w.kh == 5) && w.dh == 1 && w.dw == 1 && w.sh == w.sw &&
-                       (w.sw == 1 || w.sw == 2);
-    // Columns where all K taps are inside x (the interior of the fused loop).
-    const int64_t a = fused ? *std::max_element(lo.begin(), lo.end()) : 0,
-                  b = fused ? *std::min_element(hi.begin(), hi.end()) : 0;
-    parallel_range(pool, planes, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t s = p / M_, m = p % M_;
-        float* out = y + p * out_plane;
-        const float* xc = x + (s * C_ + m / mult) * in_plane;
-        const float* wm = weight_.data() + m * w.kh * w.kw;
-        const float* z = zero_row_.data();
-        if (!fused)
-          depthwise_plane(xc, wm, out, w, lo.data(), hi.data());
-        else if (w.kh == 3 && w.sw == 1)
-          depthwise_kxk_plane<3, 1>(xc, wm, out, w, z, a, b);
-        else if (w.kh == 3)
-          depthwise_kxk_plane<3, 2>(xc, wm, out, w, z, a, b);
-        else if (w.sw == 1)
-          depthwise_kxk_plane<5, 1>(xc, wm, out, w, z, a, b);
-        else
-          depthwise_kxk_plane<5, 2>(xc, wm, out, w, z, a, b);
-        epilogue_.apply(out, m, out_plane);
-      }
-    });
-  }
-
   std::string label_;
   std::string conv_path_;
   int threads_ = 1;
@@ -315,11 +221,11 @@ class ConvKernel : public Kernel {
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
   int64_t chunks_ = 1, chunk_rows_ = 1;  // output rows per chunk (depthwise: all rows) and chunks per plane
   std::vector<float> weight_;            // [M, Cg, kh, kw] = [M, K] row-major
-  std::vector<float> zero_row_;          // depthwise KxK: stands for input rows in the padding
   Epilogue epilogue_;
   Algo algo_ = Algo::Im2col;
   bool onednn_wanted_ = false;
-  std::unique_ptr<OnednnConv> onednn_;  // set by prepare(): the layer runs on oneDNN
+  std::unique_ptr<OnednnConv> onednn_;        // set by prepare(): the layer runs on oneDNN
+  std::unique_ptr<DepthwiseConv> depthwise_;  // set by prepare() for a depthwise conv not on oneDNN
 };
 
 }  // namespace

@@ -11,8 +11,7 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
   using ops::ActivationKind;
   const float a = s.a, b = s.b;
   if (s.kind == kAffine) {
-    const float scale = s.scale[size_t(c)], shift = s.shift[size_t(c)];
-    for (int64_t i = 0; i < count; ++i) x[i] = scale * x[i] + shift;
+    affine_inplace(x, count, s.scale[size_t(c)], s.shift[size_t(c)]);
     return;
   }
   if (s.kind == kSwish) {
@@ -21,10 +20,10 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
   }
   switch (ActivationKind(s.kind)) {
     case ActivationKind::Relu:
-      for (int64_t i = 0; i < count; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      relu_inplace(x, count);
       break;
     case ActivationKind::Clip:
-      for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], a), b);
+      clip_inplace(x, count, a, b);
       break;
     case ActivationKind::Sigmoid:
       sigmoid_inplace(x, count);
@@ -41,8 +40,15 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
   }
 }
 
+// Several steps run block by block, so that each block stays in L1 between them.
 void Epilogue::apply(float* x, int64_t c, int64_t count) const {
-  for (const Step& s : steps_) apply_step(s, x, c, count);
+  constexpr int64_t kBlock = 2048;
+  if (steps_.size() == 1) {
+    apply_step(steps_[0], x, c, count);
+    return;
+  }
+  for (int64_t i = 0; i < count; i += kBlock)
+    for (const Step& s : steps_) apply_step(s, x + i, c, std::min(kBlock, count - i));
 }
 
 void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {

@@ -13,6 +13,7 @@
 
 #include "common/window.h"
 #include "kernels/kernel_util.h"
+#include "kernels/vector_math.h"
 
 namespace frugal::cpu {
 
@@ -210,9 +211,7 @@ class GlobalPoolKernel : public Kernel {
                          for (int64_t i = 0; i < inner; ++i) best = std::max(best, v[i]);
                          a.out[p] = best;
                        } else {
-                         double sum = 0.0;
-                         for (int64_t i = 0; i < inner; ++i) sum += v[i];
-                         a.out[p] = float(sum / double(inner));
+                         a.out[p] = float(sum_floats(v, inner) / double(inner));
                        }
                      }
                    });

@@ -1,5 +1,6 @@
 #include "kernels/vector_math.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace frugal::cpu {
@@ -42,6 +43,42 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sigmoid_inplac
 __attribute__((target_clones("avx512f", "avx2", "default"))) void swish_inplace(float* __restrict x,
                                                                                 int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] * (1.0f / (1.0f + exp_approx(-x[i])));
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void affine_inplace(float* __restrict x,
+                                                                                 int64_t n, float scale,
+                                                                                 float shift) {
+  for (int64_t i = 0; i < n; ++i) x[i] = scale * x[i] + shift;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void relu_inplace(float* __restrict x,
+                                                                               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void clip_inplace(float* __restrict x, int64_t n,
+                                                                               float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], lo), hi);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) double sum_floats(const float* __restrict x,
+                                                                               int64_t n) {
+  typedef float v8f __attribute__((vector_size(32), aligned(4)));
+  typedef double v8d __attribute__((vector_size(64)));
+  v8d a = {}, b = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v8f lo, hi;
+    std::memcpy(&lo, x + i, sizeof lo);
+    std::memcpy(&hi, x + i + 8, sizeof hi);
+    a += __builtin_convertvector(lo, v8d);
+    b += __builtin_convertvector(hi, v8d);
+  }
+  a += b;
+  double s = 0.0;
+  for (int k = 0; k < 8; ++k) s += a[k];
+  for (; i < n; ++i) s += double(x[i]);
+  return s;
 }
 
 }  // namespace frugal::cpu

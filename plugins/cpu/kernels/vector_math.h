@@ -15,5 +15,13 @@ namespace frugal::cpu {
 void sigmoid_inplace(float* x, int64_t n);
 // x[i] = x[i] * sigmoid(x[i]) (Swish, SiLU), with the same sigmoid.
 void swish_inplace(float* x, int64_t n);
+// x[i] = scale * x[i] + shift (a channel's BatchNormalization or bias).
+void affine_inplace(float* x, int64_t n, float scale, float shift);
+// x[i] = x[i] > 0 ? x[i] : 0 (Relu), and min(max(x[i], lo), hi) (Clip).
+void relu_inplace(float* x, int64_t n);
+void clip_inplace(float* x, int64_t n, float lo, float hi);
+// The sum of x[0..n) in double precision, 16 partial sums at a time (a
+// GlobalAveragePool: the one double chain ran at a tenth of ONNX Runtime's rate).
+double sum_floats(const float* x, int64_t n);
 
 }  // namespace frugal::cpu

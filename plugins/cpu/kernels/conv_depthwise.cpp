@@ -1,0 +1,213 @@
+#include "kernels/conv_depthwise.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace frugal::cpu {
+
+using exec::Window;
+
+namespace {
+
+// 16 floats at any float-aligned address: one AVX-512 register, two AVX2 ones.
+typedef float v16 __attribute__((vector_size(64), aligned(4)));
+constexpr int64_t kLanes = 16;
+
+// out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
+// lo[j]..hi[j] are the output columns whose input column is inside x. Compiled
+// for AVX2 too (chosen at run time), since the compiler's default is SSE2 only.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void tap_by_tap_plane(
+    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
+    const int64_t* lo, const int64_t* hi) {
+  for (int64_t oh = 0; oh < w.Ho; ++oh) {
+    float* __restrict orow = out + oh * w.Wo;
+    for (int64_t ow = 0; ow < w.Wo; ++ow) orow[ow] = 0.0f;
+    for (int64_t i = 0; i < w.kh; ++i) {
+      const int64_t ih = oh * w.sh - w.pt + i * w.dh;
+      if (ih < 0 || ih >= w.H) continue;
+      const float* __restrict src = x + ih * w.W;
+      for (int64_t j = 0; j < w.kw; ++j) {
+        const float wv = wm[i * w.kw + j];
+        const int64_t base = j * w.dw - w.pl, a = lo[j], b = hi[j];
+        if (w.sw == 1)
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow];
+        else if (w.sw == 2)
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + 2 * ow];
+        else
+          for (int64_t ow = a; ow < b; ++ow) orow[ow] += wv * src[base + ow * w.sw];
+      }
+    }
+  }
+}
+
+// The padded planes' geometry: part ph (column parity at stride 2) holds
+// padded columns q * S + ph, q in [0, Wq), of padded rows [0, Hp); padded
+// (r, c) is input (r - pt, c - pl), 0 outside it.
+struct Padded {
+  int64_t Hp, Wq;
+  int S;
+  float* at(float* p, int64_t ph, int64_t r) const { return p + (ph * Hp + r) * Wq; }
+};
+
+// dst[q] = src[2 q] for q in [qlo, qhi); src[end] is the last float of the row.
+inline void deinterleave(const float* src, float* dst, int64_t qlo, int64_t qhi, int64_t end) {
+  typedef float v32 __attribute__((vector_size(128), aligned(4)));
+  int64_t q = qlo;
+  for (; q + kLanes <= qhi && 2 * q + 2 * kLanes - 1 <= end; q += kLanes) {
+    v32 pair;
+    std::memcpy(&pair, src + 2 * q, sizeof pair);
+    const v16 even = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    std::memcpy(dst + q, &even, sizeof even);
+  }
+  for (; q < qhi; ++q) dst[q] = src[2 * q];
+}
+
+// dst[0..n) = src[0..n) in vectors, the last one overlapping (no call, no
+// scalar tail: rows are as short as 7 floats).
+inline void copy_row(const float* src, float* dst, int64_t n) {
+  typedef float v8 __attribute__((vector_size(32), aligned(4)));
+  typedef float v4 __attribute__((vector_size(16), aligned(4)));
+  auto copy = [&](auto v, int64_t lanes) {
+    for (int64_t i = 0; i + lanes <= n; i += lanes) {
+      std::memcpy(&v, src + i, sizeof v);
+      std::memcpy(dst + i, &v, sizeof v);
+    }
+    std::memcpy(&v, src + n - lanes, sizeof v);
+    std::memcpy(dst + n - lanes, &v, sizeof v);
+  };
+  if (n >= 16)
+    copy(v16{}, 16);
+  else if (n >= 8)
+    copy(v8{}, 8);
+  else if (n >= 4)
+    copy(v4{}, 4);
+  else
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+// Copies input plane x into the padded parts at p, whose padding holds zeros
+// already (at stride 2 the even or odd columns, 32 at a time).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void fill_padded(const float* x, float* p,
+                                                                              const Window& w, const Padded& g) {
+  const int64_t rows = std::min(w.H, g.Hp - w.pt);
+  for (int64_t ph = 0; ph < g.S; ++ph) {
+    // Parts' columns q whose input column q * S + ph - pl lies inside [0, W): [qlo, qhi).
+    const int64_t first = w.pl - ph, last = w.W - 1 + w.pl - ph;
+    const int64_t qlo = std::min(g.Wq, first <= 0 ? 0 : (first + g.S - 1) / g.S);
+    const int64_t qhi = std::max(qlo, std::min(g.Wq, last < 0 ? 0 : last / g.S + 1));
+    if (qhi == qlo) continue;
+    for (int64_t ih = 0; ih < rows; ++ih) {
+      float* dst = g.at(p, ph, ih + w.pt);
+      const float* src = x + ih * w.W + ph - w.pl;  // src[q * S] is part column q
+      if (g.S == 1)
+        copy_row(src + qlo, dst + qlo, qhi - qlo);
+      else
+        deinterleave(src, dst, qlo, qhi, last);
+    }
+  }
+}
+
+// Output plane from the padded parts: each run of 16 outputs of a row summed
+// over all K*K taps in registers; the runs cover Wv >= Wo columns (the
+// parts hold zeros past the input), and the columns past Wo are dropped.
+template <int K, int S>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(const float* __restrict p,
+                                                                               const float* __restrict wm,
+                                                                               float* __restrict out,
+                                                                               const Window& w, const Padded& g,
+                                                                               int64_t Wv) {
+  float wk[K * K];
+  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
+  for (int64_t oh = 0; oh < w.Ho; ++oh) {
+    float* orow = out + oh * w.Wo;
+    const float* rows[K][S];
+    for (int i = 0; i < K; ++i)
+      for (int ph = 0; ph < S; ++ph) rows[i][ph] = p + (ph * g.Hp + oh * S + i) * g.Wq;
+    for (int64_t v = 0; v < Wv; v += kLanes) {
+      v16 acc[K] = {};  // one sum per tap row: K short dependency chains
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j) {
+          v16 in;
+          std::memcpy(&in, rows[i][j % S] + v + j / S, sizeof in);
+          acc[i] += wk[i * K + j] * in;
+        }
+      for (int i = 1; i < K; ++i) acc[0] += acc[i];
+      if (oh * w.Wo + v + kLanes <= w.Ho * w.Wo) {
+        // Past Wo it writes the next rows' first columns, which they overwrite.
+        std::memcpy(orow + v, &acc[0], sizeof acc[0]);
+      } else {
+        float last[kLanes];
+        std::memcpy(last, &acc[0], sizeof acc[0]);
+        for (int64_t k = 0; k < w.Wo - v; ++k) orow[v + k] = last[k];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads)
+    : w_(w), C_(C), M_(M), threads_(threads), weight_(std::move(weights)) {
+  if (w.kh == w.kw && (w.kh == 3 || w.kh == 5) && w.dh == 1 && w.dw == 1 && w.sh == w.sw &&
+      (w.sw == 1 || w.sw == 2)) {
+    K_ = int(w.kh);
+    S_ = int(w.sw);
+    Wv_ = (w.Wo + kLanes - 1) / kLanes * kLanes;
+    Hp_ = (w.Ho - 1) * S_ + K_;
+    Wq_ = Wv_ + (K_ - 1) / S_;
+  }
+}
+
+uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
+  const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, n * M_));
+  return uint64_t(buffers * S_ * Hp_ * Wq_) * sizeof(float);
+}
+
+std::string DepthwiseConv::algorithm() const { return K_ ? "depthwise padded" : "depthwise direct"; }
+
+// One output plane from input plane x with weights wm; ws: one padded plane.
+void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws) const {
+  if (!K_) {
+    std::vector<int64_t> lo(size_t(w_.kw)), hi(size_t(w_.kw));  // valid output columns per kernel column
+    for (int64_t j = 0; j < w_.kw; ++j) w_.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
+    tap_by_tap_plane(x, wm, out, w_, lo.data(), hi.data());
+    return;
+  }
+  const Padded g{Hp_, Wq_, S_};
+  fill_padded(x, ws, w_, g);
+  if (K_ == 3 && S_ == 1)
+    padded_plane<3, 1>(ws, wm, out, w_, g, Wv_);
+  else if (K_ == 3)
+    padded_plane<3, 2>(ws, wm, out, w_, g, Wv_);
+  else if (S_ == 1)
+    padded_plane<5, 1>(ws, wm, out, w_, g, Wv_);
+  else
+    padded_plane<5, 2>(ws, wm, out, w_, g, Wv_);
+}
+
+// Output channel m reads input channel m / (M / C). Planes in ranges, one
+// padded plane per participant (slot < min(threads, planes)).
+void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue,
+                        ThreadPool* pool) const {
+  const int64_t mult = M_ / C_, in_plane = w_.H * w_.W, out_plane = w_.Ho * w_.Wo, planes = n * M_;
+  const int64_t ws_floats = S_ * Hp_ * Wq_, taps = w_.kh * w_.kw;
+  auto range = [&](int64_t p0, int64_t p1, float* buf) {
+    if (K_) std::memset(buf, 0, sizeof(float) * size_t(ws_floats));  // the padding, for all its planes
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t s = p / M_, m = p % M_;
+      float* out = y + p * out_plane;
+      plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf);
+      epilogue.apply(out, m, out_plane);
+    }
+  };
+  if (!pool || pool->size() == 1 || planes == 1) {
+    range(0, planes, ws);
+    return;
+  }
+  const int64_t items = std::min<int64_t>(planes, 4 * pool->size());
+  pool->parallel_for(items, [&](int64_t it, int slot) {
+    range(planes * it / items, planes * (it + 1) / items, ws + slot * ws_floats);
+  });
+}
+
+}  // namespace frugal::cpu

@@ -1,0 +1,48 @@
+// The depthwise convolution (one input channel per group, any channel
+// multiplier) of the Conv kernel (kernels/conv.cpp), one output plane per
+// (sample, output channel).
+//
+// The common KxK cases (K 3 or 5, stride 1 or 2, no dilation: MobileNet's and
+// EfficientNet's) first copy the input plane into a zero-padded one in arena
+// workspace, split by column parity at stride 2, so that every tap of a row
+// of outputs reads a contiguous, always-valid run of floats: rows of 16
+// outputs, each summed over all K*K taps in a register, with no edge cases
+// (the columns past the plane's width are computed and dropped). Others tap
+// by tap on the input, without workspace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/window.h"
+#include "kernels/epilogue.h"
+#include "thread_pool.h"
+
+namespace frugal::cpu {
+
+class DepthwiseConv {
+ public:
+  // `weights` [M, 1, kh, kw]; M a multiple of C.
+  DepthwiseConv(const exec::Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads);
+
+  // Arena workspace of a call on n samples: one padded plane per thread that
+  // takes planes, min(threads, n * M) of them (0 on the tap-by-tap path).
+  uint64_t workspace_bytes(int64_t n) const;
+  std::string algorithm() const;
+  // x [n, C, H, W] into y [n, M, Ho, Wo], then `epilogue` on each plane.
+  void run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue, ThreadPool* pool) const;
+
+ private:
+  void plane(const float* x, float* out, const float* wm, float* ws) const;
+
+  exec::Window w_;
+  int64_t C_ = 0, M_ = 0;
+  int threads_ = 1;
+  std::vector<float> weight_;  // [M, kh * kw]
+  int K_ = 0, S_ = 0;          // the padded path's kernel size and stride; 0: tap by tap
+  int64_t Hp_ = 0, Wq_ = 0;    // padded rows, and floats per row of each column-parity part
+  int64_t Wv_ = 0;             // output columns computed per row: Wo rounded up to 16
+};
+
+}  // namespace frugal::cpu
