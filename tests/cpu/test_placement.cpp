@@ -163,6 +163,31 @@ TEST_CASE("a whole-batch plan placed in exactly its peak moves no bytes", "[cpu]
   }
 }
 
+// The depthwise convs' workspace (one padded plane per thread) is a multiple of
+// 64 bytes: at EfficientNet-B0's peak step (a stride-2 depthwise conv on 4.8
+// MB) a workspace 8 bytes off that no longer fit the hole below the output,
+// whose top-end place is rounded down to 64, and the block compacted 4.8 MB.
+TEST_CASE("whole-batch plans of the depthwise networks placed in exactly their peak move no bytes",
+          "[cpu][placement]") {
+  const std::vector<std::pair<const char*, frugal::Graph (*)(uint64_t)>> nets = {
+      {"mobilenet_v2", &frugal::zoo::build_mobilenet_v2},
+      {"efficientnet_b0", &frugal::zoo::build_efficientnet_b0}};
+  for (const auto& [name, build] : nets) {
+    const frugal::Graph g = build(1);
+    for (int threads : {1, 2}) {
+      const frugal::cpu::Model m(g, threads);
+      for (int64_t batch : {1, 3}) {
+        INFO(name << ", " << threads << " threads, batch " << batch);
+        const Plan plan = frugal::exec::whole_batch_plan(m, batch);
+        const frugal::exec::PlanMemory pm = frugal::exec::simulate_plan(m, plan, batch);
+        const frugal::exec::Placement placed = frugal::exec::place_plan(m, plan, batch, pm.peak);
+        CHECK(placed.peak == pm.peak);
+        CHECK(placed.moved_bytes == 0);
+      }
+    }
+  }
+}
+
 // Budgets are any number of bytes, so the top end of the block can be at an
 // odd address; a chunk placed there is rounded down to 64 bytes (kernels read
 // floats, SIMD wants them aligned). UBSan caught misaligned floats in the

@@ -56,7 +56,8 @@ inline void deinterleave(const float* src, float* dst, int64_t qlo, int64_t qhi,
   for (; q + kLanes <= qhi && 2 * q + 2 * kLanes - 1 <= end; q += kLanes) {
     v32 pair;
     std::memcpy(&pair, src + 2 * q, sizeof pair);
-    const v16 even = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const v16 even =
+        __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     std::memcpy(dst + q, &even, sizeof even);
   }
   for (; q < qhi; ++q) dst[q] = src[2 * q];
@@ -88,7 +89,8 @@ inline void copy_row(const float* src, float* dst, int64_t n) {
 // Copies input plane x into the padded parts at p, whose padding holds zeros
 // already (at stride 2 the even or odd columns, 32 at a time).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void fill_padded(const float* x, float* p,
-                                                                              const Window& w, const Padded& g) {
+                                                                              const Window& w,
+                                                                              const Padded& g) {
   const int64_t rows = std::min(w.H, g.Hp - w.pt);
   for (int64_t ph = 0; ph < g.S; ++ph) {
     // Parts' columns q whose input column q * S + ph - pl lies inside [0, W): [qlo, qhi).
@@ -114,8 +116,8 @@ template <int K, int S>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(const float* __restrict p,
                                                                                const float* __restrict wm,
                                                                                float* __restrict out,
-                                                                               const Window& w, const Padded& g,
-                                                                               int64_t Wv) {
+                                                                               const Window& w,
+                                                                               const Padded& g, int64_t Wv) {
   float wk[K * K];
   for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
@@ -160,7 +162,7 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
 
 uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
   const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, n * M_));
-  return uint64_t(buffers * S_ * Hp_ * Wq_) * sizeof(float);
+  return uint64_t(buffers * plane_floats()) * sizeof(float);
 }
 
 std::string DepthwiseConv::algorithm() const { return K_ ? "depthwise padded" : "depthwise direct"; }
@@ -190,7 +192,7 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
 void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue,
                         ThreadPool* pool) const {
   const int64_t mult = M_ / C_, in_plane = w_.H * w_.W, out_plane = w_.Ho * w_.Wo, planes = n * M_;
-  const int64_t ws_floats = S_ * Hp_ * Wq_, taps = w_.kh * w_.kw;
+  const int64_t ws_floats = plane_floats(), taps = w_.kh * w_.kw;
   auto range = [&](int64_t p0, int64_t p1, float* buf) {
     if (K_) std::memset(buf, 0, sizeof(float) * size_t(ws_floats));  // the padding, for all its planes
     for (int64_t p = p0; p < p1; ++p) {

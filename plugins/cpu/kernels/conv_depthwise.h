@@ -35,6 +35,11 @@ class DepthwiseConv {
 
  private:
   void plane(const float* x, float* out, const float* wm, float* ws) const;
+  // Floats of one padded plane, a multiple of 16 (64 bytes): a chunk the
+  // arena places at the top end is rounded down to 64 bytes, and a workspace
+  // of another size could leave it a few bytes short of the hole it should
+  // fill (EfficientNet-B0 then moved a 4.8 MB tensor at batch 1).
+  int64_t plane_floats() const { return (int64_t(S_) * Hp_ * Wq_ + 15) / 16 * 16; }
 
   exec::Window w_;
   int64_t C_ = 0, M_ = 0;
