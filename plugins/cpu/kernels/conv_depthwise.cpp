@@ -40,6 +40,45 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void tap_by_tap_pla
   }
 }
 
+// 3x3 at stride 2 without workspace (on these the padded path lost: 0.41 against
+// 0.31 ms on MobileNet-v2's 96 channels at 112x112) in one pass over the output:
+// all K*K taps per output value;
+// rows outside x read `zeros` (W values), and the few columns near the left
+// and right edges take the checked path. Compiled for AVX-512 and AVX2 too.
+template <int K, int S>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_plane(
+    const float* __restrict x, const float* __restrict wm, float* __restrict out, const Window& w,
+    const float* __restrict zeros, int64_t a, int64_t b) {
+  float wk[K * K];
+  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
+  const float* __restrict r[K];
+  for (int64_t oh = 0; oh < w.Ho; ++oh) {
+    for (int i = 0; i < K; ++i) {
+      const int64_t ih = oh * S - w.pt + i;
+      r[i] = ih >= 0 && ih < w.H ? x + ih * w.W : zeros;
+    }
+    float* __restrict orow = out + oh * w.Wo;
+    auto edge = [&](int64_t ow) {
+      const int64_t c = ow * S - w.pl;
+      float acc = 0.0f;
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j)
+          if (c + j >= 0 && c + j < w.W) acc += wk[i * K + j] * r[i][c + j];
+      orow[ow] = acc;
+    };
+    for (int64_t ow = 0; ow < std::min(a, w.Wo); ++ow) edge(ow);
+    const int64_t off = -w.pl;
+    for (int64_t ow = a; ow < b; ++ow) {
+      const int64_t c = ow * S + off;
+      float acc = 0.0f;
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j) acc += wk[i * K + j] * r[i][c + j];
+      orow[ow] = acc;
+    }
+    for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
+  }
+}
+
 // The padded planes' geometry: part ph (column parity at stride 2) holds
 // padded columns q * S + ph, q in [0, Wq), of padded rows [0, Hp); padded
 // (r, c) is input (r - pt, c - pl), 0 outside it.
@@ -150,8 +189,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(c
 
 DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads)
     : w_(w), C_(C), M_(M), threads_(threads), weight_(std::move(weights)) {
-  if (w.kh == w.kw && (w.kh == 3 || w.kh == 5) && w.dh == 1 && w.dw == 1 && w.sh == w.sw &&
-      (w.sw == 1 || w.sw == 2)) {
+  const bool square = w.kh == w.kw && w.dh == 1 && w.dw == 1 && w.sh == w.sw;
+  if (square && w.kh == 3 && w.sw == 2) {
+    direct_3x3s2_ = true;
+    zero_row_.assign(size_t(w.W + 4), 0.0f);  // rows above/below the input
+  } else if (square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2)) {
     K_ = int(w.kh);
     S_ = int(w.sw);
     Wv_ = (w.Wo + kLanes - 1) / kLanes * kLanes;
@@ -167,12 +209,27 @@ uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
 
 std::string DepthwiseConv::algorithm() const { return K_ ? "depthwise padded" : "depthwise direct"; }
 
+namespace {
+
+// [lo[j], hi[j]): the output columns whose input column under kernel column j lies inside the input.
+void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>& hi) {
+  lo.resize(size_t(w.kw));
+  hi.resize(size_t(w.kw));
+  for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
+}
+
+}  // namespace
+
 // One output plane from input plane x with weights wm; ws: one padded plane.
 void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws) const {
   if (!K_) {
-    std::vector<int64_t> lo(size_t(w_.kw)), hi(size_t(w_.kw));  // valid output columns per kernel column
-    for (int64_t j = 0; j < w_.kw; ++j) w_.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
-    tap_by_tap_plane(x, wm, out, w_, lo.data(), hi.data());
+    std::vector<int64_t> lo, hi;
+    valid_cols(w_, lo, hi);
+    if (direct_3x3s2_)  // columns [a, b) have all 3 taps inside the input
+      depthwise_kxk_plane<3, 2>(x, wm, out, w_, zero_row_.data(), *std::max_element(lo.begin(), lo.end()),
+                                *std::min_element(hi.begin(), hi.end()));
+    else
+      tap_by_tap_plane(x, wm, out, w_, lo.data(), hi.data());
     return;
   }
   const Padded g{Hp_, Wq_, S_};

@@ -6,9 +6,11 @@
 // EfficientNet's) first copy the input plane into a zero-padded one in arena
 // workspace, split by column parity at stride 2, so that every tap of a row
 // of outputs reads a contiguous, always-valid run of floats: rows of 16
-// outputs, each summed over all K*K taps in a register, with no edge cases
-// (the columns past the plane's width are computed and dropped). Others tap
-// by tap on the input, without workspace.
+// outputs, each summed over all K*K taps in registers, with no edge cases
+// (the columns past the plane's width are computed and dropped). 3x3 at
+// stride 2, where the copy cost more than it saved, reads the input directly
+// with all taps per output (edge columns checked); others tap by tap on the
+// input. Those two need no workspace.
 #pragma once
 
 #include <cstdint>
@@ -44,10 +46,12 @@ class DepthwiseConv {
   exec::Window w_;
   int64_t C_ = 0, M_ = 0;
   int threads_ = 1;
-  std::vector<float> weight_;  // [M, kh * kw]
-  int K_ = 0, S_ = 0;          // the padded path's kernel size and stride; 0: tap by tap
-  int64_t Hp_ = 0, Wq_ = 0;    // padded rows, and floats per row of each column-parity part
-  int64_t Wv_ = 0;             // output columns computed per row: Wo rounded up to 16
+  std::vector<float> weight_;    // [M, kh * kw]
+  int K_ = 0, S_ = 0;            // the padded path's kernel size and stride; 0: tap by tap
+  int64_t Hp_ = 0, Wq_ = 0;      // padded rows, and floats per row of each column-parity part
+  int64_t Wv_ = 0;               // output columns computed per row: Wo rounded up to 16
+  bool direct_3x3s2_ = false;    // 3x3 at stride 2: one pass on the input, no workspace
+  std::vector<float> zero_row_;  // that pass's rows in the padding
 };
 
 }  // namespace frugal::cpu
