@@ -94,8 +94,9 @@ void set_times(const LayerFacts& f, int upto, const float* y, nlohmann::json& la
 
 }  // namespace
 
-nlohmann::json predict_table(const nlohmann::json& file, const std::string& origin, const Graph& model,
+nlohmann::json predict_table(const PredictorFile& predictor, const std::string& origin, const Graph& model,
                              nlohmann::json costs, int upto) {
+  const nlohmann::json& file = predictor.header;
   if (upto < 1 || upto > 1024) throw Error("option 'upto' must be in 1..1024, got " + std::to_string(upto));
   check_predictor_matches(file, costs, origin);
   const std::vector<LayerFacts> facts = layer_facts(model, costs);
@@ -110,7 +111,7 @@ nlohmann::json predict_table(const nlohmann::json& file, const std::string& orig
     if (!w.empty()) warnings.push_back(w);
   }
   Booster booster;
-  booster.load_json(file["xgboost"].dump());
+  booster.load_json(predictor.xgboost);
   const std::vector<float> y = rows.count() ? booster.predict(rows) : std::vector<float>{};
   for (size_t l = 0; l < facts.size(); ++l)
     set_times(facts[l], upto, &y[l * size_t(upto)], costs["layers"][l]);

@@ -119,7 +119,7 @@ TEST_CASE("xgb: training is deterministic, the file records what it was trained 
     CHECK(train_predictor(xgb(), basis().examples(), {{"mode", mode}}) == trained(mode));
   const json f = json::parse(trained("forest"));
   CHECK(f["format"] == "frugal-predictor");
-  CHECK(f["format_version"] == 2);
+  CHECK(f["format_version"] == 3);
   CHECK(f["step_overhead"]["default"].get<double>() == Approx(predictor_test::kSyntheticStepOverhead));
   CHECK(f["executor"] == "cpu");
   CHECK(f["threads"] == 1);
@@ -158,7 +158,7 @@ TEST_CASE("xgb refuses files of another version, executor, device, threads or ma
     CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", path}}),
                       Catch::Contains(path) && Catch::Contains(message));
   };
-  refused("format_version", 1, "predictor file format version 1, this predictor reads version 2");
+  refused("format_version", 1, "predictor file format version 1, this predictor reads version 3");
   refused("executor", "vulkan", "trained for executor \"vulkan\", the model is on executor \"cpu\"");
   refused("device", "elsewhere", "trained for device \"elsewhere\"");
   refused("threads", 16, "trained for threads 16, the model is on threads 1");
