@@ -28,6 +28,15 @@ const std::set<std::string> kElementwise = {"Add",
 // element, a family of their own so a basis without them refuses them.
 const std::set<std::string> kElementwiseExp = {"Sigmoid", "Tanh", "Softmax", "LRN"};
 
+// A layer that bundles one of these after its head (a conv with SiLU:
+// Sigmoid, Mul) pays an exp per output element that a conv with Relu does not:
+// its family gets "+exp", so a basis without such layers refuses them.
+bool bundles_exp(const nlohmann::json& ops) {
+  for (size_t i = 1; i < ops.size(); ++i)
+    if (ops[i].is_string() && kElementwiseExp.count(ops[i].get<std::string>())) return true;
+  return false;
+}
+
 std::vector<int64_t> dims_of(const Graph& g, const std::string& tensor) {
   const TensorDesc& t = g.tensor(tensor);
   return t.has_shape && shape_is_known(t.shape) ? known_dims(t.shape) : std::vector<int64_t>{};
@@ -106,7 +115,7 @@ LayerFacts facts_of(const Graph& g, const nlohmann::json& costs, const nlohmann:
   read_geometry(g, n, f);
   const std::string algorithm = layer.value("algorithm", std::string());
   f.kind = n.op_type + (algorithm.empty() ? "" : " (" + algorithm + ")");
-  f.family = family_of(n.op_type, f);
+  f.family = family_of(n.op_type, f) + (bundles_exp(layer["ops"]) ? "+exp" : "");
   f.macs_per_sample = layer["macs_per_sample"].get<double>();
   f.bundled = int(layer["nodes"].size()) - 1;
   f.gate_activity = activity_of(costs, f.name);

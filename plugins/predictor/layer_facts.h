@@ -15,8 +15,9 @@ namespace frugal::predictor {
 
 struct LayerFacts {
   std::string name;
-  std::string kind;      // head op and kernel path: "Conv (im2col + sgemm)", "Add"
-  std::string family;    // conv, conv_1x1, conv_depthwise, conv_grouped, gemm, pool, elementwise, concat, ...
+  std::string kind;    // head op and kernel path: "Conv (im2col + sgemm)", "Add"
+  std::string family;  // conv, conv_1x1, conv_depthwise, conv_grouped, gemm, pool, elementwise, concat, ...;
+                       // "+exp" appended where an exp-based op (SiLU's Sigmoid) is bundled after the head
   int64_t n = 1, m = 1;  // output and input channels (features for a Gemm)
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, groups = 1;
   int64_t ih = 1, iw = 1, oh = 1, ow = 1;  // spatial sizes of the head's input and output

@@ -81,7 +81,13 @@ const std::vector<std::string>& feature_names() {
   return names;
 }
 
-double work(const LayerFacts& f, int b) { return f.macs_per_sample * b + bytes_moved(f, b) / 4.0; }
+double window_ops(const LayerFacts& f, int b) {
+  return f.family == "pool" ? double(b) * double(f.n) * double(f.oh * f.ow) * double(f.kh * f.kw) : 0.0;
+}
+
+double work(const LayerFacts& f, int b) {
+  return f.macs_per_sample * b + window_ops(f, b) + bytes_moved(f, b) / 4.0;
+}
 
 std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families) {
   std::vector<double> x = {family_code(f, families), double(b)};

@@ -18,9 +18,16 @@ const std::vector<std::string>& feature_names();
 // The first is the family's index in `families` (the codes training saw).
 std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families);
 
+// A pool's comparisons or additions: one per window element per output
+// (b n oh ow kh kw); 0 for other layers. The executor counts no MACs for pools,
+// and a 3x3 window at stride 1 reads each input 9 times where stride 2 reads
+// it about twice: bytes alone do not say what a pool costs.
+double window_ops(const LayerFacts& f, int b);
+
 // What times are divided by before the model learns them: the batch's MACs
-// plus one per float it moves (in, out, workspace and weights), so the model
-// learns seconds per unit of work, which varies far less than seconds.
+// and window operations plus one per float it moves (in, out, workspace and
+// weights), so the model learns seconds per unit of work, which varies far
+// less than seconds.
 double work(const LayerFacts& f, int b);
 
 }  // namespace frugal::predictor

@@ -89,7 +89,7 @@ nlohmann::json header(const Example& first, const TrainingSet& s, Mode mode, int
           {"predictor", "xgb"},
           {"mode", mode_name(mode)},
           {"seed", seed},
-          {"target", "ln(batch seconds / work), work = MACs + bytes moved / 4"},
+          {"target", "ln(batch seconds / work), work = MACs + window operations + bytes moved / 4"},
           {"executor", first.costs.value("executor", nlohmann::json())},
           {"device", first.costs.value("device", nlohmann::json())},
           {"threads", first.costs.value("threads", nlohmann::json())},

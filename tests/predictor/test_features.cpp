@@ -82,6 +82,32 @@ TEST_CASE("a depthwise conv: family, weights and operations per group", "[predic
   CHECK(predictor::features(facts[0], 1, {"conv"})[0] == -1);  // a family training never saw
 }
 
+TEST_CASE("a pool's work counts its window operations", "[predictor][unit]") {
+  // 3x3 max pool, stride 1, pad 1 on 4 x 6 x 6: 4 x 36 outputs, 9 comparisons each.
+  zoo::GraphBuilder b("pool", 1);
+  const Graph g = b.finish(b.maxpool(b.input(4, 6, 6), "p", 3, 1, 1));
+  const auto facts = predictor::layer_facts(g, predictor_test::unmeasured(g, 2));
+  REQUIRE(facts.size() == 1);
+  CHECK(facts[0].family == "pool");
+  CHECK(predictor::window_ops(facts[0], 2) == 2 * 4 * 36 * 9);
+  const double moved = 2 * (4 * 36 * 4) * 2 + facts[0].ws_bytes[1];  // in and out, 2 samples
+  CHECK(predictor::work(facts[0], 2) == Approx(2 * 4 * 36 * 9 + moved / 4));
+  CHECK(predictor::window_ops(
+            predictor::layer_facts(one_conv(false), predictor_test::unmeasured(one_conv(false), 1))[0], 1) ==
+        0);
+}
+
+TEST_CASE("a conv with SiLU bundled is a family of its own", "[predictor][unit]") {
+  zoo::GraphBuilder b("silu", 1);
+  zoo::ConvOptions o;
+  o.bias = true;
+  const Graph g = b.finish(b.silu(b.conv(b.input(4, 6, 6), "c", 8, 1, o), "s"));
+  const nlohmann::json table = predictor_test::unmeasured(g, 1);
+  REQUIRE(table["layers"].size() == 1);  // the cpu executor bundles Sigmoid and Mul after the conv
+  REQUIRE(table["layers"][0]["ops"] == nlohmann::json({"Conv", "Sigmoid", "Mul"}));
+  CHECK(predictor::layer_facts(g, table)[0].family == "conv_1x1+exp");
+}
+
 TEST_CASE("layer_facts refuses a table without the executor's facts", "[predictor][unit]") {
   const Graph g = one_conv(false);
   nlohmann::json table = predictor_test::unmeasured(g, 1);
