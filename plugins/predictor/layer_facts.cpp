@@ -128,8 +128,7 @@ LayerFacts facts_of(const Graph& g, const nlohmann::json& costs, const nlohmann:
 
 }  // namespace
 
-std::vector<LayerFacts> layer_facts(const Graph& model, const nlohmann::json& costs) {
-  Graph g = model;
+std::vector<LayerFacts> layer_facts(Graph g, const nlohmann::json& costs) {
   infer_shapes_for_batch(g, 1);
   std::vector<LayerFacts> out;
   for (const nlohmann::json& layer : costs.at("layers")) out.push_back(facts_of(g, costs, layer));

@@ -32,6 +32,8 @@ struct LayerFacts {
 // One entry per layer of `costs` (which must carry "ops", "nodes" and
 // "macs_per_sample" per layer, as the host's tables do). Throws Error naming
 // the layer when a fact is missing or the model has no such node.
-std::vector<LayerFacts> layer_facts(const Graph& model, const nlohmann::json& costs);
+// `model` is taken by value: shapes are inferred on it (move a model that is
+// not needed after, rather than copy its weights).
+std::vector<LayerFacts> layer_facts(Graph model, const nlohmann::json& costs);
 
 }  // namespace frugal::predictor

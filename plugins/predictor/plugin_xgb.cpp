@@ -32,9 +32,8 @@ std::string predicted(const void* onnx, size_t onnx_size, const char* costs_json
     frugal::sdk::fail_invalid("options: give the largest batch size as {\"upto\": B}");
   const std::string path = options["file"].get<std::string>();
   const frugal::predictor::PredictorFile file = frugal::predictor::read_predictor_file(read_file(path), path);
-  const frugal::Graph model = frugal::load_onnx_bytes(onnx, onnx_size, "model");
-  return frugal::predictor::predict_table(file, path, model, json::parse(costs_json),
-                                          options["upto"].get<int>())
+  return frugal::predictor::predict_table(file, path, frugal::load_onnx_bytes(onnx, onnx_size, "model"),
+                                          json::parse(costs_json), options["upto"].get<int>())
       .dump();
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 
 #include "frugal/error.h"
 #include "layer_facts.h"
@@ -94,12 +95,12 @@ void set_times(const LayerFacts& f, int upto, const float* y, nlohmann::json& la
 
 }  // namespace
 
-nlohmann::json predict_table(const PredictorFile& predictor, const std::string& origin, const Graph& model,
+nlohmann::json predict_table(const PredictorFile& predictor, const std::string& origin, Graph model,
                              nlohmann::json costs, int upto) {
   const nlohmann::json& file = predictor.header;
   if (upto < 1 || upto > 1024) throw Error("option 'upto' must be in 1..1024, got " + std::to_string(upto));
   check_predictor_matches(file, costs, origin);
-  const std::vector<LayerFacts> facts = layer_facts(model, costs);
+  const std::vector<LayerFacts> facts = layer_facts(std::move(model), costs);
   check_families(file, facts, origin);
   // Every (layer, batch) in one call: the model is loaded and run once.
   const auto families = file["families"].get<std::vector<std::string>>();

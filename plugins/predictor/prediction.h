@@ -15,7 +15,7 @@ namespace frugal::predictor {
 // `file` is read_predictor_file()'s result; `origin` names it in messages.
 // Throws Error for a file trained elsewhere, a layer family it never saw, or a
 // table whose byte lists are shorter than upto.
-nlohmann::json predict_table(const PredictorFile& file, const std::string& origin, const Graph& model,
+nlohmann::json predict_table(const PredictorFile& file, const std::string& origin, Graph model,
                              nlohmann::json costs, int upto);
 
 }  // namespace frugal::predictor
