@@ -4,7 +4,9 @@
 -- pruning levels of the basis. Per network: MAPE and the share of (layer,
 -- batch) points within +-10%, and the network latency (sum of predicted layer
 -- times and step overheads) against a measured whole run, beside the same sum
--- over the measured table ("lat.meas": what per-layer times cannot explain). Then the time to predict a table
+-- over the measured table ("lat.meas": what per-layer times cannot explain), and the
+-- predicted table's network sums against the measured table's ("vs.table": the
+-- predictor's own share, free of the runs' noise). Then the time to predict a table
 -- against profiling it, and plans made from predicted tables run against plans
 -- made from measured ones. Every network is folded (BaN-OFF) and profiled once
 -- (cached), as frugal workflow and frugal predictor train do.
@@ -66,9 +68,19 @@ local function whole_run(p, b)
 end
 
 -- One row per network: errors of the predicted per-layer times and of the network latency.
-local printer = bench.row_printer({-4, -22, 7, 8, 10, 10, 10})
+local printer = bench.row_printer({-4, -22, 7, 8, 10, 10, 10, 10})
 local function header()
-  printer({"exp", "network", "points", "MAPE", "within10", "latency", "lat.meas"})
+  printer({"exp", "network", "points", "MAPE", "within10", "latency", "lat.meas", "vs.table"})
+end
+
+-- Relative errors of the predicted table's network sums against the measured table's, per batch size.
+local function table_errors(measured, predicted)
+  local errs = {}
+  for _, b in ipairs(batches) do
+    local m = ev.network_seconds(measured, b)
+    errs[#errs + 1] = math.abs(ev.network_seconds(predicted, b) - m) / m
+  end
+  return errs
 end
 
 local function latency_errors(p, costs, runs)
@@ -82,15 +94,16 @@ local function latency_errors(p, costs, runs)
 end
 
 -- lat: latency errors of the predicted tables; floor: those of the measured
--- tables, the part of the error no per-layer prediction can remove.
-local function row(exp, name, errs, lat, floor)
-  local s, l, f = ev.summary(errs), ev.summary(lat or {}), ev.summary(floor or {})
+-- tables, the part of the error no per-layer prediction can remove; tab: the
+-- predicted against the measured tables' network sums.
+local function row(exp, name, errs, lat, floor, tab)
+  local s, l, f, t = ev.summary(errs), ev.summary(lat or {}), ev.summary(floor or {}), ev.summary(tab or {})
   if not s then
-    printer({exp, name, "0", "-", "-", "-", "-"})
+    printer({exp, name, "0", "-", "-", "-", "-", "-"})
     return {mape = math.huge}
   end
-  printer({exp, name, tostring(s.n), common.percent(s.mape), common.percent(s.within10),
-           l and common.percent(l.mape) or "-", f and common.percent(f.mape) or "-"})
+  local function pct(x) return x and common.percent(x.mape) or "-" end
+  printer({exp, name, tostring(s.n), common.percent(s.mape), common.percent(s.within10), pct(l), pct(f), pct(t)})
   return s
 end
 
@@ -114,27 +127,31 @@ end
 
 -- (b) and (c): every profile of `set` against the predictor `file`, one row per network.
 local function per_network(exp, set, file, runs)
-  local by_net, lat, floor, order, all, all_lat, all_floor = {}, {}, {}, {}, {}, {}, {}
+  local by_net, lat, floor, tab, order = {}, {}, {}, {}, {}
+  local all, all_lat, all_floor, all_tab = {}, {}, {}, {}
   for _, p in ipairs(set) do
     local ok, costs = pcall(frugal.predict, p.model, nil, {model = file, upto = B, threads = a.threads})
     if not ok then
       print(string.format("%-4s  %-22s  refused: %s", exp, p.label, common.message(costs)))
     else
       if not by_net[p.network] then
-        by_net[p.network], lat[p.network], floor[p.network], order[#order + 1] = {}, {}, {}, p.network
+        by_net[p.network], lat[p.network], floor[p.network], tab[p.network] = {}, {}, {}, {}
+        order[#order + 1] = p.network
       end
       ev.append(by_net[p.network], ev.errors(p.costs, costs))
       ev.append(lat[p.network], latency_errors(p, costs, runs))
       ev.append(floor[p.network], latency_errors(p, p.costs, runs))
+      ev.append(tab[p.network], table_errors(p.costs, costs))
     end
   end
   for _, n in ipairs(order) do
-    row(exp, n, by_net[n], lat[n], floor[n])
+    row(exp, n, by_net[n], lat[n], floor[n], tab[n])
     ev.append(all, by_net[n])
     ev.append(all_lat, lat[n])
     ev.append(all_floor, floor[n])
+    ev.append(all_tab, tab[n])
   end
-  return row(exp, "all", all, all_lat, all_floor)
+  return row(exp, "all", all, all_lat, all_floor, all_tab)
 end
 
 -- Time of a predicted table of resnet50 for batch 1..16 against profiling its measured batch sizes.

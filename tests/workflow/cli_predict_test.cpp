@@ -121,7 +121,7 @@ TEST_CASE("frugal predictor and --predict refuse bad input with one line", "[wor
   r = frugal_in(dir, "profile zoo:toy_tiny --predict v1.json");
   CHECK(r.code == 1);
   CHECK(contains(r.output,
-                 "frugal: xgb: v1.json: predictor file format version 1, this predictor reads version 2"));
+                 "frugal: xgb: v1.json: predictor file format version 1, this predictor reads version 3"));
   write_text(dir / "list.json", "[]");
   r = frugal_in(dir, "workflow zoo:toy_tiny --predict list.json");
   CHECK(r.code == 1);
