@@ -31,6 +31,42 @@ layout(constant_id = 20) const uint C_SN = 0;
 layout(constant_id = 21) const float ALPHA = 1.0;
 layout(constant_id = 22) const float BETA = 1.0;
 
+#ifdef FEW_ROWS
+// matmul_rows.spv, for products of few rows (a fully connected layer at a
+// small batch): a 16 x 16 tile would leave most of its rows idle. Each
+// invocation computes one column for RB rows, reading B's column once for
+// them (consecutive invocations: consecutive columns, coalesced when B_SN is
+// 1) and A's values, the same for the whole work group, from the cache.
+// Work groups: x = column groups, y = row blocks of RB, z = batch index.
+const uint RB = 4u;
+
+void main() {
+  const uint rows = pc.p0, col0 = pc.p2, cols = pc.p3;
+  const uint lcol = gl_GlobalInvocationID.x;
+  const uint row0 = gl_WorkGroupID.y * RB;
+  const uint b = gl_WorkGroupID.z;
+  if (lcol >= cols) return;
+  const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
+  const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
+  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
+  uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
+  for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
+  float acc[RB];
+  for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
+  for (uint k = 0; k < K; ++k) {
+    const float bv = y[bbase + k * B_SK];
+    for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
+  }
+  const uint j = col0 + lcol;
+  for (uint r = 0; r < RB; ++r) {
+    const uint row = row0 + r;
+    if (row >= rows) break;
+    float v = ALPHA * acc[r];
+    if (HAS_C != 0u) v += BETA * z[pc.z_off + row * C_SR + j * C_SN];
+    o[pc.o_off + (b * rows + row) * N + j] = epilogue(v, j);
+  }
+}
+#else
 shared float As[TILE * TILE];
 shared float Bs[TILE * TILE];
 
@@ -60,3 +96,4 @@ void main() {
   if (HAS_C != 0u) v += BETA * z[pc.z_off + row * C_SR + j * C_SN];
   o[pc.o_off + (b * rows + row) * N + j] = epilogue(v, j);
 }
+#endif

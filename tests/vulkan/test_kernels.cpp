@@ -300,6 +300,23 @@ TEST_CASE("Gemm: transposes, alpha, beta, bias shapes, bundled BatchNorm and Rel
   }
 }
 
+TEST_CASE("Gemm: few rows (one column per invocation) and many rows (tiles)", "[vulkan][gemm]") {
+  VK_REQUIRE_DEVICE();
+  // Batches 1-8 run on matmul_rows.spv (4 rows per invocation: 3 and 6 leave a
+  // block part empty), 9 and 21 on the 16 x 16 tiles; 70 columns span two
+  // column groups of 64, the second one part empty.
+  for (int64_t batch : {1, 3, 6, 8, 9, 21}) {
+    INFO("batch " << batch);
+    const int64_t K = 45, N = 70;
+    GraphMaker m;
+    m.input("x", {-1, K});
+    frugal::Node& g = m.node("Gemm", "gemm", {"x", m.weight("w", {N, K}), m.weight("c", {N})}, {"g"});
+    g.set_attr_int("transB", 1);
+    m.output(add_activation(m, "g", "relu", 1));
+    check_against_reference(m.g, random_inputs(m.g, batch, 60 + uint64_t(batch)));
+  }
+}
+
 TEST_CASE("MatMul: folded batch dims, batched operands, broadcasting, vectors", "[vulkan][matmul]") {
   VK_REQUIRE_DEVICE();
   {  // [N, M, K] @ [K, N2]: rows fold

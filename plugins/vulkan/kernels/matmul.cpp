@@ -96,6 +96,9 @@ class MatMulKernel : public Kernel {
     sc.set_float(21, alpha_).set_float(22, beta_);
     epilogue_.specialize(sc, uint32_t(N_));
     pipeline_ = d.pipeline(shaders.path("matmul"), sc);
+    wg_ = d.workgroup_1d();
+    sc.set(0, wg_).set(1, 1);
+    rows_pipeline_ = d.pipeline(shaders.path("matmul_rows"), sc);
     if (!block_) return;
     SpecConstants is;
     is.set(0, d.workgroup_1d()).set(1, 1).set(2, 1).set(3, uint32_t(block_)).set(4, uint32_t(blocks_));
@@ -143,6 +146,11 @@ class MatMulKernel : public Kernel {
           b.slot[kZ] = lists.sub(uint64_t(s0 * (1 + blocks_)) * 4, uint64_t(k * (1 + blocks_)) * 4);
           r.bind(blocks_pipeline_, b, pc, label_);
           r.dispatch_flat(uint64_t(k * cols), r.device().workgroup_1d());
+          continue;
+        }
+        if (pc.p0 <= kFewRows) {  // a TILE x TILE group would leave most rows idle
+          r.bind(rows_pipeline_, b, pc, label_);
+          r.dispatch(uint32_t((cols + wg_ - 1) / wg_), (pc.p0 + 3) / 4, pc.p1);
           continue;
         }
         r.bind(pipeline_, b, pc, label_);
@@ -312,8 +320,11 @@ class MatMulKernel : public Kernel {
   uint64_t epilogue_bytes_ = 0;
   float alpha_ = 1.0f, beta_ = 1.0f;
   Epilogue epilogue_;
-  uint32_t tile_ = 16;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  // Products of at most this many rows run on matmul_rows.spv (one column and
+  // 4 rows per invocation), larger ones on the TILE x TILE tiles.
+  static constexpr uint32_t kFewRows = 8;
+  uint32_t tile_ = 16, wg_ = 64;
+  VkPipeline pipeline_ = VK_NULL_HANDLE, rows_pipeline_ = VK_NULL_HANDLE;
   int64_t block_ = 0, blocks_ = 0;  // a gate's consumer: values per block of A's row, blocks per row
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE, blocks_pipeline_ = VK_NULL_HANDLE;
 };
