@@ -244,6 +244,11 @@ class ConvKernel : public Kernel {
     tpq_ = pixels > 32 ? 2 : 1;
     tmq_ = M_ > 32 ? 2 : 1;
     nx_ = cover(pixels, 4 * tpq_, 16);
+    // A narrower tile where it leaves an eighth fewer pixel slots idle
+    // (squeezenet1_1's classifier, 169 pixels: 256 slots in tiles of 128, 192 in tiles of 64).
+    auto slots = [&](uint32_t n) { return (pixels + 4 * tpq_ * n - 1) / (4 * tpq_ * n) * (4 * tpq_ * n); };
+    for (uint32_t n = nx_ / 2, best = nx_; n >= 2; n /= 2)
+      if (slots(n) * 8 < slots(best) * 7) nx_ = best = n;
     ny_ = cover(M_, 4 * tmq_, 8);
     bk_ = 8;
     auto fits = [&] {
