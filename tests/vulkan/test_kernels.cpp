@@ -96,8 +96,8 @@ TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, b
 // conv.comp tiles M kernels x Ho*Wo pixels (4..64 kernels x 4..128 pixels,
 // 4x4 or 8x8 outputs per invocation, the reduction over C*kh*kw in steps of 8) and dwconv.comp computes 4
 // outputs of a row per invocation: kernel counts, pixel counts, reductions and row widths that are not
-// multiples of those, on the indirect and the dense path. Pixel counts just above a tile (153, 35)
-// get narrower tiles (64 and 16 pixels) that leave fewer slots idle.
+// multiples of those, on the indirect and the dense path. 153 pixels, just above a tile of 128,
+// get tiles of 64 that leave fewer slots idle.
 TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pads", "[vulkan][conv]") {
   VK_REQUIRE_DEVICE();
   struct Case {
