@@ -69,7 +69,8 @@ end
 local function plan_budget(net, budget, label)
   local plans, variants = {}, {}
   for _, p in ipairs(PLANNERS) do
-    local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B})
+    -- With the executor that runs them: the arena moves are priced (docs/COSTS.md, "Moves").
+    local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B, executor = net.ex})
     plans[p] = okp and pl or {error = common.message(pl)}
     if okp then
       local v = {name = label .. ", " .. p, planner = p, plan = pl, peak = 0, layers = {}, times = {}}
@@ -136,8 +137,12 @@ end
 local function explain(net, variants)
   for _, v in ipairs(variants) do
     local m = v.by_layer
-    print(string.format("%16s%-6s %3d steps, %d calls, moved %s; pred %s, meas %s per sample%s", "", v.planner,
-      m.steps, m.calls, common.bytes(m.moved), common.seconds(v.plan.time_per_sample_s), common.seconds(v.median / B),
+    local mv = v.plan.moves or {}
+    local priced = mv.priced and string.format(" taking %s per sample (placed %s, priced %s per sample)",
+      common.seconds((m.move_seconds or 0) / B), common.bytes(mv.moved_bytes), common.seconds(mv.seconds / B)) or ""
+    print(string.format("%16s%-6s %3d steps, %d calls, moved %s%s; pred %s, meas %s per sample%s", "", v.planner,
+      m.steps, m.calls, common.bytes(m.moved), priced, common.seconds(v.plan.time_per_sample_s),
+      common.seconds(v.median / B),
       timing.disagreement(v.plan.time_per_sample_s, v.median / B) and "  (beyond 15%)" or ""))
     for _, line in ipairs(timing.explain_lines(v.plan, net.costs, m, B, 4)) do print(string.rep(" ", 24) .. line) end
   end

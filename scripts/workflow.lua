@@ -112,9 +112,11 @@ if not a.predict then
     a.raw and "raw times (--raw)" or "times fitted per layer (fixed + per-sample x batch)"))
 end
 
--- 3. Plan.
+-- 3. Plan, with the executor that will run the plans: it places each
+-- candidate, and the arena moves it would make are priced (docs/COSTS.md, "Moves").
+local ex = common.try(frugal.executor, folded, {executor = a.executor, threads = a.threads})
 local function plan(planner, budget)
-  return frugal.plan(costs, {planner = planner, budget = budget, batch = B, unit = a.unit})
+  return frugal.plan(costs, {planner = planner, budget = budget, batch = B, unit = a.unit, executor = ex})
 end
 progress:stage("planning")
 -- The whole batch's need: fixed batch B with no memory limit.
@@ -161,7 +163,7 @@ print(string.format("3 plan      %d samples under %s (%s); whole batch at once n
 local x = common.try(frugal.random_input, original, B, a.seed)
 progress:stage("running the reference (whole batch, unfolded model)")
 local ref = common.try(frugal.run, original, nil, x, {executor = a.executor, threads = a.threads})
-local ex = common.try(frugal.executor, folded, {executor = a.executor, threads = a.threads, budget = budget})
+common.try(ex.set_budget, ex, budget)
 
 local function median(list)
   local s = {}

@@ -185,6 +185,48 @@ LayerTiming ExecutorClient::time_layer(int layer, int batch, int repeats) {
   return LayerTiming{median, spread};
 }
 
+bool ExecutorClient::can_place() const {
+  return plugin_->extension(FRUGAL_EXT_PLACEMENT, sizeof(frugal_placement_extension)) != nullptr;
+}
+
+const frugal_placement_extension& ExecutorClient::placement() const {
+  const void* ext = plugin_->extension(FRUGAL_EXT_PLACEMENT, sizeof(frugal_placement_extension));
+  if (!ext)
+    throw Error(plugin_label(*plugin_) + ": does not offer " FRUGAL_EXT_PLACEMENT
+                                         " (placing a plan offline)");
+  return *static_cast<const frugal_placement_extension*>(ext);
+}
+
+nlohmann::json ExecutorClient::place(const nlohmann::json& plan, int64_t batch, uint64_t capacity) const {
+  const frugal_placement_extension& ext = placement();
+  const bool whole_batch = plan.is_null() || (plan.is_object() && plan.empty());
+  const std::string plan_text = whole_batch ? std::string() : plan.dump();
+  if (batch < 1 || batch > INT32_MAX)
+    throw Error("place: batch must be in 1..2^31-1, got " + std::to_string(batch));
+  BlobHolder out;
+  frugal_error err = fresh_error();
+  check_status(*plugin_,
+               ext.place(handle(), whole_batch ? nullptr : plan_text.c_str(), int32_t(batch), capacity,
+                         out.out(), &err),
+               err, "place");
+  nlohmann::json j = blob_json(*plugin_, out, "placement", true, nlohmann::json::object());
+  for (const char* key : {"peak_bytes", "moved_bytes", "compactions"})
+    if (!j.contains(key) || !j[key].is_number_unsigned())
+      throw Error(plugin_label(*plugin_) + ": place returned no non-negative integer \"" + key + "\"");
+  return j;
+}
+
+double ExecutorClient::time_move(uint64_t capacity, int repeats) {
+  const frugal_placement_extension& ext = placement();
+  double median = -1;
+  frugal_error err = fresh_error();
+  const std::string what = "time_move(arena of " + std::to_string(capacity) + " bytes)";
+  check_status(*plugin_, ext.time_move(handle(), capacity, repeats, &median, &err), err, what);
+  if (!std::isfinite(median) || median < 0)
+    throw Error(plugin_label(*plugin_) + ": " + what + " returned OK but " + std::to_string(median) + " s");
+  return median;
+}
+
 nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
                                    const std::vector<Tensor>& inputs,
                                    const std::vector<std::string>& output_names,

@@ -61,6 +61,15 @@ class ExecutorClient {
   void set_budget(uint64_t bytes);
   LayerTiming time_layer(int layer, int batch, int repeats);
 
+  // The placement extension (plugin.h, FRUGAL_EXT_PLACEMENT): whether the
+  // executor offers it; the moves `plan` (null: whole batch) makes for a request
+  // of `batch` in `capacity` bytes (0: the plan's peak) without running it:
+  // {"peak_bytes","moved_bytes","compactions"}; and the median seconds per byte
+  // moved in an arena of `capacity` bytes. Both throw when it is not offered.
+  bool can_place() const;
+  nlohmann::json place(const nlohmann::json& plan, int64_t batch, uint64_t capacity) const;
+  double time_move(uint64_t capacity, int repeats);
+
   // Runs the model. plan: a plan object, or null / empty object for a whole-batch
   // run. Every tensor's data must hold exactly its dims' element count; outputs
   // must be allocated with the right shapes. Returns the plugin's report
@@ -77,7 +86,8 @@ class ExecutorClient {
   void create(const std::string& onnx_bytes, const nlohmann::json& options);
   void release() noexcept;
   const frugal_executor_api& api() const;
-  frugal_executor* handle() const;  // throws after a move
+  const frugal_placement_extension& placement() const;  // throws when not offered
+  frugal_executor* handle() const;                      // throws after a move
 
   const LoadedPlugin* plugin_ = nullptr;
   frugal_executor* handle_ = nullptr;

@@ -6,6 +6,7 @@
 #include "loader/planner_client.h"
 #include "loader/plugin_registry.h"
 #include "lua/lua_binding.h"
+#include "lua/lua_executor.h"
 #include "lua/lua_json.h"
 #include "lua/lua_options.h"
 #include "lua/lua_records.h"
@@ -28,7 +29,7 @@ int l_plan(lua_State* L) {
                 std::string(luaL_typename(L, 1)));
   }
   if (!lua_istable(L, 2)) throw Error("argument #2 must be an options table with at least budget and batch");
-  check_option_names(L, 2, {"planner", "budget", "batch", "unit", "latency", "methods", "table"});
+  check_option_names(L, 2, {"planner", "budget", "batch", "unit", "latency", "methods", "table", "executor"});
   const std::string planner = opt_string_field(L, 2, "planner", "vbs");
 
   nlohmann::json options = nlohmann::json::object();
@@ -58,7 +59,17 @@ int l_plan(lua_State* L) {
   if (opt_bool_field(L, 2, "table", false)) options["table"] = true;
 
   const LoadedPlugin& p = PluginRegistry::instance().require(FRUGAL_KIND_PLANNER, planner);
-  push_record(L, make_plan(p, costs, options), Record::Plan);
+  lua_getfield(L, 2, "executor");
+  const LuaExecutor* ex = lua_isnil(L, -1) ? nullptr : test_executor(L, -1);
+  if (!lua_isnil(L, -1) && !ex)
+    throw Error("option 'executor' must be an executor (frugal.executor), got " +
+                std::string(luaL_typename(L, -1)));
+  lua_pop(L, 1);
+  if (ex && options.value("table", false))
+    throw Error("option 'executor' (moves priced) does not combine with 'table'");
+  // With the executor that will run it, the plan's arena moves are priced (docs/COSTS.md, "Moves").
+  push_record(L, ex ? make_plan_pricing_moves(p, costs, options, ex->client) : make_plan(p, costs, options),
+              Record::Plan);
   return 1;
 }
 

@@ -11,6 +11,7 @@
 #include "profiler/batch_fill.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cost_facts.h"
+#include "profiler/move_price.h"
 #include "profiler/profile_passes.h"
 #include "tensor/tensor_random.h"
 
@@ -19,6 +20,7 @@ namespace frugal {
 namespace {
 
 constexpr int kMaxBatch = 1024;  // the planner's limit too
+constexpr int kMoveRepeats = 9;  // timed slides for the move price (docs/COSTS.md, "Moves")
 
 double now_seconds() {
   using clock = std::chrono::steady_clock;
@@ -311,6 +313,9 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   if (cache.enabled() && opt.reuse_cache) {
     if (auto hit = cache.load(key, &r.warnings)) {
       r.costs = std::move(*hit);
+      // A table cached before moves were priced gets its price now (cheap), and keeps it.
+      if (!r.costs.contains("move") && add_move_price(ex, kMoveRepeats, r.costs) && opt.write_cache)
+        cache.store(key, r.costs, &r.warnings);
       add_executor_facts(r.costs, ex.describe());
       r.cached = true;
       return r;
@@ -356,6 +361,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
         {"per_sample_batch", overhead_B ? opt.batch_max : 1},
         {"runs", opt.repeats},
         {"passes", opt.passes}};
+  add_move_price(ex, kMoveRepeats, r.costs);
   add_executor_facts(r.costs, ex.describe());
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);
   return r;

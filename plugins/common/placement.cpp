@@ -1,5 +1,8 @@
 #include "common/placement.h"
 
+#include <nlohmann/json.hpp>
+
+#include "common/plan_memory.h"
 #include "common/sample_store.h"
 
 namespace frugal::exec {
@@ -45,6 +48,19 @@ Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint6
   out.compactions = mem.compactions();
   out.moved_bytes = mem.moved_bytes();
   return out;
+}
+
+std::string placement_summary_json(const LayerGraph& m, const char* plan_json, int64_t batch,
+                                   uint64_t capacity) {
+  const Plan plan = plan_json ? parse_plan(plan_json, m) : whole_batch_plan(m, batch);
+  if (capacity == 0)
+    capacity = simulate_plan(m, plan, batch).peak;
+  else
+    check_budget(m, plan, batch, capacity);
+  const Placement p = place_plan(m, plan, batch, capacity);
+  return nlohmann::json{
+      {"peak_bytes", p.peak}, {"moved_bytes", p.moved_bytes}, {"compactions", p.compactions}}
+      .dump();
 }
 
 }  // namespace frugal::exec

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/chunk_memory.h"
@@ -43,5 +44,12 @@ struct Placement {
 // Places `plan` (a request of `batch` samples) in a block of `capacity` bytes.
 // Throws frugal::Error naming the step when the plan is invalid or does not fit.
 Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity);
+
+// The placement extension's answer (plugin.h, FRUGAL_EXT_PLACEMENT) for a plan
+// as JSON text (NULL: the whole batch) in a block of `capacity` bytes (0: the
+// plan's peak): {"peak_bytes","moved_bytes","compactions"}. Refuses a plan
+// that does not fit as a run would (FRUGAL_ERR_BUDGET, naming the step).
+std::string placement_summary_json(const LayerGraph& m, const char* plan_json, int64_t batch,
+                                   uint64_t capacity);
 
 }  // namespace frugal::exec

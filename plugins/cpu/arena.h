@@ -49,6 +49,9 @@ class Arena : public ChunkMemory {
   void clear() { alloc_.clear(); }
   uint64_t compactions() const { return alloc_.compactions(); }
   uint64_t moved_bytes() const { return alloc_.moved_bytes(); }
+  // Seconds spent moving chunks' contents since the block was made (the run report's per-step
+  // "move_seconds").
+  double move_seconds() const { return move_seconds_; }
   // Checks the internal invariants (tests): chunks inside the block, disjoint,
   // live bytes equal to their sum.
   void check() const { alloc_.check(); }
@@ -56,6 +59,11 @@ class Arena : public ChunkMemory {
   // guard included, set to the sentinel; one past the last byte written since.
   void fill_sentinel();
   uint64_t touched_bytes() const;
+
+  // Median seconds per byte of `repeats` slides (memmove, as apply_moves does)
+  // of three quarters of a block of `capacity` bytes down by the rest, after a
+  // warm-up: what a moved byte costs in an arena of that size (docs/COSTS.md, "Moves").
+  static double time_slide(uint64_t capacity, int repeats);
 
  private:
   struct FreeDeleter {
@@ -67,6 +75,7 @@ class Arena : public ChunkMemory {
   std::unique_ptr<unsigned char, FreeDeleter> block_;
   unsigned char* base_ = nullptr;
   uint64_t block_bytes_ = 0;  // capacity, plus the sentinel hook's guard
+  double move_seconds_ = 0;
 };
 
 }  // namespace frugal::cpu

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/gate_report.h"
+#include "common/placement.h"
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
@@ -120,6 +121,14 @@ PlanMemory Executor::simulate(const Plan& plan, int64_t batch) const {
   return exec::simulate_plan(model_, plan, batch);
 }
 
+std::string Executor::place_json(const char* plan_json, int32_t batch, uint64_t capacity) const {
+  return exec::placement_summary_json(model_, plan_json, batch, capacity);
+}
+
+double Executor::time_move(uint64_t capacity, int32_t repeats) const {
+  return Arena::time_slide(capacity, repeats);
+}
+
 int Executor::run_step(const PlanStep& s, const SampleStore& store, float* out, float* ws,
                        exec::GateStats* stats) const {
   const Model& m = model_;
@@ -179,6 +188,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     const PlanStep& s = plan.steps[i];
     const double ts = now_seconds();
     const uint64_t moved_before = arena_.moved_bytes();
+    const double move_s_before = arena_.move_seconds();
     ChunkMemory::Id ws = 0;
     bool has_ws = false;
     const ChunkMemory::Id out = store.begin_step(s, m.layer_bytes(s.layer, s.count).ws_bytes, ws, has_ws);
@@ -191,6 +201,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                      {"count", s.count},
                      {"calls", calls},
                      {"moved_bytes", arena_.moved_bytes() - moved_before},
+                     {"move_seconds", arena_.move_seconds() - move_s_before},
                      {"seconds", now_seconds() - ts}});
   }
   for (size_t k = 0; k < outs.size(); ++k) {

@@ -57,6 +57,10 @@ class Executor {
 
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
 
+  // FRUGAL_EXT_PLACEMENT (plugin.h): the moves a plan makes, and what moving costs.
+  std::string place_json(const char* plan_json, int32_t batch, uint64_t capacity) const;
+  double time_move(uint64_t capacity, int32_t repeats) const;
+
  private:
   // Runs step s as one kernel call; returns the calls made (0: an empty output).
   int run_step(const PlanStep& s, const exec::SampleStore& store, float* out, float* ws,

@@ -48,8 +48,18 @@ struct Candidate {
   std::vector<Step> steps;
   PlanCheck check;
   int fbs_batch = 0;
+  double extra_s = 0;  // the caller's extra seconds per request (PlanOptions::extra_time_s), in check's times
   bool ok() const { return error.empty(); }
 };
+
+// Adds the caller's extra seconds for c's method to its times.
+void add_extra_time(Candidate& c, const PlanOptions& opt) {
+  const auto it = opt.extra_time_s.find(c.method);
+  if (!c.ok() || it == opt.extra_time_s.end()) return;
+  c.extra_s = it->second;
+  c.check.time_total_s += c.extra_s;
+  c.check.time_per_sample_s = c.check.time_total_s / opt.batch;
+}
 
 Candidate checked(const CostTable& costs, int r, uint64_t budget, double latency_s, std::string method,
                   std::vector<Step> steps) {
@@ -78,11 +88,14 @@ Candidate from_baseline(const CostTable& costs, int r, double latency_s, std::st
   return c;
 }
 
-json candidate_json(const Candidate& c) {
+json candidate_json(const CostTable& costs, const PlanOptions& opt, const Candidate& c) {
   if (!c.ok()) return {{"method", c.method}, {"error", c.error}};
-  return {{"method", c.method},
-          {"time_per_sample_s", c.check.time_per_sample_s},
-          {"peak_bytes", c.check.peak_bytes}};
+  json j = {{"method", c.method},
+            {"time_per_sample_s", c.check.time_per_sample_s},
+            {"peak_bytes", c.check.peak_bytes}};
+  if (c.extra_s > 0) j["extra_time_s"] = c.extra_s;
+  if (opt.candidate_steps) j["steps"] = steps_to_json(costs, c.steps);
+  return j;
 }
 
 // Per layer: the batch of each of its steps and the memory it leaves unused
@@ -143,6 +156,7 @@ json plan_json(const std::string& planner, const CostTable& costs, const PlanOpt
             {"layers", layer_summary(costs, opt.budget_bytes, c, fbs)}};
   if (std::isfinite(opt.latency_s)) j["latency_bound_s"] = opt.latency_s;
   if (c.fbs_batch > 0) j["fbs_batch"] = c.fbs_batch;
+  if (c.extra_s > 0) j["extra_time_s"] = c.extra_s;
   return j;
 }
 
@@ -154,8 +168,10 @@ struct Query {
   bool keep_all = false;
   std::vector<Candidate> all;
   std::optional<Candidate> best;
+  const PlanOptions* extra = nullptr;  // the requested budget: the caller's extra times apply
 
   void consider(Candidate c) {
+    if (extra) add_extra_time(c, *extra);
     if (c.ok() && (!best || c.check.time_per_sample_s < best->check.time_per_sample_s)) best = c;
     if (keep_all) all.push_back(std::move(c));
   }
@@ -312,15 +328,35 @@ json baseline_json(const Candidate* c, const std::vector<Candidate>& all, const 
 
 }  // namespace
 
+namespace {
+
+// {"method": seconds >= 0, ...}
+std::map<std::string, double> parse_extra_times(const json& j) {
+  if (!j.is_object()) throw Error("options: \"extra_time_s\" must be an object {method: seconds}");
+  std::map<std::string, double> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_number() || !(it.value().get<double>() >= 0) ||
+        !std::isfinite(it.value().get<double>()))
+      throw Error("options: \"extra_time_s\" of \"" + it.key() + "\" must be a number of seconds >= 0 (got " +
+                  it.value().dump() + ")");
+    out[it.key()] = it.value().get<double>();
+  }
+  return out;
+}
+
+}  // namespace
+
 PlanOptions parse_plan_options(const json& j, const std::string& planner) {
   if (!j.is_object()) throw Error("options: not a JSON object");
-  static const std::set<std::string> known{"budget_bytes", "batch",   "unit_bytes",     "latency_bound_s",
-                                           "table",        "methods", "max_table_bytes"};
+  static const std::set<std::string> known{"budget_bytes",    "batch",        "unit_bytes",
+                                           "latency_bound_s", "table",        "methods",
+                                           "max_table_bytes", "extra_time_s", "candidate_steps"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       throw Error(
           "options: unknown option \"" + it.key() +
-          "\" (known: budget_bytes, batch, unit_bytes, latency_bound_s, table, methods, max_table_bytes)");
+          "\" (known: budget_bytes, batch, unit_bytes, latency_bound_s, table, methods, max_table_bytes, "
+          "extra_time_s, candidate_steps)");
   PlanOptions o;
   if (!j.contains("budget_bytes")) throw Error("options: \"budget_bytes\" is required");
   o.budget_bytes = option_bytes(j["budget_bytes"], "budget_bytes");
@@ -361,6 +397,11 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
   }
   if (j.contains("max_table_bytes"))
     o.max_table_bytes = option_bytes(j["max_table_bytes"], "max_table_bytes");
+  if (j.contains("extra_time_s")) o.extra_time_s = parse_extra_times(j["extra_time_s"]);
+  if (j.contains("candidate_steps")) {
+    if (!j["candidate_steps"].is_boolean()) throw Error("options: \"candidate_steps\" must be true or false");
+    o.candidate_steps = j["candidate_steps"].get<bool>();
+  }
   return o;
 }
 
@@ -371,9 +412,10 @@ json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
   qs[0].budget = opt.budget_bytes;
   qs[0].units = u.budget_units;
   qs[0].keep_all = true;
+  qs[0].extra = &opt;
   if (opt.table)
     for (int m = 1; m <= u.budget_units; ++m)
-      if (u.bytes(m) >= solver.min_peak()) qs.push_back({u.bytes(m), m, false, {}, std::nullopt});
+      if (u.bytes(m) >= solver.min_peak()) qs.push_back({u.bytes(m), m, false, {}, std::nullopt, nullptr});
   solver.solve(qs);
 
   const std::vector<Candidate>& cands = qs[0].all;
@@ -398,7 +440,7 @@ json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
                     {"greedy", baseline_json(find_method(cands, "greedy"), cands, "greedy")}};
   if (fbs) j["gain_vs_fbs"] = 1.0 - best.check.time_per_sample_s / fbs->check.time_per_sample_s;
   json cj = json::array();
-  for (const Candidate& c : cands) cj.push_back(candidate_json(c));
+  for (const Candidate& c : cands) cj.push_back(candidate_json(costs, opt, c));
   j["candidates"] = cj;
 
   if (opt.table) {
@@ -433,7 +475,10 @@ json plan_fbs(const CostTable& costs, const PlanOptions& opt) {
     throw Error(b.error);
   }
   Candidate c = from_baseline(costs, opt.batch, opt.latency_s, "fbs", std::move(b), opt.budget_bytes);
-  return plan_json("fbs", costs, opt, c, &c);
+  add_extra_time(c, opt);
+  json j = plan_json("fbs", costs, opt, c, &c);
+  if (opt.candidate_steps) j["candidates"] = json::array({candidate_json(costs, opt, c)});
+  return j;
 }
 
 json plan_greedy(const CostTable& costs, const PlanOptions& opt) {
@@ -452,10 +497,13 @@ json plan_greedy(const CostTable& costs, const PlanOptions& opt) {
     throw Error(b.error);
   }
   Candidate c = from_baseline(costs, opt.batch, opt.latency_s, "greedy", std::move(b), opt.budget_bytes);
+  add_extra_time(c, opt);
   BaselinePlan f = plan_fixed_batch(costs, opt.batch, opt.budget_bytes, opt.latency_s);
   std::optional<Candidate> fc;
   if (f.ok) fc = from_baseline(costs, opt.batch, opt.latency_s, "fbs", std::move(f), opt.budget_bytes);
-  return plan_json("greedy", costs, opt, c, fc ? &*fc : nullptr);
+  json j = plan_json("greedy", costs, opt, c, fc ? &*fc : nullptr);
+  if (opt.candidate_steps) j["candidates"] = json::array({candidate_json(costs, opt, c)});
+  return j;
 }
 
 json run_planner(const std::string& planner, const std::string& costs_json, const std::string& options_json) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,6 +30,12 @@ struct PlanOptions {
   // baselines; the minimum-peak plan.
   std::vector<std::string> methods{"extended", "reordered", "branches", "paper", "greedy", "fbs", "minpeak"};
   uint64_t max_table_bytes = uint64_t{1} << 30;  // cap on the DP tables; the default unit grows to fit
+  // Seconds per request the caller adds to a method's plan beyond the table
+  // (the arena moves its steps cause, priced by the host from the executor's
+  // placement: docs/COSTS.md, "Moves"); they enter the choice among candidates
+  // and every time reported. Not applied to the table mode's other budgets.
+  std::map<std::string, double> extra_time_s;
+  bool candidate_steps = false;  // every candidate's steps in "candidates" (for the host to place them)
 };
 
 PlanOptions parse_plan_options(const nlohmann::json& j, const std::string& planner);

@@ -1,6 +1,7 @@
-// The C face of the Vulkan executor: its descriptor and the devices extension
-// (FRUGAL_EXT_DEVICES, for `frugal devices`). The executor table is the SDK's
-// (executor_sdk.hpp), generated from frugal::vk::Executor.
+// The C face of the Vulkan executor: its descriptor, the devices extension
+// (FRUGAL_EXT_DEVICES, for `frugal devices`) and the placement extension
+// (FRUGAL_EXT_PLACEMENT: the moves a plan makes in the arena, and their cost). The executor table is the
+// SDK's (executor_sdk.hpp), generated from frugal::vk::Executor.
 #include <cstring>
 
 #include "frugal/executor_sdk.hpp"
@@ -19,7 +20,10 @@ frugal_status devices_json(frugal_blob* out_json, frugal_error* err) {
 const frugal_devices_extension kDevices = {sizeof(frugal_devices_extension), &devices_json};
 
 const void* get_extension(const char* id) {
-  return id && std::strcmp(id, FRUGAL_EXT_DEVICES) == 0 ? &kDevices : nullptr;
+  if (id && std::strcmp(id, FRUGAL_EXT_DEVICES) == 0) return &kDevices;
+  if (id && std::strcmp(id, FRUGAL_EXT_PLACEMENT) == 0)
+    return &frugal::sdk::placement_extension<frugal::vk::Executor>();
+  return nullptr;
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/arena_sentinel.h"
 #include "common/gate_report.h"
+#include "common/placement.h"
 #include "frugal/error.h"
 #include "frugal/model/onnx_import.h"
 #include "frugal/plugin_sdk.hpp"
@@ -611,6 +613,32 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   }
   const uint64_t out_at = at, ws_at = at + need.out_bytes;
 
+  LayerIO io = layer_io(layer, batch, in_at, out_at, ws_at, *arena);
+  if (activity && L.gate_kernels > 0) io.gate_activity = *activity;
+  std::vector<double> times = time_commands(repeats, [&](Recorder& r) { m.kernel(layer).record(r, io); });
+  check_validation("time_layer");
+  exec::median_and_spread(times, median, spread);
+}
+
+std::string Executor::place_json(const char* plan_json, int32_t batch, uint64_t capacity) const {
+  return exec::placement_summary_json(model_, plan_json, batch, capacity);
+}
+
+double Executor::time_move(uint64_t capacity, int32_t repeats) {
+  refuse_if_device_failed("time_move");
+  // Three quarters of a block of that size down by the rest, as the
+  // allocator's moves are recorded (non-overlapping pieces, barriers between).
+  const uint64_t shift = (capacity / 4) & ~uint64_t(63), bytes = capacity - shift;
+  Buffer block(*device_, capacity, kStorageUsage, false, "time_move block");
+  std::vector<double> times =
+      time_commands(repeats, [&](Recorder& r) { r.move(block.handle(), shift, 0, bytes); });
+  check_validation("time_move");
+  double median = 0, spread = 0;
+  exec::median_and_spread(times, median, spread);
+  return median / double(bytes);
+}
+
+std::vector<double> Executor::time_commands(int repeats, const std::function<void(Recorder&)>& record_one) {
   const DeviceFunctions& fn = device_->fn();
   if (recording_) {  // the run's recording may share the query pool
     recording_->batch = -1;
@@ -633,8 +661,6 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       ex->device_->fn().vkFreeCommandBuffers(ex->device_->handle(), ex->command_pool_, 1, &cb);
     }
   } cleanup{this, cb, sets};
-  LayerIO io = layer_io(layer, batch, in_at, out_at, ws_at, *arena);
-  if (activity && L.gate_kernels > 0) io.gate_activity = *activity;
   std::vector<double> times;
   auto record_and_submit = [&](int timed) {
     check(fn.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer");
@@ -646,7 +672,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     r.barrier();
     for (int i = 0; i < std::max(timed, 1); ++i) {
       if (pool && timed) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-      m.kernel(layer).record(r, io);
+      record_one(r);
       if (pool && timed) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
       r.barrier();
     }
@@ -666,8 +692,7 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
       device_->free_sets(sets);
     }
   }
-  check_validation("time_layer");
-  exec::median_and_spread(times, median, spread);
+  return times;
 }
 
 // ---- gates -----------------------------------------------------------------------------------

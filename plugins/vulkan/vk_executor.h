@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,6 +79,10 @@ class Executor {
   std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                   size_t n_outputs);
   void time_layer(int layer, int batch, int repeats, double& median, double& spread);
+  // FRUGAL_EXT_PLACEMENT (plugin.h): the moves a plan makes (the same offline
+  // placement run records), and what a recorded move costs on the device.
+  std::string place_json(const char* plan_json, int32_t batch, uint64_t capacity) const;
+  double time_move(uint64_t capacity, int32_t repeats);  // seconds per byte
 
   // Gates for the Conv layer `layer`: n samples x M kernel values (row-major);
   // kernels with a value above threshold are computed, the others read 0. The
@@ -101,6 +106,10 @@ class Executor {
                                               Buffer& temporary);
   void release_after_failure(Buffer& temporary);
   VkQueryPool query_pool(uint32_t queries);
+  // Per-repetition seconds of `record_one`'s commands: a warm-up submission,
+  // then `repeats` recorded in one command buffer between timestamps (or, on a
+  // queue without timestamps, one submission each, by the wall clock).
+  std::vector<double> time_commands(int repeats, const std::function<void(Recorder&)>& record_one);
   std::vector<double> read_timestamps(uint32_t queries) const;
   // Per layer, what its model gate did over a run of `plan` (on: kernels switched on per layer).
   std::vector<exec::GateStats> gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const;

@@ -41,19 +41,21 @@ end
 
 -- Per-step figures of one run report, summed per layer: {seconds = {name -> s}, calls, moved, steps}.
 function M.measured_by_layer(report)
-  local m = {seconds = {}, calls = 0, moved = 0, steps = #report.steps}
+  local m = {seconds = {}, calls = 0, moved = 0, move_seconds = 0, steps = #report.steps}
   for _, st in ipairs(report.steps) do
     m.seconds[st.layer] = (m.seconds[st.layer] or 0) + (st.seconds or 0)
     m.calls = m.calls + (st.calls or 0)
     m.moved = m.moved + (st.moved_bytes or 0)
+    m.move_seconds = m.move_seconds + (st.move_seconds or 0)
   end
   return m
 end
 
 -- Medians over several runs' measured_by_layer results.
 function M.median_by_layer(measurements)
-  local per, out = {}, {seconds = {}}
+  local per, out, moves = {}, {seconds = {}}, {}
   for _, m in ipairs(measurements) do
+    moves[#moves + 1] = m.move_seconds or 0
     for name, s in pairs(m.seconds) do
       per[name] = per[name] or {}
       per[name][#per[name] + 1] = s
@@ -62,6 +64,7 @@ function M.median_by_layer(measurements)
   for name, list in pairs(per) do out.seconds[name] = median(list) end
   local last = measurements[#measurements] or {}
   out.calls, out.moved, out.steps = last.calls, last.moved, last.steps
+  out.move_seconds = median(moves)
   return out
 end
 

@@ -87,6 +87,7 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
     cpu_test::Executor ex(frugal::build_zoo_model(name, 5), "{\"threads\": 2}");
     REQUIRE(ex.ok());
     MemoryModel mm(ex);
+    const frugal_placement_extension& placement = exec_test::placement_extension("cpu");
     std::mt19937_64 rng(42);
     int compacted = 0;
     for (int64_t batch : {1, 2, 3, 5}) {
@@ -127,6 +128,12 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
         CHECK(report["peak_bytes"].get<uint64_t>() == peak);
         for (const auto& st : report["steps"]) CHECK(st["calls"] == 1);  // each step as one call
         compacted += report["compactions"].get<int>() > 0;
+        // The placement extension foresees exactly the moves the run made.
+        nlohmann::json placed;
+        REQUIRE(ex.place(placement, plan, int32_t(batch), peak, &placed).ok());
+        CHECK(placed["peak_bytes"] == report["peak_bytes"]);
+        CHECK(placed["moved_bytes"] == report["moved_bytes"]);
+        CHECK(placed["compactions"] == report["compactions"]);
         REQUIRE(out.size() == base.size());
         for (size_t k = 0; k < out.size(); ++k) {
           REQUIRE(out[k].data.size() == base[k].data.size());
@@ -141,6 +148,9 @@ TEST_CASE("measured peak equals the predicted peak; one byte less is refused bef
         CHECK(no.code == FRUGAL_ERR_BUDGET);
         CHECK_THAT(no.message, Catch::Contains("(" + std::to_string(peak) + " bytes) at step"));
         CHECK(all_nan(none2));
+        const cpu_test::Status no_place = ex.place(placement, plan, int32_t(batch), peak - 1, nullptr);
+        CHECK(no_place.code == FRUGAL_ERR_BUDGET);
+        CHECK_THAT(no_place.message, Catch::Contains("(" + std::to_string(peak) + " bytes) at step"));
       }
     }
     INFO(name);
@@ -299,4 +309,32 @@ TEST_CASE("a chunk allocated after another starts where it ends, whatever must m
   for (const Held& h : held) CHECK(intact(h));
   CHECK(grown > 1000);
   CHECK(arena.moved_bytes() > 0);
+}
+
+TEST_CASE("the placement extension prices a moved byte, and refuses what it cannot place", "[cpu][arena]") {
+  cpu_test::Executor ex(frugal::build_zoo_model("toy_branched", 1), "{\"threads\": 1}");
+  REQUIRE(ex.ok());
+  const frugal_placement_extension& placement = exec_test::placement_extension("cpu");
+  REQUIRE(placement.struct_size >= sizeof(frugal_placement_extension));
+  frugal_error err{};
+  double per_byte = -1;
+  REQUIRE(placement.time_move(ex.handle(), uint64_t{1} << 20, 3, &per_byte, &err) == FRUGAL_OK);
+  // Between 1 TB/s and 10 MB/s: a memmove, not a constant or a total.
+  CHECK(per_byte > 1e-12);
+  CHECK(per_byte < 1e-7);
+  CHECK(placement.time_move(ex.handle(), 100, 3, &per_byte, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(err.message), Catch::Contains("capacity_bytes must be >= 4096"));
+  CHECK(placement.time_move(ex.handle(), 1 << 20, 0, &per_byte, &err) == FRUGAL_ERR_INVALID_ARGUMENT);
+
+  // The whole batch at its own peak moves nothing; a plan naming no layer is refused by name.
+  nlohmann::json placed;
+  REQUIRE(ex.place(placement, nullptr, 3, 0, &placed).ok());
+  CHECK(placed["moved_bytes"] == 0);
+  CHECK(placed["peak_bytes"].get<uint64_t>() > 0);
+  const cpu_test::Status bad = ex.place(
+      placement, nlohmann::json{{"steps", {{{"layer", "no_such_layer"}, {"first", 0}, {"count", 1}}}}}, 1, 0,
+      nullptr);
+  CHECK(bad.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(bad.message, Catch::Contains("no_such_layer"));
+  CHECK(ex.place(placement, nullptr, 0, 0, nullptr).code == FRUGAL_ERR_INVALID_ARGUMENT);
 }

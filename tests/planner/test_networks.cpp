@@ -82,3 +82,63 @@ TEST_CASE("a network with two outputs: planned flat, the paper's reduction repor
   const test::BruteForce bf = test::brute_force(costs, 3, 120);
   CHECK(p["time_per_sample_s"].get<double>() == Approx(bf.best_total_s / 3));
 }
+
+// The caller's extra seconds per method (the arena moves the host priced for
+// each candidate: docs/COSTS.md, "Moves") enter the choice and every time the
+// plan reports; candidate_steps hands out what each candidate would run.
+TEST_CASE("extra seconds per candidate method enter the choice and the times", "[planner]") {
+  const json table = test::resnet50_like_table(4);
+  const CostTable costs = parse_cost_table(table);
+  const int r = 6;
+  json o = {{"budget_bytes", uint64_t{1} << 40}, {"batch", r}};
+  const uint64_t lo = run_planner("vbs", table.dump(), o.dump())["min_budget_bytes"].get<uint64_t>();
+  o = {{"budget_bytes", uint64_t(lo * 1.4)}, {"batch", r}, {"unit_bytes", uint64_t(lo * 1.4) / 64 + 1}};
+  json first = o;
+  first["candidate_steps"] = true;
+  const json p0 = run_planner("vbs", table.dump(), first.dump());
+  REQUIRE(p0["method"] != "fbs");  // a budget where VBS beats fixed batch by the table
+  const double fbs_time = candidate(p0, "fbs")->at("time_per_sample_s").get<double>();
+  REQUIRE(p0["time_per_sample_s"].get<double>() < fbs_time);
+  for (const json& c : p0["candidates"]) {
+    if (c.contains("error")) continue;
+    REQUIRE(c.contains("steps"));
+    const PlanCheck chk = check_plan(costs, r, steps_from_json(costs, c));
+    CHECK(chk.time_per_sample_s == Approx(c["time_per_sample_s"].get<double>()));
+    if (c["method"] == p0["method"]) CHECK(c["steps"] == p0["steps"]);
+  }
+
+  // Every method but fbs costs 100 s more per request: fbs wins, at its table time.
+  json extra = json::object();
+  for (const json& c : p0["candidates"])
+    if (c["method"] != "fbs") extra[c["method"].get<std::string>()] = 100.0;
+  json second = o;
+  second["extra_time_s"] = extra;
+  const json p1 = run_planner("vbs", table.dump(), second.dump());
+  CHECK(p1["method"] == "fbs");
+  CHECK(p1["time_per_sample_s"].get<double>() == Approx(fbs_time));
+  CHECK_FALSE(p1.contains("extra_time_s"));
+  CHECK(p1["gain_vs_fbs"].get<double>() == Approx(0.0).margin(1e-12));
+  const json* was = candidate(p1, p0["method"].get<std::string>());
+  REQUIRE(was);
+  CHECK((*was)["extra_time_s"].get<double>() == 100.0);
+  CHECK((*was)["time_per_sample_s"].get<double>() ==
+        Approx(p0["time_per_sample_s"].get<double>() + 100.0 / r));
+
+  // The fbs planner adds its own method's seconds to what it reports.
+  json fo = o;
+  fo["extra_time_s"] = {{"fbs", 0.6}};
+  const json f = run_planner("fbs", table.dump(), fo.dump());
+  CHECK(f["time_per_sample_s"].get<double>() == Approx(fbs_time + 0.6 / r));
+  CHECK(f["time_total_s"].get<double>() == Approx(fbs_time * r + 0.6));
+  CHECK(f["extra_time_s"].get<double>() == 0.6);
+
+  // Bad values are refused by name.
+  for (const json& bad : {json(1.0), json{{"fbs", -1.0}}, json{{"fbs", "x"}}}) {
+    json b = o;
+    b["extra_time_s"] = bad;
+    CHECK_THROWS_WITH(run_planner("vbs", table.dump(), b.dump()), Catch::Contains("extra_time_s"));
+  }
+  json b = o;
+  b["candidate_steps"] = 1;
+  CHECK_THROWS_WITH(run_planner("vbs", table.dump(), b.dump()), Catch::Contains("candidate_steps"));
+}

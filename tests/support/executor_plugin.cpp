@@ -27,20 +27,33 @@ std::string take_blob(frugal_blob& b) {
 
 }  // namespace
 
-const frugal_executor_api& executor_api(const std::string& name) {
+namespace {
+
+const frugal::LoadedPlugin& executor_plugin(const std::string& name) {
   static frugal::PluginRegistry registry;
-  static std::map<std::string, const frugal_executor_api*> tables;
-  auto it = tables.find(name);
-  if (it != tables.end()) return *it->second;
+  static std::map<std::string, const frugal::LoadedPlugin*> loaded;
+  auto it = loaded.find(name);
+  if (it != loaded.end()) return *it->second;
   std::string why;
   const frugal::LoadedPlugin* p =
       registry.load_file(std::string(FRUGAL_TEST_BINARY_DIR) + "/plugins/" + name + ".so", &why);
   if (!p) FAIL("cannot load the " << name << " plugin: " << why);
   REQUIRE(p->kind == FRUGAL_KIND_EXECUTOR);
   REQUIRE(p->name == name);
-  const auto* table = static_cast<const frugal_executor_api*>(p->api);
-  tables[name] = table;
-  return *table;
+  loaded[name] = p;
+  return *p;
+}
+
+}  // namespace
+
+const frugal_executor_api& executor_api(const std::string& name) {
+  return *static_cast<const frugal_executor_api*>(executor_plugin(name).api);
+}
+
+const frugal_placement_extension& placement_extension(const std::string& name) {
+  const void* ext = executor_plugin(name).extension(FRUGAL_EXT_PLACEMENT, sizeof(frugal_placement_extension));
+  if (!ext) FAIL("the " << name << " plugin does not offer " FRUGAL_EXT_PLACEMENT);
+  return *static_cast<const frugal_placement_extension*>(ext);
 }
 
 PluginExecutor::PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes,
@@ -122,6 +135,18 @@ Status PluginExecutor::run(const std::vector<HostTensor>& inputs, std::vector<Ho
 Status PluginExecutor::time_layer(int layer, int batch, int repeats, double& median, double& spread) {
   frugal_error err{};
   return status_of(api_.time_layer(handle_, layer, batch, repeats, &median, &spread, &err), err);
+}
+
+Status PluginExecutor::place(const frugal_placement_extension& ext, const nlohmann::json& plan, int32_t batch,
+                             uint64_t capacity, nlohmann::json* placed) {
+  frugal_error err{};
+  frugal_blob out{nullptr, 0, nullptr};
+  const std::string text = plan.is_null() ? std::string() : plan.dump();
+  const Status st = status_of(
+      ext.place(handle_, plan.is_null() ? nullptr : text.c_str(), batch, capacity, &out, &err), err);
+  const std::string json = out.data ? take_blob(out) : std::string();
+  if (placed) *placed = st.ok() ? nlohmann::json::parse(json) : nlohmann::json();
+  return st;
 }
 
 std::vector<float> random_floats(size_t n, uint64_t seed, float lo, float hi) {

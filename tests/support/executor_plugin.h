@@ -16,6 +16,8 @@ namespace exec_test {
 // The executor table of <build>/plugins/<name>.so (loaded once per name; fails
 // the test if refused).
 const frugal_executor_api& executor_api(const std::string& name);
+// Its placement extension (plugin.h, FRUGAL_EXT_PLACEMENT); fails the test when not offered.
+const frugal_placement_extension& placement_extension(const std::string& name);
 
 // A float32 tensor owned by the test.
 struct HostTensor {
@@ -53,6 +55,9 @@ class PluginExecutor {
   Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>& outputs,
              const nlohmann::json& plan = nullptr, nlohmann::json* report = nullptr);
   Status time_layer(int layer, int batch, int repeats, double& median, double& spread);
+  // The placement extension's place (plan null: whole batch); `placed` receives its JSON.
+  Status place(const frugal_placement_extension& ext, const nlohmann::json& plan, int32_t batch,
+               uint64_t capacity, nlohmann::json* placed);
   // For calls with hand-made frugal_tensor views.
   frugal_executor* handle() const { return handle_; }
 

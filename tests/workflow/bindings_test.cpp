@@ -99,3 +99,66 @@ TEST_CASE("frugal.fold / frugal.plan / frugal.profile / frugal.run: option error
     assert(y:max_abs_diff(y0) < 1e-5)
   )");
 }
+
+// docs/COSTS.md, "Moves": with the executor that will run it, frugal.plan places
+// every candidate, prices its moved bytes at the table's move price and lets the
+// planner choose again; the placed bytes are what the run moves.
+TEST_CASE("frugal.plan with an executor prices the arena moves of every candidate", "[workflow][lua]") {
+  LuaFixture f;
+  ScratchDir dir("moves");
+  f.run("cache_dir = '" + dir / "cache" + "'");
+  f.run(R"(
+    m = frugal.zoo('toy_branched')
+    ex = frugal.executor(m, {threads = 1})
+    costs = frugal.profile(ex, {upto = 4, repeats = 1, cache = false, cache_dir = cache_dir})
+    assert(#costs.move.arena_bytes == 9 and costs.move.arena_bytes[1] == 1 << 20)
+    for _, s in ipairs(costs.move.s_per_byte) do assert(s > 0 and s < 1e-6, s) end
+    local lo = frugal.plan(costs, {budget = '1GB', batch = 4}).min_budget_bytes
+    -- The tightest budget at which some candidate moves bytes.
+    for k = 0, 40 do
+      local b = lo + k * lo // 40
+      local p = frugal.plan(costs, {budget = b, batch = 4, executor = ex})
+      for _, bytes in pairs(p.moves.by_method) do
+        if bytes > 0 and not budget then budget = b end
+      end
+    end
+    assert(budget, "no candidate moved bytes between the smallest plan and twice its budget")
+    plain = frugal.plan(costs, {budget = budget, batch = 4})
+    p = frugal.plan(costs, {budget = budget, batch = 4, executor = ex})
+  )");
+  CHECK(f.boolean("p.moves.priced"));
+  CHECK(f.number("p.moves.moved_bytes") == f.number("p.moves.by_method[p.method]"));
+  // The run moves exactly what was placed.
+  f.run("ex:set_budget(budget); _, rep = ex:run(frugal.random_input(m, 4, 1), {plan = p})");
+  CHECK(f.number("rep.moved_bytes") == f.number("p.moves.moved_bytes"));
+  // Its time is the table's plus the moves' seconds, at the table's price for this budget.
+  f.run(R"(
+    for _, c in ipairs(plain.candidates) do if c.method == p.method then table_time = c.time_per_sample_s end end
+  )");
+  CHECK(f.number("p.time_per_sample_s") == Approx(f.number("table_time + p.moves.seconds / 4")));
+  CHECK(f.number("p.moves.seconds") == Approx(f.number("p.moves.moved_bytes * p.moves.move_s_per_byte")));
+
+  // At a second per byte no candidate that moves anything can win when one moves nothing.
+  f.run(R"(
+    dear = frugal.json_decode(frugal.json_encode(costs))
+    for i = 1, #dear.move.s_per_byte do dear.move.s_per_byte[i] = 1.0 end
+    q = frugal.plan(dear, {budget = budget, batch = 4, executor = ex})
+    least = math.huge
+    for _, bytes in pairs(q.moves.by_method) do least = math.min(least, bytes) end
+  )");
+  CHECK(f.number("q.moves.moved_bytes") == f.number("least"));
+
+  // A table without a move price: planned as before, and said why.
+  f.run(R"(
+    bare = frugal.json_decode(frugal.json_encode(costs)); bare.move = nil
+    u = frugal.plan(bare, {budget = budget, batch = 4, executor = ex})
+  )");
+  CHECK_FALSE(f.boolean("u.moves.priced"));
+  CHECK(contains(f.string("u.moves.why"), "no move price"));
+  CHECK(f.string("u.method") == f.string("plain.method"));
+  CHECK(f.number("u.time_per_sample_s") == f.number("plain.time_per_sample_s"));
+  CHECK(contains(f.error_of("frugal.plan(costs, {budget = budget, batch = 4, executor = 3})"),
+                 "option 'executor' must be an executor"));
+  CHECK(contains(f.error_of("frugal.plan(costs, {budget = budget, batch = 4, executor = ex, table = true})"),
+                 "does not combine with 'table'"));
+}

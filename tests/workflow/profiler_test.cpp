@@ -11,6 +11,7 @@
 #include "profiler/cost_numbers.h"
 #include "profiler/json_file.h"
 #include "profiler/json_path.h"
+#include "profiler/move_price.h"
 #include "profiler/profile_passes.h"
 #include "workflow_test_util.h"
 
@@ -288,4 +289,22 @@ TEST_CASE("profile passes: repeats shared out, the fastest pass kept per entry",
   CHECK(best.median(1) == 0.0010);
   CHECK(best.spread(1) == 0.0002);
   CHECK_THROWS(best.add(2, 0.001, 0));
+}
+
+TEST_CASE("move_s_per_byte: log-interpolated between the measured arena sizes, ends held",
+          "[workflow][profiler]") {
+  const nlohmann::json costs = {
+      {"move", {{"arena_bytes", {1 << 20, 4 << 20}}, {"s_per_byte", {1e-10, 3e-10}}}}};
+  CHECK(move_s_per_byte(costs, 1 << 20) == Approx(1e-10));
+  CHECK(move_s_per_byte(costs, 2 << 20) == Approx(2e-10));  // halfway in log(size)
+  CHECK(move_s_per_byte(costs, 4 << 20) == Approx(3e-10));
+  CHECK(move_s_per_byte(costs, 1000) == Approx(1e-10));
+  CHECK(move_s_per_byte(costs, uint64_t{1} << 40) == Approx(3e-10));
+  CHECK(move_s_per_byte(nlohmann::json::object(), 1 << 20) == -1);
+  nlohmann::json bad = costs;
+  bad["move"]["s_per_byte"] = {1e-10};
+  CHECK(move_s_per_byte(bad, 1 << 20) == -1);  // sizes and prices disagree
+  bad = costs;
+  bad["move"]["arena_bytes"] = {4 << 20, 1 << 20};
+  CHECK(move_s_per_byte(bad, 1 << 20) == -1);  // not ascending
 }

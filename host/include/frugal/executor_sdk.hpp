@@ -10,6 +10,11 @@
 //                   frugal_tensor* out, size_t n_out);                 // returns the report JSON
 //   void time_layer(int32_t layer, int32_t batch, int32_t repeats, double& median, double& spread);
 // and may throw anything: every entry point runs inside sdk::guard.
+// An executor whose arena compacts may also offer FRUGAL_EXT_PLACEMENT
+// (placement_extension<Impl>(), returned from the descriptor's get_extension);
+// then Impl also provides
+//   std::string place_json(const char* plan_json, int32_t batch, uint64_t capacity_bytes);
+//   double time_move(uint64_t capacity_bytes, int32_t repeats);        // median seconds per byte
 //
 //   FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "mine", "1.0", "my executor",
 //                        frugal::sdk::executor_api<MyExecutor>())
@@ -92,6 +97,38 @@ const frugal_executor_api& executor_api() {
                                           &E::run,
                                           &E::time_layer};
   return api;
+}
+
+// FRUGAL_EXT_PLACEMENT for Impl (plugin.h): the same handle as the executor table's.
+template <class Impl>
+struct PlacementEntry {
+  static frugal_status place(frugal_executor* ex, const char* plan_json, int32_t batch, uint64_t capacity,
+                             frugal_blob* out_json, frugal_error* err) {
+    return guard(err, [&] {
+      if (!out_json) fail_invalid("place: out_json is NULL");
+      *out_json = frugal_blob{nullptr, 0, nullptr};
+      if (batch < 1) fail_invalid("place: batch must be >= 1, got " + std::to_string(batch));
+      put_blob(out_json, ExecutorEntry<Impl>::self(ex, "place").place_json(plan_json, batch, capacity));
+    });
+  }
+  static frugal_status time_move(frugal_executor* ex, uint64_t capacity, int32_t repeats,
+                                 double* out_per_byte, frugal_error* err) {
+    return guard(err, [&] {
+      if (!out_per_byte) fail_invalid("time_move: out_seconds_per_byte is NULL");
+      if (repeats < 1) fail_invalid("time_move: repeats must be >= 1, got " + std::to_string(repeats));
+      if (capacity < 4096)
+        fail_invalid("time_move: capacity_bytes must be >= 4096, got " + std::to_string(capacity));
+      *out_per_byte = ExecutorEntry<Impl>::self(ex, "time_move").time_move(capacity, repeats);
+    });
+  }
+};
+
+template <class Impl>
+const frugal_placement_extension& placement_extension() {
+  using E = PlacementEntry<Impl>;
+  static const frugal_placement_extension ext = {sizeof(frugal_placement_extension), &E::place,
+                                                 &E::time_move};
+  return ext;
 }
 
 }  // namespace sdk

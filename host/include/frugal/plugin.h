@@ -216,6 +216,27 @@ typedef struct frugal_devices_extension {
   frugal_status (*devices_json)(frugal_blob* out_json, frugal_error* err);
 } frugal_devices_extension;
 
+/* "frugal.placement/1", offered by executors whose arena compacts: where a plan's
+ * tensors would lie, without running it, and what moving arena bytes costs, so
+ * that the host can price the moves a plan causes (docs/COSTS.md, "Moves").
+ *   place: plan_json (NULL: the whole batch in one step per layer) for a request
+ *     of `batch` samples in an arena of capacity_bytes (0: exactly the plan's
+ *     peak). out_json: {"peak_bytes":N,"moved_bytes":N,"compactions":N}, the same
+ *     moves `run` makes with that plan and budget. Refuses (FRUGAL_ERR_BUDGET)
+ *     a plan that does not fit.
+ *   time_move: median seconds PER BYTE moved in an arena of capacity_bytes, the
+ *     way its compactions move (`repeats` timed moves after a warm-up; on the
+ *     CPU a slide of three quarters of the block: a small arena moves at the
+ *     cache's speed, a large one at memory's). */
+#define FRUGAL_EXT_PLACEMENT "frugal.placement/1"
+typedef struct frugal_placement_extension {
+  size_t struct_size;
+  frugal_status (*place)(frugal_executor* ex, const char* plan_json, int32_t batch, uint64_t capacity_bytes,
+                         frugal_blob* out_json, frugal_error* err);
+  frugal_status (*time_move)(frugal_executor* ex, uint64_t capacity_bytes, int32_t repeats,
+                             double* out_seconds_per_byte, frugal_error* err);
+} frugal_placement_extension;
+
 #ifdef __cplusplus
 }
 #endif
