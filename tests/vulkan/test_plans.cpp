@@ -135,6 +135,11 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     compactions += report["compactions"].get<uint64_t>();
     moved += report["moved_bytes"].get<uint64_t>();
     copies += report["move_copies"].get<uint64_t>();
+    // The placement extension foresees the moves the run recorded.
+    nlohmann::json placed;
+    REQUIRE(vk.place(exec_test::placement_extension("vulkan"), plan, int32_t(batch), peak, &placed).ok());
+    CHECK(placed["moved_bytes"] == report["moved_bytes"]);
+    CHECK(placed["compactions"] == report["compactions"]);
     if (same_ws) {
       std::vector<HostTensor> cpu_out;
       nlohmann::json cpu_report;
@@ -155,6 +160,11 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
       CHECK(std::isnan(out[0].data[0]));  // nothing ran
     }
   }
+  double per_byte = 0;
+  frugal_error err{};
+  CHECK(exec_test::placement_extension("vulkan").time_move(vk.handle(), 1 << 20, 2, &per_byte, &err) ==
+        FRUGAL_OK);
+  CHECK(per_byte > 0);
   CHECK(vk.validation_errors() == 0);
   std::cout << "  " << random_plans + 1 << " plans at budget = peak: " << compactions << " compactions, "
             << moved << " bytes moved in " << copies << " copy commands\n";
