@@ -7,17 +7,29 @@ namespace frugal {
 
 namespace {
 
-constexpr int kSizes = 9;  // 1 MiB .. 256 MiB
+constexpr uint64_t kSmallest = uint64_t{1} << 20, kLargest = uint64_t{256} << 20;
+
+// What the whole batch at batch_max could hold at once: every layer's output (a bound on any plan's budget).
+uint64_t largest_useful_arena(const nlohmann::json& costs) {
+  uint64_t sum = 0;
+  for (const auto& L : costs.value("layers", nlohmann::json::array()))
+    if (L.contains("out_bytes") && L["out_bytes"].is_array() && !L["out_bytes"].empty())
+      sum += L["out_bytes"].back().get<uint64_t>();
+  return sum;
+}
 
 }  // namespace
 
 bool add_move_price(ExecutorClient& ex, int repeats, nlohmann::json& costs) {
   if (!ex.can_place()) return false;
   nlohmann::json sizes = nlohmann::json::array(), prices = nlohmann::json::array();
-  for (int k = 0; k < kSizes; ++k) {
-    const uint64_t capacity = uint64_t{1} << (20 + k);
+  // 1, 4, 16, ... MiB up to the first size that holds every output at batch_max
+  // (beyond it the end value holds): a small network is not timed in 256 MiB.
+  const uint64_t need = largest_useful_arena(costs);
+  for (uint64_t capacity = kSmallest; capacity <= kLargest; capacity *= 4) {
     sizes.push_back(capacity);
     prices.push_back(ex.time_move(capacity, repeats));
+    if (capacity >= need) break;
   }
   costs["move"] = {
       {"arena_bytes", sizes},

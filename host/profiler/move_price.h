@@ -1,8 +1,9 @@
 // What moving arena bytes costs on an executor: the price the host puts on the
 // bytes a plan's compactions move (docs/COSTS.md, "Moves"). Measured with the
 // executor's placement extension (plugin.h, FRUGAL_EXT_PLACEMENT) in arenas of
-// 1, 2, 4, ... 256 MiB: a small arena moves at the cache's speed, a large one
-// at memory's, so the price depends on the budget a plan runs in.
+// 1, 4, 16, ... 256 MiB, up to the first that holds every layer's output at
+// batch_max: a small arena moves at the cache's speed, a large one at memory's,
+// so the price depends on the budget a plan runs in.
 #pragma once
 
 #include <cstdint>
