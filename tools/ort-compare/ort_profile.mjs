@@ -1,7 +1,9 @@
 // Where ONNX Runtime's time goes: seconds per op type of ORT's optimised graph
 // (after ORT_ENABLE_ALL: fused Conv, NCHWc reorders, ...), from ORT's own
 // profiler, for comparison with `cpu_bench --per-op` on the frugal side.
-// usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R]
+// usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes]
+// --nodes: also every node of the optimised graph in execution order (name, op
+// type, ms), for comparison with `cpu_bench --layers`.
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,9 +15,11 @@ const ort = require('onnxruntime-node');
 const argv = process.argv.slice(2);
 const opts = { batch: 8, threads: 2, runs: 3 };
 let model = null;
+let perNode = false;
 for (let i = 0; i < argv.length; ++i) {
   const k = argv[i].replace(/^--/, '');
-  if (argv[i].startsWith('--') && k in opts) {
+  if (argv[i] === '--nodes') perNode = true;
+  else if (argv[i].startsWith('--') && k in opts) {
     opts[k] = Number(argv[++i]);
     if (!Number.isInteger(opts[k]) || opts[k] < 1) {
       console.error(`ort_profile: --${k} must be an integer >= 1`);
@@ -23,7 +27,7 @@ for (let i = 0; i < argv.length; ++i) {
     }
   } else if (!model && !argv[i].startsWith('--')) model = argv[i];
   else {
-    console.error('usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R]');
+    console.error('usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes]');
     process.exit(2);
   }
 }
@@ -57,13 +61,23 @@ fs.rmSync(dir, { recursive: true });
 const runs = events.filter((e) => e.name === 'model_run');
 const firstKept = runs[runs.length - opts.runs].ts;
 const byOp = new Map();
+const byNode = new Map();  // in first-seen (execution) order
 for (const e of events) {
   if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time') || e.ts < firstKept) continue;
   const op = e.args?.op_name ?? '?';
   byOp.set(op, (byOp.get(op) ?? 0) + e.dur / 1e6 / opts.runs);
+  const node = e.name.slice(0, -'_kernel_time'.length);
+  const prev = byNode.get(node) ?? { op, s: 0 };
+  prev.s += e.dur / 1e6 / opts.runs;
+  byNode.set(node, prev);
 }
 const total = runs.slice(-opts.runs).reduce((s, e) => s + e.dur / 1e6, 0) / opts.runs;
 console.log(`${path.basename(model)} batch ${opts.batch}, ${opts.threads} thread(s), ORT ${ort.env.versions.node}: ` +
   `${(total * 1e3).toFixed(1)} ms per run (mean of ${opts.runs}), by op type of the optimised graph:`);
 for (const [op, s] of [...byOp].sort((a, b) => b[1] - a[1]))
   console.log(`    ${op.padEnd(28)} ${(s * 1e3).toFixed(1).padStart(9)} ms ${((100 * s) / total).toFixed(0).padStart(4)}%`);
+if (perNode) {
+  console.log('per node, in execution order:');
+  for (const [node, { op, s }] of byNode)
+    console.log(`    ${node.padEnd(48)} ${op.padEnd(20)} ${(s * 1e3).toFixed(3).padStart(9)} ms`);
+}

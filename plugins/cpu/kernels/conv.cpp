@@ -23,6 +23,7 @@
 #include <memory>
 
 #include "common/window.h"
+#include "kernels/conv_1x1.h"
 #include "kernels/conv_depthwise.h"
 #include "kernels/conv_onednn.h"
 #include "kernels/kernel_util.h"
@@ -89,7 +90,19 @@ class ConvKernel : public Kernel {
   // are dropped (held once, repacked). Where oneDNN has no implementation the
   // layer keeps its own path.
   void prepare() override {
-    if (!onednn_wanted_) return;
+    if (!onednn_wanted_) {
+      // 1x1 stride-1 convs: the packed kernel with the epilogue in registers
+      // (kernels/conv_1x1.h) where the CPU has AVX2 or AVX-512; "blas" keeps sgemm.
+      // Planes of a few values (squeeze-and-excite's 1x1 convs on a pooled
+      // 1x1 plane) keep sgemm: the tile's vectors of columns would be mostly empty.
+      if (algo_ == Algo::Gemm1x1 && group_ == 1 && win_.Ho * win_.Wo >= 8 && conv_path_ != "blas" &&
+          packed_isa() != PackedIsa::None) {
+        conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
+        weight_.clear();
+        weight_.shrink_to_fit();
+      }
+      return;
+    }
     try {
       onednn_ = std::make_unique<OnednnConv>(win_, group_, C_, M_, weight_, epilogue_, threads_);
     } catch (const Error&) {
@@ -101,11 +114,14 @@ class ConvKernel : public Kernel {
     depthwise_.reset();
   }
 
-  uint64_t packed_weight_bytes() const override { return onednn_ ? onednn_->weight_bytes() : 0; }
+  uint64_t packed_weight_bytes() const override {
+    return onednn_ ? onednn_->weight_bytes() : conv1x1_ ? conv1x1_->weight_bytes() : 0;
+  }
 
   std::string algorithm() const override {
     if (onednn_) return onednn_->algorithm();
     if (depthwise_) return depthwise_->algorithm();
+    if (conv1x1_) return conv1x1_->algorithm();
     return algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
   }
 
@@ -162,6 +178,18 @@ class ConvKernel : public Kernel {
     float* ys = a.out + s * M_ * out_plane + col0;
     const bool im2col = algo_ == Algo::Im2col;
     if (pool && 2.0 * double(M_) * double(cols) * double(K_) < 4e6) pool = nullptr;  // too small to share
+    if (conv1x1_) {
+      // Ranges of the packed kernel's channel blocks per participant, epilogue included.
+      const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
+      auto part = [&](int64_t p, int) {
+        conv1x1_->run(xs + col0, in_plane, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts);
+      };
+      if (parts > 1)
+        pool->parallel_for(parts, part);
+      else
+        part(0, 0);
+      return;
+    }
     const int64_t blocks = pool ? std::min<int64_t>(Mg_, pool->size()) : 1;
     for (int64_t g = 0; g < group_; ++g) {
       const float* xg = xs + g * Cg_ * in_plane;
@@ -226,6 +254,7 @@ class ConvKernel : public Kernel {
   bool onednn_wanted_ = false;
   std::unique_ptr<OnednnConv> onednn_;        // set by prepare(): the layer runs on oneDNN
   std::unique_ptr<DepthwiseConv> depthwise_;  // set by prepare() for a depthwise conv not on oneDNN
+  std::unique_ptr<Conv1x1> conv1x1_;          // set by prepare() for a 1x1 conv on the packed kernel
 };
 
 }  // namespace

@@ -1,0 +1,147 @@
+// GCC 12 warns inside its own AVX-512 intrinsics (their self-initialised
+// "undefined" vectors) once they are inlined here: not this file's values.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/conv_1x1.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "frugal/error.h"
+
+namespace frugal::cpu {
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+namespace avx512 {
+using V = __m512;
+constexpr int64_t kLanes = 16;
+constexpr int kMaxRows = 12;  // 24 accumulators + 2 input vectors + 1 broadcast of 32 registers
+constexpr int kMaxVectors = 2;
+inline __mmask16 first(int n) { return __mmask16((1u << n) - 1u); }
+inline V vzero() { return _mm512_setzero_ps(); }
+inline V vset1(float a) { return _mm512_set1_ps(a); }
+inline V vload(const float* p) { return _mm512_loadu_ps(p); }
+inline V vload_n(const float* p, int n) { return _mm512_maskz_loadu_ps(first(n), p); }
+inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
+inline void vstore_n(float* p, V v, int n) { _mm512_mask_storeu_ps(p, first(n), v); }
+inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+inline V vadd(V a, V b) { return _mm512_add_ps(a, b); }
+inline V vsub(V a, V b) { return _mm512_sub_ps(a, b); }
+inline V vmul(V a, V b) { return _mm512_mul_ps(a, b); }
+inline V vdiv(V a, V b) { return _mm512_div_ps(a, b); }
+inline V vmax(V a, V b) { return _mm512_max_ps(a, b); }  // b when either is NaN
+inline V vmin(V a, V b) { return _mm512_min_ps(a, b); }
+inline V vnan_to_zero(V n) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(n, n, _CMP_ORD_Q), n); }
+inline V vpow2(V n) {
+  return _mm512_castsi512_ps(
+      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+inline V vselect_nonneg(V c, V a, V b) {
+  return _mm512_mask_mov_ps(b, _mm512_cmp_ps_mask(c, vzero(), _CMP_GE_OQ), a);
+}
+#include "kernels/conv_1x1_tile.inc"
+}  // namespace avx512
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+using V = __m256;
+constexpr int64_t kLanes = 8;
+constexpr int kMaxRows = 6;  // 12 accumulators + 2 input vectors + 1 broadcast of 16 registers
+constexpr int kMaxVectors = 2;
+inline __m256i first(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline V vzero() { return _mm256_setzero_ps(); }
+inline V vset1(float a) { return _mm256_set1_ps(a); }
+inline V vload(const float* p) { return _mm256_loadu_ps(p); }
+inline V vload_n(const float* p, int n) { return _mm256_maskload_ps(p, first(n)); }
+inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
+inline void vstore_n(float* p, V v, int n) { _mm256_maskstore_ps(p, first(n), v); }
+inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+inline V vadd(V a, V b) { return _mm256_add_ps(a, b); }
+inline V vsub(V a, V b) { return _mm256_sub_ps(a, b); }
+inline V vmul(V a, V b) { return _mm256_mul_ps(a, b); }
+inline V vdiv(V a, V b) { return _mm256_div_ps(a, b); }
+inline V vmax(V a, V b) { return _mm256_max_ps(a, b); }  // b when either is NaN
+inline V vmin(V a, V b) { return _mm256_min_ps(a, b); }
+inline V vnan_to_zero(V n) { return _mm256_and_ps(n, _mm256_cmp_ps(n, n, _CMP_ORD_Q)); }
+inline V vpow2(V n) {
+  return _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+inline V vselect_nonneg(V c, V a, V b) {
+  return _mm256_blendv_ps(b, a, _mm256_cmp_ps(c, vzero(), _CMP_GE_OQ));
+}
+#include "kernels/conv_1x1_tile.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+PackedIsa packed_isa() {
+  static const PackedIsa isa = [] {
+    PackedIsa cpu = PackedIsa::None;
+    if (__builtin_cpu_supports("avx512f"))
+      cpu = PackedIsa::Avx512;
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      cpu = PackedIsa::Avx2;
+    const char* env = std::getenv("FRUGAL_CPU_MAX_ISA");
+    if (!env) return cpu;
+    const PackedIsa cap = std::strcmp(env, "none") == 0   ? PackedIsa::None
+                          : std::strcmp(env, "avx2") == 0 ? PackedIsa::Avx2
+                                                          : PackedIsa::Avx512;
+    return std::min(cpu, cap);
+  }();
+  return isa;
+}
+
+Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, const Epilogue& epilogue, PackedIsa isa)
+    : M_(M), K_(K), isa_(isa) {
+  if (isa == PackedIsa::None) throw Error("Conv1x1 without AVX2 or AVX-512");
+  const int64_t max_rows = isa == PackedIsa::Avx512 ? avx512::kMaxRows : avx2::kMaxRows;
+  // Blocks of nearly equal rows (M = 16 is two blocks of 8, not 12 + 4).
+  const int64_t blocks = (M + max_rows - 1) / max_rows;
+  block_row_.resize(size_t(blocks) + 1);
+  for (int64_t b = 0; b <= blocks; ++b) block_row_[size_t(b)] = M * b / blocks;
+  packed_.resize(size_t(M * K));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t m0 = block_row_[size_t(b)], rows = block_row_[size_t(b) + 1] - m0;
+    float* dst = packed_.data() + m0 * K;
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t r = 0; r < rows; ++r) dst[k * rows + r] = weights[(m0 + r) * K + k];
+  }
+  step_data_.reserve(2 * epilogue.steps().size());  // steps_ point into these vectors
+  for (const Epilogue::Step& s : epilogue.steps()) {
+    Step t{s.kind, nullptr, nullptr, s.a, s.b};
+    if (s.kind == Epilogue::kAffine) {
+      if (int64_t(s.scale.size()) != M || int64_t(s.shift.size()) != M)
+        throw Error("Conv1x1: affine step of the wrong size");
+      step_data_.push_back(s.scale);
+      t.scale = step_data_.back().data();
+      step_data_.push_back(s.shift);
+      t.shift = step_data_.back().data();
+    }
+    steps_.push_back(t);
+  }
+}
+
+void Conv1x1::run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0,
+                  int64_t b1) const {
+  if (isa_ == PackedIsa::Avx512)
+    avx512::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
+                       int(steps_.size()));
+  else
+    avx2::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
+                     int(steps_.size()));
+}
+
+std::string Conv1x1::algorithm() const {
+  return isa_ == PackedIsa::Avx512 ? "1x1 packed avx512 (epilogue in registers)"
+                                   : "1x1 packed avx2 (epilogue in registers)";
+}
+
+}  // namespace frugal::cpu

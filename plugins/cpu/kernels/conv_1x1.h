@@ -1,0 +1,64 @@
+// 1x1 stride-1 convolutions on NCHW activations without OpenBLAS: the weights
+// packed once (blocks of up to 12 output channels, AVX-512, or 6, AVX2, each
+// stored k-major so that one broadcast per channel and k feeds the block's
+// columns), a register tile of those channels x 32 (AVX-512) or 16 (AVX2)
+// output columns summed over all K input channels with FMAs straight from the
+// input rows, and the layer's whole epilogue (bias/BN, Relu, Clip, Swish,
+// Sigmoid, ...) applied to the tile in registers before it is stored once.
+// Against sgemm + a separate epilogue pass this drops OpenBLAS's packing of
+// both operands on every call (the weights of MobileNet-v2's and
+// EfficientNet-B0's late 1x1 convs are many times their 7x7 or 14x14 inputs)
+// and the second pass over the output. No workspace. The instruction set is
+// chosen at run time (the build does not assume it); the environment variable
+// FRUGAL_CPU_MAX_ISA=avx2 or =none lowers it (tests, comparisons).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/epilogue.h"
+
+namespace frugal::cpu {
+
+enum class PackedIsa { None, Avx2, Avx512 };
+
+// The widest instruction set this process uses for the packed kernels:
+// the CPU's, lowered by FRUGAL_CPU_MAX_ISA ("none", "avx2", "avx512").
+PackedIsa packed_isa();
+
+class Conv1x1 {
+ public:
+  // weights: [M, K] row-major. The epilogue's steps are copied.
+  Conv1x1(int64_t M, int64_t K, const float* weights, const Epilogue& epilogue, PackedIsa isa);
+
+  // Blocks of output channels (the unit of the weights' packing): threads
+  // split a run by ranges of blocks.
+  int64_t blocks() const { return int64_t(block_row_.size()) - 1; }
+  int64_t block_row(int64_t b) const { return block_row_[size_t(b)]; }
+
+  // y[m, j] = epilogue_m(sum_k w[m, k] * x[k, j]) for the channels of blocks
+  // [b0, b1) and columns j in [0, cols); x rows are ldx floats apart, y rows ldy.
+  void run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1) const;
+
+  uint64_t weight_bytes() const { return packed_.size() * sizeof(float); }
+  std::string algorithm() const;
+
+  // The epilogue as the tile code reads it (public for the ISA files).
+  struct Step {
+    int kind;
+    const float* scale;
+    const float* shift;
+    float a, b;
+  };
+
+ private:
+  int64_t M_, K_;
+  PackedIsa isa_;
+  std::vector<int64_t> block_row_;  // first channel of each block, then M
+  std::vector<float> packed_;       // per block: [K][rows of the block]
+  std::vector<std::vector<float>> step_data_;
+  std::vector<Step> steps_;
+};
+
+}  // namespace frugal::cpu

@@ -1,0 +1,179 @@
+// The cpu executor's packed 1x1 conv kernel (plugins/cpu/kernels/conv_1x1.h):
+// random channel counts (blocks of output channels of every size, several of
+// them per thread), planes whose width is no multiple of the tile's columns
+// (masked last vector), thin convs that run in chunks of rows, and every
+// epilogue step in registers (bias, BatchNormalization, Relu, Clip, Sigmoid,
+// HardSigmoid, HardSwish, LeakyRelu, Swish), at 1 and 2 threads and batches 1
+// and 3, against the float64 reference evaluator. CMake runs it again with
+// FRUGAL_CPU_MAX_ISA=avx2 (and =none: the sgemm path) so that each
+// instruction set's tiles are checked on a machine that has AVX-512.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "cpu_plugin.h"
+#include "graph_helpers.h"
+#include "reference.h"
+
+using cpu_test::GraphMaker;
+using cpu_test::HostTensor;
+
+namespace {
+
+int64_t numel(const std::vector<int64_t>& d) {
+  int64_t n = 1;
+  for (int64_t x : d) n *= x;
+  return n;
+}
+
+// The epilogue after the conv: what follows it in the graph.
+enum class Tail { None, Bias, BnRelu, Clip, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Swish, BiasBnSwish };
+
+const char* tail_name(Tail t) {
+  switch (t) {
+    case Tail::None:
+      return "none";
+    case Tail::Bias:
+      return "bias";
+    case Tail::BnRelu:
+      return "BN+Relu";
+    case Tail::Clip:
+      return "Clip";
+    case Tail::Sigmoid:
+      return "Sigmoid";
+    case Tail::HardSigmoid:
+      return "HardSigmoid";
+    case Tail::HardSwish:
+      return "HardSwish";
+    case Tail::LeakyRelu:
+      return "LeakyRelu";
+    case Tail::Swish:
+      return "Swish";
+    case Tail::BiasBnSwish:
+      return "bias+BN+Swish";
+  }
+  return "?";
+}
+
+GraphMaker conv_1x1(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail tail, std::mt19937_64& rng) {
+  GraphMaker m;
+  m.input("x", {N, C, H, W}, true);
+  const std::vector<int64_t> wd = {M, C, 1, 1};
+  // Weights scaled by 1/sqrt(C): outputs of order 1, where the activations bend.
+  std::vector<float> w = cpu_test::random_floats(size_t(numel(wd)), rng());
+  for (float& v : w) v *= float(2.0 / std::sqrt(double(C)));
+  m.constant("W", wd, w);
+  std::vector<std::string> ins = {"x", "W"};
+  const bool bias = tail == Tail::Bias || tail == Tail::BiasBnSwish;
+  if (bias) {
+    m.constant("B", {M}, cpu_test::random_floats(size_t(M), rng()));
+    ins.push_back("B");
+  }
+  frugal::Node& n = m.node("Conv", ins, "y");
+  n.set_attr_ints("kernel_shape", {1, 1});
+  std::string last = "y";
+  if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish) {
+    auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
+    m.constant("g", {M}, vals(-1.5f, 1.5f));
+    m.constant("b", {M}, vals(-0.5f, 0.5f));
+    m.constant("mu", {M}, vals(-0.5f, 0.5f));
+    m.constant("var", {M}, vals(0.2f, 2.0f));
+    m.node("BatchNormalization", {"y", "g", "b", "mu", "var"}, "bn");
+    last = "bn";
+  }
+  switch (tail) {
+    case Tail::BnRelu:
+      m.node("Relu", {last}, "out");
+      break;
+    case Tail::Clip:
+      m.constant("lo", {}, {-0.25f});
+      m.constant("hi", {}, {0.5f});
+      m.node("Clip", {last, "lo", "hi"}, "out");
+      break;
+    case Tail::Sigmoid:
+      m.node("Sigmoid", {last}, "out");
+      break;
+    case Tail::HardSigmoid: {
+      frugal::Node& c = m.node("HardSigmoid", {last}, "out");
+      c.set_attr_float("alpha", 0.3f);
+      c.set_attr_float("beta", 0.4f);
+      break;
+    }
+    case Tail::HardSwish:
+      m.node("HardSwish", {last}, "out");
+      break;
+    case Tail::LeakyRelu: {
+      frugal::Node& c = m.node("LeakyRelu", {last}, "out");
+      c.set_attr_float("alpha", 0.1f);
+      break;
+    }
+    case Tail::Swish:
+    case Tail::BiasBnSwish:
+      m.node("Sigmoid", {last}, "s");
+      m.node("Mul", {last, "s"}, "out");
+      break;
+    default:
+      m.node("Identity", {last}, "out");
+      break;
+  }
+  m.output("out");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the float64 reference",
+          "[cpu][conv]") {
+  const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
+  const bool sgemm_only = isa_env && std::string(isa_env) == "none";
+  std::mt19937_64 rng(20261126);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
+                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
+  int packed = 0;
+  for (int t = 0; t < 20; ++t) {
+    const Tail tail = tails[t % 10];
+    // Channel counts around the block sizes (6, 12) and wider; planes from 3x3
+    // (one masked vector) to 30x31 (many panels, thin convs in chunks).
+    const int64_t C = t < 10 ? pick(1, 40) : pick(40, 300), M = t % 3 == 0 ? pick(1, 13) : pick(14, 150);
+    const int64_t H = pick(3, 31), W = pick(3, 31), N = t % 2 == 0 ? 1 : 3;
+    std::ostringstream what;
+    what << "Conv 1x1 x=[" << N << "," << C << "," << H << "," << W << "] M " << M << " epilogue "
+         << tail_name(tail) << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : "");
+    INFO(what.str());
+    GraphMaker m = conv_1x1(N, C, M, H, W, tail, rng);
+    const std::vector<int64_t> xd = {N, C, H, W};
+    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
+    frugal::RefValues ref_in;
+    ref_in["x"] = cpu_test::ref_of(xd, x.data);
+    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
+    for (int threads : {1, 2}) {
+      cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + "}");
+      REQUIRE(ex.ok());
+      std::vector<HostTensor> out;
+      const cpu_test::Status st = ex.run({x}, out);
+      INFO("threads " << threads << ": " << st.message);
+      REQUIRE(st.ok());
+      REQUIRE(out[0].dims == want.dims);
+      double worst = 0.0;
+      for (size_t i = 0; i < want.data.size(); ++i)
+        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
+                                    (1e-5 + 1e-5 * std::fabs(want.data[i])));
+      CHECK(worst <= 1.0);
+      const nlohmann::json desc = ex.describe();
+      REQUIRE(desc["layers"].size() == 1);
+      const std::string algo = desc["layers"][0]["algorithm"].get<std::string>();
+      INFO("algorithm " << algo);
+      if (sgemm_only) CHECK(algo.find("packed") == std::string::npos);
+      packed += algo.find("packed") != std::string::npos;
+      // No workspace on either path.
+      CHECK(ex.layer_bytes(0, int(N)).ws_bytes == 0);
+    }
+  }
+  // On x86-64 with AVX2 (every CI machine) the packed kernel ran unless it was switched off.
+  if (!sgemm_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(packed == 40);
+}
