@@ -11,7 +11,87 @@ namespace {
 
 // 16 floats at any float-aligned address: one AVX-512 register, two AVX2 ones.
 typedef float v16 __attribute__((vector_size(64), aligned(4)));
+typedef int32_t v16i __attribute__((vector_size(64), aligned(4)));
 constexpr int64_t kLanes = 16;
+
+// vector_math.cpp's exp_approx on 16 lanes (same steps, same clamping; NaN
+// stays NaN), in place: vectors passed by reference, never by value through a
+// function of the default target (whose vector ABI differs from AVX-512's).
+inline void exp_v16(v16& x) {
+  const v16 lo = v16{} - 87.3f, hi = v16{} + 88.7f;
+  x = x < lo ? lo : x;
+  x = x > hi ? hi : x;
+  const v16 n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  v16 r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  v16 p = v16{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const v16 n_finite = n == n ? n : v16{};
+  const v16i bits = (__builtin_convertvector(n_finite, v16i) + 127) << 23;
+  v16 scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  x = p * scale;
+}
+
+inline void sigmoid_v16(v16& x) {
+  v16 e = -x;
+  exp_v16(e);
+  x = 1.0f / (1.0f + e);
+}
+
+// The epilogue's steps (Epilogue::apply_step's, value for value) on 16 outputs of channel c.
+inline void epilogue_v16(v16& x, const Epilogue::Step* steps, int nsteps, int64_t c) {
+  using ops::ActivationKind;
+  const v16 zero{}, one = v16{} + 1.0f;
+  for (int k = 0; k < nsteps; ++k) {
+    const Epilogue::Step& s = steps[k];
+    const float a = s.a, b = s.b;
+    if (s.kind == Epilogue::kAffine) {
+      x = s.scale[size_t(c)] * x + s.shift[size_t(c)];
+      continue;
+    }
+    if (s.kind == Epilogue::kSwish) {
+      v16 sg = x;
+      sigmoid_v16(sg);
+      x = x * sg;
+      continue;
+    }
+    switch (ActivationKind(s.kind)) {
+      case ActivationKind::Relu:
+        x = x > zero ? x : zero;
+        break;
+      case ActivationKind::Clip: {
+        const v16 vlo = zero + a, vhi = zero + b;
+        x = x < vlo ? vlo : x;  // std::max(x, lo), then std::min(., hi)
+        x = vhi < x ? vhi : x;
+        break;
+      }
+      case ActivationKind::Sigmoid:
+        sigmoid_v16(x);
+        break;
+      case ActivationKind::HardSigmoid: {
+        v16 t = a * x + b;
+        t = t < zero ? zero : t;
+        x = one < t ? one : t;
+        break;
+      }
+      case ActivationKind::HardSwish: {
+        v16 t = x / 6.0f + 0.5f;
+        t = t < zero ? zero : t;
+        x *= one < t ? one : t;
+        break;
+      }
+      case ActivationKind::LeakyRelu:
+        x = x >= zero ? x : a * x;
+        break;
+    }
+  }
+}
 
 // out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
 // lo[j]..hi[j] are the output columns whose input column is inside x. Compiled
@@ -149,14 +229,13 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void fill_padded(co
 }
 
 // Output plane from the padded parts: each run of 16 outputs of a row summed
-// over all K*K taps in registers; the runs cover Wv >= Wo columns (the
+// over all K*K taps in registers, then the epilogue of channel c on it there
+// (no second pass over the plane); the runs cover Wv >= Wo columns (the
 // parts hold zeros past the input), and the columns past Wo are dropped.
 template <int K, int S>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(const float* __restrict p,
-                                                                               const float* __restrict wm,
-                                                                               float* __restrict out,
-                                                                               const Window& w,
-                                                                               const Padded& g, int64_t Wv) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
+    const float* __restrict p, const float* __restrict wm, float* __restrict out, const Window& w,
+    const Padded& g, int64_t Wv, const Epilogue::Step* steps, int nsteps, int64_t c) {
   float wk[K * K];
   for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
@@ -173,6 +252,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(c
           acc[i] += wk[i * K + j] * in;
         }
       for (int i = 1; i < K; ++i) acc[0] += acc[i];
+      epilogue_v16(acc[0], steps, nsteps, c);
       if (oh * w.Wo + v + kLanes <= w.Ho * w.Wo) {
         // Past Wo it writes the next rows' first columns, which they overwrite.
         std::memcpy(orow + v, &acc[0], sizeof acc[0]);
@@ -220,8 +300,10 @@ void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>&
 
 }  // namespace
 
-// One output plane from input plane x with weights wm; ws: one padded plane.
-void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws) const {
+// One output plane (channel m) from input plane x with weights wm; ws: one
+// padded plane. The padded path applies the epilogue too; the others leave it to run().
+void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e,
+                          int64_t m) const {
   if (!K_) {
     std::vector<int64_t> lo, hi;
     valid_cols(w_, lo, hi);
@@ -234,14 +316,16 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
   }
   const Padded g{Hp_, Wq_, S_};
   fill_padded(x, ws, w_, g);
+  const Epilogue::Step* st = e.steps().data();
+  const int ns = int(e.steps().size());
   if (K_ == 3 && S_ == 1)
-    padded_plane<3, 1>(ws, wm, out, w_, g, Wv_);
+    padded_plane<3, 1>(ws, wm, out, w_, g, Wv_, st, ns, m);
   else if (K_ == 3)
-    padded_plane<3, 2>(ws, wm, out, w_, g, Wv_);
+    padded_plane<3, 2>(ws, wm, out, w_, g, Wv_, st, ns, m);
   else if (S_ == 1)
-    padded_plane<5, 1>(ws, wm, out, w_, g, Wv_);
+    padded_plane<5, 1>(ws, wm, out, w_, g, Wv_, st, ns, m);
   else
-    padded_plane<5, 2>(ws, wm, out, w_, g, Wv_);
+    padded_plane<5, 2>(ws, wm, out, w_, g, Wv_, st, ns, m);
 }
 
 // Output channel m reads input channel m / (M / C). Planes in ranges, one
@@ -255,8 +339,8 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t s = p / M_, m = p % M_;
       float* out = y + p * out_plane;
-      plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf);
-      epilogue.apply(out, m, out_plane);
+      plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf, epilogue, m);
+      if (!K_) epilogue.apply(out, m, out_plane);
     }
   };
   if (!pool || pool->size() == 1 || planes == 1) {

@@ -7,7 +7,8 @@
 // workspace, split by column parity at stride 2, so that every tap of a row
 // of outputs reads a contiguous, always-valid run of floats: rows of 16
 // outputs, each summed over all K*K taps in registers, with no edge cases
-// (the columns past the plane's width are computed and dropped). 3x3 at
+// (the columns past the plane's width are computed and dropped), and the
+// layer's epilogue applied to them in registers before they are stored. 3x3 at
 // stride 2, where the copy cost more than it saved, reads the input directly
 // with all taps per output (edge columns checked); others tap by tap on the
 // input. Those two need no workspace.
@@ -36,7 +37,7 @@ class DepthwiseConv {
   void run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue, ThreadPool* pool) const;
 
  private:
-  void plane(const float* x, float* out, const float* wm, float* ws) const;
+  void plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e, int64_t m) const;
   // Floats of one padded plane, a multiple of 16 (64 bytes): a chunk the
   // arena places at the top end is rounded down to 64 bytes, and a workspace
   // of another size could leave it a few bytes short of the hole it should

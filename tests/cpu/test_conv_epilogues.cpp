@@ -1,12 +1,15 @@
-// The cpu executor's packed 1x1 conv kernel (plugins/cpu/kernels/conv_1x1.h):
+// Convs whose epilogue runs in registers on the cpu executor, against the
+// float64 reference evaluator. First the packed 1x1 conv kernel
+// (plugins/cpu/kernels/conv_1x1.h):
 // random channel counts (blocks of output channels of every size, several of
 // them per thread), planes whose width is no multiple of the tile's columns
 // (masked last vector), thin convs that run in chunks of rows, and every
 // epilogue step in registers (bias, BatchNormalization, Relu, Clip, Sigmoid,
 // HardSigmoid, HardSwish, LeakyRelu, Swish), at 1 and 2 threads and batches 1
-// and 3, against the float64 reference evaluator. CMake runs it again with
-// FRUGAL_CPU_MAX_ISA=avx2 (and =none: the sgemm path) so that each
-// instruction set's tiles are checked on a machine that has AVX-512.
+// and 3. CMake runs it again with FRUGAL_CPU_MAX_ISA=avx2 (and =none: the
+// sgemm path) so that each instruction set's tiles are checked on a machine
+// that has AVX-512. Then the depthwise 3x3 and 5x5 convs at stride 1 and 2
+// on the padded plane (kernels/conv_depthwise.h) with the same epilogues.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -59,13 +62,15 @@ const char* tail_name(Tail t) {
   return "?";
 }
 
-GraphMaker conv_1x1(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail tail, std::mt19937_64& rng) {
+// A k x k conv (stride s, pads k / 2, `group` groups) followed by `tail`.
+GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail tail,
+                          std::mt19937_64& rng, int64_t k = 1, int64_t s = 1, int64_t group = 1) {
   GraphMaker m;
   m.input("x", {N, C, H, W}, true);
-  const std::vector<int64_t> wd = {M, C, 1, 1};
-  // Weights scaled by 1/sqrt(C): outputs of order 1, where the activations bend.
+  const std::vector<int64_t> wd = {M, C / group, k, k};
+  // Weights scaled by 1/sqrt(fan-in): outputs of order 1, where the activations bend.
   std::vector<float> w = cpu_test::random_floats(size_t(numel(wd)), rng());
-  for (float& v : w) v *= float(2.0 / std::sqrt(double(C)));
+  for (float& v : w) v *= float(2.0 / std::sqrt(double(C / group * k * k)));
   m.constant("W", wd, w);
   std::vector<std::string> ins = {"x", "W"};
   const bool bias = tail == Tail::Bias || tail == Tail::BiasBnSwish;
@@ -74,7 +79,10 @@ GraphMaker conv_1x1(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail 
     ins.push_back("B");
   }
   frugal::Node& n = m.node("Conv", ins, "y");
-  n.set_attr_ints("kernel_shape", {1, 1});
+  n.set_attr_ints("kernel_shape", {k, k});
+  n.set_attr_ints("strides", {s, s});
+  n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+  n.set_attr_int("group", group);
   std::string last = "y";
   if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish) {
     auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
@@ -145,7 +153,7 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
     what << "Conv 1x1 x=[" << N << "," << C << "," << H << "," << W << "] M " << M << " epilogue "
          << tail_name(tail) << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : "");
     INFO(what.str());
-    GraphMaker m = conv_1x1(N, C, M, H, W, tail, rng);
+    GraphMaker m = conv_with_tail(N, C, M, H, W, tail, rng);
     const std::vector<int64_t> xd = {N, C, H, W};
     const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
     frugal::RefValues ref_in;
@@ -176,4 +184,46 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
   }
   // On x86-64 with AVX2 (every CI machine) the packed kernel ran unless it was switched off.
   if (!sgemm_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(packed == 40);
+}
+
+TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the float64 reference",
+          "[cpu][conv]") {
+  std::mt19937_64 rng(7081);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
+                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
+  int padded = 0;
+  for (int t = 0; t < 20; ++t) {
+    const Tail tail = tails[t % 10];
+    // 3x3 at stride 1 and 5x5 at stride 1 and 2 take the padded plane; 3x3 at
+    // stride 2 the direct pass (epilogue as its own step), checked alike.
+    const int64_t k = t % 4 < 2 ? 5 : 3, s = t % 2 == 0 ? 1 : 2;
+    const int64_t C = pick(1, 40), H = pick(3, 30), W = pick(3, 30), N = t % 3 == 0 ? 3 : 1;
+    INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
+                      << "] epilogue " << tail_name(tail));
+    GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
+    const std::vector<int64_t> xd = {N, C, H, W};
+    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
+    frugal::RefValues ref_in;
+    ref_in["x"] = cpu_test::ref_of(xd, x.data);
+    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
+    for (int threads : {1, 2}) {
+      cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + ", \"conv\": \"blas\"}");
+      REQUIRE(ex.ok());
+      std::vector<HostTensor> out;
+      const cpu_test::Status st = ex.run({x}, out);
+      INFO("threads " << threads << ": " << st.message);
+      REQUIRE(st.ok());
+      REQUIRE(out[0].dims == want.dims);
+      double worst = 0.0;
+      for (size_t i = 0; i < want.data.size(); ++i)
+        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
+                                    (1e-5 + 1e-5 * std::fabs(want.data[i])));
+      CHECK(worst <= 1.0);
+      const nlohmann::json desc = ex.describe();
+      REQUIRE(desc["layers"].size() == 1);
+      padded += desc["layers"][0]["algorithm"].get<std::string>() == "depthwise padded";
+    }
+  }
+  CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
 }
