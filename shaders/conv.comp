@@ -46,6 +46,9 @@ layout(constant_id = 19) const uint BK = 8;  // reduction depth staged per step
 layout(constant_id = 20) const uint SKIP_IN = 0;  // 1: read only the input channels listed in y
 layout(constant_id = 21) const uint TPQ = 1;  // pixel quads per invocation
 layout(constant_id = 22) const uint TMQ = 1;  // kernel quads per invocation
+// > 0 (DENSE only, the GEMMs of a Winograd conv, winograd.comp): z indexes WSETS
+// weight sets of M x C x TAPS, one per "sample" z.
+layout(constant_id = 23) const uint WSETS = 0;
 
 const uint TAPS = KH * KW;
 const uint HWO = HO * WO;
@@ -77,6 +80,7 @@ void main() {
 #endif
   }
   const uint xbase = pc.x_off + sample_index * C * H * W;
+  const uint wbase = pc.w_off + (WSETS > 0u ? (sample_index % WSETS) * M * C * TAPS : 0u);
   const uint list = pc.y_off + sample_index * (C + 1u);
   const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
   const uint ktot = channels * TAPS;
@@ -105,7 +109,7 @@ void main() {
       float v = 0.0;
       if (k < ktot && m < M) {
         const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
-        v = w[pc.w_off + m * C * TAPS + wk];
+        v = w[wbase + m * C * TAPS + wk];
       }
       ws[kk * WQ + mm / 4u][mm % 4u] = v;
     }

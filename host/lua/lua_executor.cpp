@@ -172,16 +172,18 @@ int batch_arg(lua_State* L, int idx) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(
-      L, 2, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold", "gate_activity"});
+  check_option_names(L, 2,
+                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
+                      "gate_activity"});
   push_executor(L, 1, parse_executor_settings(L, 2));
   return 1;
 }
 
 int l_run(lua_State* L) {
   check_model(L, 1);
-  check_option_names(
-      L, 4, {"executor", "threads", "device", "budget", "shader_dir", "gate_threshold", "gate_activity"});
+  check_option_names(L, 4,
+                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
+                      "gate_activity"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -314,6 +316,12 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
     s.options["shader_dir"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1))
     throw Error("option 'shader_dir' must be a folder name (a string)");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "winograd");  // the vulkan executor's 3x3 convs: "auto", "off", "f23", "f43"
+  if (lua_type(L, -1) == LUA_TSTRING)
+    s.options["winograd"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'winograd' must be a string (\"auto\", \"off\", \"f23\" or \"f43\")");
   lua_pop(L, 1);
   lua_getfield(L, idx, "gate_threshold");  // docs/GATING.md: replaces every gate's threshold
   if (lua_isnumber(L, -1) && lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1)

@@ -66,6 +66,19 @@ constexpr VkBufferUsageFlags kStorageUsage =
 
 // ---- options -------------------------------------------------------------------
 
+static const char* winograd_name(WinogradMode m) {
+  switch (m) {
+    case WinogradMode::Off:
+      return "off";
+    case WinogradMode::F23:
+      return "f23";
+    case WinogradMode::F43:
+      return "f43";
+    default:
+      return "auto";
+  }
+}
+
 ExecutorOptions ExecutorOptions::parse(const char* json) {
   ExecutorOptions o;
   o.validation = validation_requested();
@@ -90,6 +103,17 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
           throw Error("option 'conv' must be \"indirect\" (gating-ready, the default) or \"dense\", got " +
                       v.dump());
         o.dense_conv = v == "dense";
+      }
+      if (j.contains("winograd")) {
+        const auto& v = j["winograd"];
+        const std::string w = v.is_string() ? v.get<std::string>() : "";
+        if (w != "auto" && w != "off" && w != "f23" && w != "f43")
+          throw Error("option 'winograd' must be \"auto\" (the default), \"off\", \"f23\" or \"f43\", got " +
+                      v.dump());
+        o.winograd = w == "off"   ? WinogradMode::Off
+                     : w == "f23" ? WinogradMode::F23
+                     : w == "f43" ? WinogradMode::F43
+                                  : WinogradMode::Auto;
       }
       if (j.contains("pipeline_cache")) {
         const auto& v = j["pipeline_cache"];
@@ -155,7 +179,7 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
 
   // Weights: every layer's parameter block, uploaded once.
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
-                      device_->tile_limits());
+                      device_->tile_limits(), options_.winograd);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one
@@ -258,6 +282,7 @@ std::string Executor::describe_json() const {
   d["device"] = "vulkan: " + device_->description();
   d["vulkan"] = {{"physical_device", device_->info().to_json()},
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
+                 {"winograd", winograd_name(options_.winograd)},
                  {"shader_dir", shaders_.dir},
                  {"pipeline_cache", device_->pipeline_cache_path()},
                  {"pipeline_cache_loaded", device_->pipeline_cache_loaded()},

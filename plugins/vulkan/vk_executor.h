@@ -42,6 +42,7 @@ struct ExecutorOptions {
   std::string shader_dir;   // {"shader_dir": ...}; else FRUGAL_SHADER_DIR, else an install's
                             // share/frugal/shaders next to the plugin, else the build's shaders/
   bool dense_conv = false;  // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
+  WinogradMode winograd = WinogradMode::Auto;  // {"winograd": "auto" | "off" | "f23" | "f43"}
   std::string
       pipeline_cache;  // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)

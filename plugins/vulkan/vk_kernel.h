@@ -26,22 +26,30 @@ using exec::Dims;
 using exec::InputInfo;
 using exec::KernelSpec;
 
+// Which ungated 3x3 stride-1 convs run as Winograd (option "winograd"): auto
+// (where it measured faster, kernels/conv.cpp), off, or every one as F(2x2, 3x3)
+// or F(4x4, 3x3) (tests).
+enum class WinogradMode { Auto, Off, F23, F43 };
+
 // Host copy of the weights buffer while kernels reserve their parameters; each
 // kernel's block starts at a multiple of the binding alignment, so it binds
 // with no slack. Offsets are in 4-byte words from the start of the block.
 class WeightPacker {
  public:
   // Device facts kernels decide their layout by: binding alignment, 1-D work
-  // group size, largest binding, limits of 2-D tiled work groups.
+  // group size, largest binding, limits of 2-D tiled work groups; and the
+  // executor's choice of Winograd convs.
   WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes,
-               TileLimits tiles = {})
+               TileLimits tiles = {}, WinogradMode winograd = WinogradMode::Auto)
       : workgroup_1d(workgroup_1d),
         max_binding_bytes(max_binding_bytes),
         tiles(tiles),
+        winograd(winograd),
         align_words_(alignment_bytes < 4 ? 1 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
   const TileLimits tiles;
+  const WinogradMode winograd;
   void begin_block();
   uint32_t add_floats(const std::vector<float>& v);
   uint32_t add_words(const std::vector<uint32_t>& v);

@@ -137,6 +137,53 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
   }
 }
 
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) (winograd.comp, the products on
+// conv.comp): outputs not a multiple of the tile (2 or 4) in either direction,
+// a single tile, pads 0, 1 and asymmetric ones (the tile's window reaching
+// past every edge), kernel and channel counts off conv.comp's tile edges,
+// batches run sample after sample through the workspace, and epilogues; each
+// against the float64 reference, with "auto" (what the executor picks) too.
+TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vulkan][conv][winograd]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    int64_t C, M, H, W;
+    std::vector<int64_t> pads;  // top, left, bottom, right
+    int epi;                    // 0 bias only, 1 BN + Relu, 2 Clip
+  };
+  const std::vector<Case> cases = {
+      {1, 1, 3, 3, {0, 0, 0, 0}, 0},      // one output pixel: one tile, mostly outside
+      {3, 5, 9, 7, {1, 1, 1, 1}, 1},      // 9 x 7 outputs: partial tiles on both sides
+      {16, 24, 6, 6, {1, 1, 1, 1}, 2},    // exactly 3 x 3 (F23) tiles, 1.5 x 1.5 of F43's
+      {17, 67, 13, 11, {1, 0, 2, 1}, 1},  // asymmetric pads, M beyond 64, C odd
+      {33, 16, 14, 14, {1, 1, 1, 1}, 0},  // 14 x 14 (resnet's layer3 shape, scaled down)
+      {20, 130, 5, 9, {2, 2, 0, 0}, 2},   // pads only top and left, three kernel tiles
+      {40, 36, 23, 5, {0, 1, 0, 1}, 1},   // tall and narrow, no vertical pad
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& t = cases[c];
+    for (const char* options : {"{\"winograd\": \"f23\"}", "{\"winograd\": \"f43\"}", ""}) {
+      INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " options "
+                   << options);
+      GraphMaker m;
+      m.input("x", {-1, t.C, t.H, t.W});
+      frugal::Node& conv =
+          m.node("Conv", "conv", {"x", m.weight("w", {t.M, t.C, 3, 3}), m.weight("b", {t.M})}, {"y"});
+      conv.set_attr_ints("kernel_shape", {3, 3});
+      conv.set_attr_ints("pads", t.pads);
+      std::string y = "y";
+      if (t.epi == 1) y = add_activation(m, add_bn(m, y, "bn", t.M), "relu", 1);
+      if (t.epi == 2) y = add_activation(m, y, "clip", 2);
+      m.output(y);
+      const auto r = check_against_reference(m.g, random_inputs(m.g, 3, 500 + uint64_t(c)), options);
+      if (r.ran) {
+        CHECK(r.description["layers"].size() == 1);
+        CHECK(r.description["vulkan"]["winograd"].get<std::string>() ==
+              (*options ? std::string(options).substr(14, 3) : "auto"));
+      }
+    }
+  }
+}
+
 TEST_CASE("Conv in 1-D and with auto_pad", "[vulkan][conv]") {
   VK_REQUIRE_DEVICE();
   {

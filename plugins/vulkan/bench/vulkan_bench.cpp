@@ -169,10 +169,12 @@ int main(int argc, char** argv) {
     bool first = true;
     std::printf("%-20s %12s %12s %9s %14s %9s\n", "conv layer", "dense ms", "indirect ms", "ratio",
                 "gated~50% ms", "ratio");
-    for (const ConvShape& s : shapes) {
+    for (const ConvShape& s : shapes) {  // the implicit-GEMM kernel: Winograd off
       const std::string onnx = conv_model(s);
-      Executor dense(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"dense\"}"));
-      Executor indirect(onnx.data(), onnx.size(), options("{" + on_device + "\"conv\": \"indirect\"}"));
+      Executor dense(onnx.data(), onnx.size(),
+                     options("{" + on_device + "\"winograd\": \"off\", \"conv\": \"dense\"}"));
+      Executor indirect(onnx.data(), onnx.size(),
+                        options("{" + on_device + "\"winograd\": \"off\", \"conv\": \"indirect\"}"));
       if (first) {
         std::printf("device: %s, batch %d, median of %d\n", dense.device().description().c_str(), batch,
                     repeats);

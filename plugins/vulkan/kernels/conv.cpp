@@ -12,6 +12,13 @@
 // switched-off kernels read 0. With option {"conv": "dense"} layers use the
 // *_dense.spv variants instead (one plain dispatch), so the indirection's cost
 // can be measured.
+//
+// Winograd: an ungated 3x3 stride-1 conv (one group, no dilation) may run as
+// F(2x2, 3x3) or F(4x4, 3x3) instead (winograd.comp: input transform, the
+// P = 16 or 36 GEMMs on conv_dense.spv with one weight set per product, output
+// transform with the epilogue), its kernels transformed once at load. Its
+// transforms live in the layer's workspace, one sample at a time. Which layers
+// (option "winograd", choose_winograd below): those where it measured faster.
 #include "frugal/model/ops/conv.h"
 
 #include <cstring>
@@ -66,7 +73,10 @@ class ConvKernel : public Kernel {
   // Per sample: a model's gate, the pooled input [C], the switches [M], the
   // active list [list_len_] and the dispatch arguments [3]; a consumer's list
   // of input channels that are not all zero [1 + C].
+  // A Winograd conv: one sample's transformed input [P][C][T] and products
+  // [P][M][T] (samples run one after the other through the same space).
   uint64_t workspace_bytes(int64_t n) const override {
+    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + M_) * wino_tiles()) * 4;
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4;
   }
   bool skips_off_channels() const override { return skip_in_; }
@@ -75,14 +85,29 @@ class ConvKernel : public Kernel {
   Epilogue* epilogue() override { return &epilogue_; }
   int64_t gate_channels() const override { return M_; }
   int64_t gate_list_length() const override { return list_len_; }
-  void set_gating(const Gating* g) override { gating_ = g; }
+  void set_gating(const Gating* g) override {
+    if (g && wino_r_ > 0)
+      throw Error(label_ +
+                  " runs as a Winograd conv, which cannot be gated; create the executor with "
+                  "{\"winograd\": \"off\"} to set its gates");
+    gating_ = g;
+  }
 
   void pack(WeightPacker& p) override {
     p.begin_block();
-    p.add_floats(weights_);           // [M, Cg, kh, kw] at word 0 of the block
+    wino_r_ = choose_winograd(p.winograd);
+    if (wino_r_ > 0)
+      p.add_floats(winograd_weights());  // [P][M][C] at word 0 of the block
+    else
+      p.add_floats(weights_);         // [M, Cg, kh, kw] at word 0 of the block
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
-    if (gemm_) choose_tile(p.tiles);
+    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), p.tiles);
+    if (gemm_) {
+      const Tile t = choose_tile(win_.Ho * win_.Wo, p.tiles);
+      nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
+      kpt_ = 4 * int64_t(ny_ * tmq_);
+    }
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
@@ -101,7 +126,9 @@ class ConvKernel : public Kernel {
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
-    if (gemm_) {
+    if (wino_r_ > 0) {
+      create_winograd_pipelines(d, shaders);
+    } else if (gemm_) {
       SpecConstants sc;
       sc.set(0, nx_).set(1, ny_).set(2, 1);
       sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
@@ -166,6 +193,7 @@ class ConvKernel : public Kernel {
   }
 
   void record(Recorder& r, const LayerIO& io) const override {
+    if (wino_r_ > 0) return record_winograd(r, io);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
@@ -228,37 +256,153 @@ class ConvKernel : public Kernel {
   }
 
  private:
-  // The GEMM tile: BM = 4*tmq_*ny_ kernels x BN = 4*tpq_*nx_ pixels. Each
-  // invocation keeps 4*tmq_ x 4*tpq_ outputs in registers: 8 x 8 where the
+  // The GEMM tile: BM = 4*tmq x ny kernels x BN = 4*tpq*nx pixels. Each
+  // invocation keeps 4*tmq x 4*tpq outputs in registers: 8 x 8 where the
   // layer is wide enough (four vec4 reads from shared memory per 64 FMAs),
   // else 4 x 4. The group's extent is the smallest power of two that covers
   // the layer (small layers waste few lanes), at most 128 pixels x 64 kernels
   // (128 invocations), then shrunk to the device's limits.
-  void choose_tile(const TileLimits& lim) {
-    const int64_t pixels = win_.Ho * win_.Wo;
+  struct Tile {
+    uint32_t nx = 1, ny = 1, bk = 8, tpq = 1, tmq = 1;
+  };
+  Tile choose_tile(int64_t pixels, const TileLimits& lim) const {
     auto cover = [](int64_t n, uint32_t per, uint32_t most) {
       uint32_t q = 1;
       while (q < most && int64_t(per) * q < n) q *= 2;
       return q;
     };
-    tpq_ = pixels > 32 ? 2 : 1;
-    tmq_ = M_ > 32 ? 2 : 1;
-    nx_ = cover(pixels, 4 * tpq_, 16);
+    Tile t;
+    t.tpq = pixels > 32 ? 2 : 1;
+    t.tmq = M_ > 32 ? 2 : 1;
+    t.nx = cover(pixels, 4 * t.tpq, 16);
     // Half as wide where that leaves an eighth fewer pixel slots idle
     // (squeezenet1_1's classifier, 169 pixels: 256 slots in tiles of 128, 192
     // in tiles of 64). Never narrower: each tile stages the weights again
     // (resnet18's 14 x 14 convs in tiles of 16 pixels took 3x as long).
-    auto slots = [&](uint32_t n) { return (pixels + 4 * tpq_ * n - 1) / (4 * tpq_ * n) * (4 * tpq_ * n); };
-    if (nx_ >= 8 && slots(nx_ / 2) * 8 < slots(nx_) * 7) nx_ /= 2;
-    ny_ = cover(M_, 4 * tmq_, 8);
-    bk_ = 8;
+    auto slots = [&](uint32_t n) { return (pixels + 4 * t.tpq * n - 1) / (4 * t.tpq * n) * (4 * t.tpq * n); };
+    if (t.nx >= 8 && slots(t.nx / 2) * 8 < slots(t.nx) * 7) t.nx /= 2;
+    t.ny = cover(M_, 4 * t.tmq, 8);
+    t.bk = 8;
     auto fits = [&] {
-      return nx_ * ny_ <= lim.invocations && nx_ <= lim.size_x && ny_ <= lim.size_y &&
-             (bk_ * (nx_ * tpq_ + ny_ * tmq_) * 16 + 16 * ny_ * tmq_) <= lim.shared_bytes;
+      return t.nx * t.ny <= lim.invocations && t.nx <= lim.size_x && t.ny <= lim.size_y &&
+             (t.bk * (t.nx * t.tpq + t.ny * t.tmq) * 16 + 16 * t.ny * t.tmq) <= lim.shared_bytes;
     };
-    while (!fits() && bk_ > 4) bk_ /= 2;
-    while (!fits() && (nx_ > 1 || ny_ > 1)) (nx_ >= ny_ ? nx_ : ny_) /= 2;
-    kpt_ = 4 * int64_t(ny_ * tmq_);
+    while (!fits() && t.bk > 4) t.bk /= 2;
+    while (!fits() && (t.nx > 1 || t.ny > 1)) (t.nx >= t.ny ? t.nx : t.ny) /= 2;
+    return t;
+  }
+
+  // ---- Winograd F(R x R, 3 x 3) ----
+  int64_t wino_n() const { return wino_r_ + 2; }
+  int64_t wino_p() const { return wino_n() * wino_n(); }
+  int64_t wino_th() const { return (win_.Ho + wino_r_ - 1) / wino_r_; }
+  int64_t wino_tw() const { return (win_.Wo + wino_r_ - 1) / wino_r_; }
+  int64_t wino_tiles() const { return wino_th() * wino_tw(); }
+
+  // R (2 or 4) when this layer runs as Winograd, else 0.
+  int choose_winograd(WinogradMode mode) const {
+    const bool fits = gemm_ && !gate_ && !skip_in_ && win_.spatial_rank == 2 && win_.kh == 3 &&
+                      win_.kw == 3 && win_.sh == 1 && win_.sw == 1 && win_.dh == 1 && win_.dw == 1;
+    if (!fits || mode == WinogradMode::Off) return 0;
+    if (mode == WinogradMode::F23) return 2;
+    if (mode == WinogradMode::F43) return 4;
+    // Auto (docs/VULKAN.md, "Winograd", for the measurements): F(4x4) on
+    // outputs of at least 24 x 24 pixels, F(2x2) below, where F(4x4)'s few
+    // tiles (4 on a 7 x 7 output) leave its GEMMs too narrow; layers with
+    // fewer than 16 channels or kernels stay direct (not measured).
+    if (C_ < 16 || M_ < 16) return 0;
+    return win_.Ho * win_.Wo >= 24 * 24 ? 4 : 2;
+  }
+
+  // U[p][m][c] = (G g G^T)[p] for every kernel m and input channel c, in double.
+  std::vector<float> winograd_weights() const {
+    static const double g23[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    static const double g43[6][3] = {{1.0 / 4, 0, 0},
+                                     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                     {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                     {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                     {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                     {0, 0, 1}};
+    const int64_t N = wino_n(), P = wino_p();
+    auto G = [&](int64_t i, int64_t k) { return wino_r_ == 2 ? g23[i][k] : g43[i][k]; };
+    std::vector<float> u(size_t(P * M_ * C_));
+    for (int64_t m = 0; m < M_; ++m)
+      for (int64_t c = 0; c < C_; ++c) {
+        const float* g = weights_.data() + (m * C_ + c) * 9;
+        double e[6][3];  // G g
+        for (int64_t i = 0; i < N; ++i)
+          for (int64_t l = 0; l < 3; ++l) e[i][l] = G(i, 0) * g[l] + G(i, 1) * g[3 + l] + G(i, 2) * g[6 + l];
+        for (int64_t i = 0; i < N; ++i)
+          for (int64_t j = 0; j < N; ++j)
+            u[size_t(((i * N + j) * M_ + m) * C_ + c)] =
+                float(e[i][0] * G(j, 0) + e[i][1] * G(j, 1) + e[i][2] * G(j, 2));
+      }
+    return u;
+  }
+
+  void create_winograd_pipelines(Device& d, const ShaderSet& shaders) {
+    const std::string f = wino_r_ == 2 ? "_f23" : "_f43";
+    SpecConstants in;
+    in.set(0, wg_).set(1, 1).set(2, 1);
+    in.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W));
+    in.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw()));
+    in.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
+    wino_in_pipeline_ = d.pipeline(shaders.path("winograd_in" + f), in);
+    const Tile& t = wino_tile_;
+    const uint32_t T = uint32_t(wino_tiles());
+    SpecConstants g;  // conv.comp as a 1x1 conv over T pixels, P weight sets
+    g.set(0, t.nx).set(1, t.ny).set(2, 1);
+    g.set(3, uint32_t(C_)).set(4, 1).set(5, T).set(6, uint32_t(M_)).set(7, 1).set(8, T);
+    g.set(9, 1).set(10, 1).set(11, 1).set(12, 1).set(13, 1).set(14, 1).set_int(15, 0).set_int(16, 0);
+    g.set(17, t.nx).set(18, t.ny).set(19, t.bk).set(20, 0).set(21, t.tpq).set(22, t.tmq);
+    g.set(23, uint32_t(wino_p()));
+    Epilogue().specialize(g, uint32_t(M_));  // none: the output transform applies the layer's
+    wino_gemm_pipeline_ = d.pipeline(shaders.path("conv_dense"), g);
+    SpecConstants out;
+    out.set(0, wg_).set(1, 1).set(2, 1);
+    out.set(3, uint32_t(M_)).set(4, uint32_t(win_.Ho)).set(5, uint32_t(win_.Wo));
+    out.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw()));
+    epilogue_.specialize(out, uint32_t(M_));
+    wino_out_pipeline_ = d.pipeline(shaders.path("winograd_out" + f), out);
+  }
+
+  // Per sample: input transform into V, the P GEMMs into Y, output transform.
+  void record_winograd(Recorder& r, const LayerIO& io) const {
+    const int64_t n = count(io), T = wino_tiles(), P = wino_p();
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const Region V = io.ws.sub(0, uint64_t(P * C_ * T) * 4), Y = io.ws.sub(V.bytes, uint64_t(P * M_ * T) * 4);
+    const Tile& t = wino_tile_;
+    const uint32_t gx = uint32_t((T + 4 * t.tpq * t.nx - 1) / (4 * t.tpq * t.nx)),
+                   gy = uint32_t((M_ + 4 * t.tmq * t.ny - 1) / (4 * t.tmq * t.ny));
+    for (int64_t s = 0; s < n; ++s) {
+      if (s > 0) r.barrier();  // the previous sample's output transform has read Y
+      Bindings b;
+      b.slot[kX] = io.in[0].sub(uint64_t(s) * in_sample, in_sample);
+      b.slot[kO] = V;
+      PushConstants pc;
+      pc.n = 1;
+      r.bind(wino_in_pipeline_, b, pc, label_ + " (winograd input)");
+      r.dispatch_flat(uint64_t(C_ * T), wg_);
+      r.barrier();
+      b = Bindings{};
+      b.slot[kX] = V;
+      b.slot[kO] = Y;
+      b.slot[kW] = io.weights;
+      pc = PushConstants{};
+      pc.n = uint32_t(P);
+      r.bind(wino_gemm_pipeline_, b, pc, label_ + " (winograd products)");
+      r.dispatch(gx, gy, uint32_t(P));
+      r.barrier();
+      b = Bindings{};
+      b.slot[kX] = Y;
+      b.slot[kO] = io.out.sub(uint64_t(s) * out_sample, out_sample);
+      b.slot[kW] = io.weights;
+      pc = PushConstants{};
+      pc.n = 1;
+      r.bind(wino_out_pipeline_, b, pc, label_ + " (winograd output)");
+      r.dispatch_flat(uint64_t(M_ * T), wg_);
+    }
   }
 
   int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
@@ -361,6 +505,10 @@ class ConvKernel : public Kernel {
   VkPipeline pool_pipeline_ = VK_NULL_HANDLE, switch_pipeline_ = VK_NULL_HANDLE;
   bool skip_in_ = false;  // a gate's consumer: skips input channels that are all zero
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
+  int64_t wino_r_ = 0;  // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
+  Tile wino_tile_;      // the tile of its GEMMs
+  VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
+             wino_out_pipeline_ = VK_NULL_HANDLE;
 };
 
 }  // namespace
