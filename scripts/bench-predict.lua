@@ -18,7 +18,8 @@ local ev = require("predict_eval")
 
 local a = argparse.parse(arg, {
   options = {
-    {"basis", "string", "training networks", default = "resnet18,mobilenet_v2,squeezenet1_1"},
+    {"basis", "string", "training networks (as frugal predictor train's --nets)",
+     default = "resnet18,mobilenet_v2,squeezenet1_1,mobilenet_v2_silu,gemm_ladder"},
     {"unseen", "string", "networks left out of training (b)",
      default = "resnet50,googlenet,efficientnet_b0,alexnet,vgg16_bn,mobilenet_v1"},
     {"batches", "list", "batch sizes measured and predicted", min = 1, max = 64, default_text = "1,2,4,8"},

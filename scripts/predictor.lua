@@ -9,7 +9,8 @@ local common = require("cli_common")
 local a = argparse.parse(arg, {
   arguments = {{"action", "what to do: train"}},
   options = {
-    {"nets", "string", "the basis: zoo networks, comma-separated", default = "resnet18,mobilenet_v2,squeezenet1_1"},
+    {"nets", "string", "the basis: zoo networks, comma-separated (gemm_ladder: large Gemms; mobilenet_v2_silu: " ..
+     "SiLU; docs/PREDICTOR.md)", default = "resnet18,mobilenet_v2,squeezenet1_1,mobilenet_v2_silu,gemm_ladder"},
     {"batches", "list", "batch sizes to measure", min = 1, max = 1024, default_text = "1,2,4,8,12"},
     {"pruning", "list", "pruning levels in percent (0 = the network itself): each conv that can shrink alone " ..
      "loses that share of its filters", min = 0, max = 95, default_text = "0,30,50,70,90"},

@@ -16,7 +16,9 @@ Graph build_squeezenet1_1(uint64_t seed);
 Graph build_googlenet(uint64_t seed);
 Graph build_mobilenet_v1(uint64_t seed);
 Graph build_mobilenet_v2(uint64_t seed);
+Graph build_mobilenet_v2_silu(uint64_t seed);
 Graph build_efficientnet_b0(uint64_t seed);
+Graph build_gemm_ladder(uint64_t seed);
 
 Graph build_toy_tiny(uint64_t seed);
 Graph build_toy_linear(uint64_t seed);

@@ -33,6 +33,14 @@ const std::map<std::string, Builder>& registry() {
   return r;
 }
 
+const std::map<std::string, Builder>& training_registry() {
+  static const std::map<std::string, Builder> r = {
+      {"gemm_ladder", zoo::build_gemm_ladder},
+      {"mobilenet_v2_silu", zoo::build_mobilenet_v2_silu},
+  };
+  return r;
+}
+
 }  // namespace
 
 std::vector<std::string> zoo_names() {
@@ -41,14 +49,22 @@ std::vector<std::string> zoo_names() {
   return names;
 }
 
+std::vector<std::string> zoo_training_names() {
+  std::vector<std::string> names;
+  for (const auto& kv : training_registry()) names.push_back(kv.first);
+  return names;
+}
+
 Graph build_zoo_model(const std::string& name, uint64_t seed) {
-  auto it = registry().find(name);
-  if (it == registry().end()) {
-    std::string msg = "unknown zoo model '" + name + "'; valid names:";
-    for (const std::string& n : zoo_names()) msg += " " + n;
-    throw Error(msg);
+  for (const auto* r : {&registry(), &training_registry()}) {
+    auto it = r->find(name);
+    if (it != r->end()) return it->second(seed);
   }
-  return it->second(seed);
+  std::string msg = "unknown zoo model '" + name + "'; valid names:";
+  for (const std::string& n : zoo_names()) msg += " " + n;
+  msg += "; training networks of the predictor:";
+  for (const std::string& n : zoo_training_names()) msg += " " + n;
+  throw Error(msg);
 }
 
 int64_t torchvision_parameter_count(const Graph& g) {

@@ -16,11 +16,18 @@
 
 namespace frugal {
 
-// Every buildable name, sorted.
+// The zoo's networks and toys, sorted.
 std::vector<std::string> zoo_names();
 
-// Builds the named network. Same (name, seed) -> bit-identical graph. Throws
-// frugal::Error listing the valid names when `name` is unknown.
+// Networks built for the time predictor's training basis only (docs/PREDICTOR.md),
+// sorted: gemm_ladder (Gemms of 0.5 to 176 MB of weights), mobilenet_v2_silu
+// (mobilenet_v2 with SiLU for ReLU6). build_zoo_model builds them too; they are
+// not in zoo_names(), which the tests and tools sweep as the zoo.
+std::vector<std::string> zoo_training_names();
+
+// Builds the named network (zoo_names() or zoo_training_names()). Same (name,
+// seed) -> bit-identical graph. Throws frugal::Error listing the valid names
+// when `name` is unknown.
 Graph build_zoo_model(const std::string& name, uint64_t seed = 1);
 
 // Parameters as torchvision counts them: conv/linear weights and biases, BN

@@ -21,18 +21,23 @@ end
 -- Profiles every (network, pruning level) at the batch sizes; returns the list
 -- {model =, costs =, label =, network =, pruning =, cached =, seconds =}.
 -- progress: a progress object (lib/progress.lua); opts: executor, threads, repeats, cache.
+-- A pruning level that drops nothing (a network without a conv that can
+-- shrink alone, such as gemm_ladder) is skipped: it would be the network again.
 function M.profile_all(nets, levels, batches, opts, progress)
   local out, n, i = {}, #nets * #levels, 0
   local upto = math.max(table.unpack(batches))
   for _, name in ipairs(nets) do
+    local whole = common.try(frugal.zoo, name):parameter_count()
     for _, p in ipairs(levels) do
       i = i + 1
-      local m, label = M.model(name, p)
-      progress:stage(string.format("[%d/%d] profiling %s", i, n, label))
-      local costs, info = common.try(frugal.profile, m, {executor = opts.executor, threads = opts.threads,
-        upto = upto, batches = batches, repeats = opts.repeats, cache = opts.cache, progress = false})
-      out[#out + 1] = {model = m, costs = costs, label = label, network = name, pruning = p, cached = info.cached,
-                       seconds = info.seconds}
+      if p == 0 or common.try(frugal.zoo, name, {prune = p}):parameter_count() < whole then
+        local m, label = M.model(name, p)
+        progress:stage(string.format("[%d/%d] profiling %s", i, n, label))
+        local costs, info = common.try(frugal.profile, m, {executor = opts.executor, threads = opts.threads,
+          upto = upto, batches = batches, repeats = opts.repeats, cache = opts.cache, progress = false})
+        out[#out + 1] = {model = m, costs = costs, label = label, network = name, pruning = p, cached = info.cached,
+                         seconds = info.seconds}
+      end
     end
   end
   return out

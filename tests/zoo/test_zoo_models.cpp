@@ -91,6 +91,48 @@ TEST_CASE("zoo graphs are well formed", "[zoo]") {
   }
 }
 
+TEST_CASE("the predictor's training networks: buildable by name, not in the zoo's list", "[zoo]") {
+  const std::vector<std::string> training = zoo_training_names();
+  CHECK(training == std::vector<std::string>{"gemm_ladder", "mobilenet_v2_silu"});
+  const std::vector<std::string> zoo = zoo_names();
+  for (const std::string& n : training) CHECK(std::count(zoo.begin(), zoo.end(), n) == 0);
+  CHECK_THROWS_WITH(build_zoo_model("resnet19"), Catch::Contains("training networks of the predictor: gemm_ladder"));
+
+  // gemm_ladder: 3072 -> 512 -> 256 -> 3584 -> 2560 -> 7168 -> 6144 -> 1000, weights and biases.
+  const Graph ladder = build_zoo_model("gemm_ladder");
+  const std::vector<std::string> problems = zoo_test::structure_problems(ladder);
+  for (const std::string& p : problems) UNSCOPED_INFO(p);
+  CHECK(problems.empty());
+  CHECK(ladder.name == "gemm_ladder");
+  CHECK(shape_to_string(ladder.tensor("input").shape) == "[N, 3, 32, 32]");
+  CHECK(shape_to_string(ladder.tensor("output").shape) == "[N, 1000]");
+  const int64_t widths[] = {3072, 512, 256, 3584, 2560, 7168, 6144, 1000};
+  int64_t params = 0;
+  for (int i = 0; i < 7; ++i) {
+    INFO("fc." << i);
+    CHECK(shape_to_string(ladder.tensor("fc." + std::to_string(i) + ".weight").shape) ==
+          "[" + std::to_string(widths[i + 1]) + ", " + std::to_string(widths[i]) + "]");
+    params += widths[i] * widths[i + 1] + widths[i + 1];
+  }
+  CHECK(params == 80351976);
+  CHECK(torchvision_parameter_count(ladder) == params);
+  CHECK(ladder.tensor("fc.5.weight").data.size() == size_t(7168 * 6144 * 4));  // 176 MB: streamed from memory
+
+  // mobilenet_v2_silu: mobilenet_v2's weights, each ReLU6 (Clip) a SiLU (Sigmoid and Mul).
+  const Graph relu6 = build_zoo_model("mobilenet_v2"), silu = build_zoo_model("mobilenet_v2_silu");
+  CHECK(silu.name == "mobilenet_v2_silu");
+  CHECK(zoo_test::structure_problems(silu).empty());
+  CHECK(torchvision_parameter_count(silu) == 3504872);
+  const auto count = [](const Graph& g, const char* op) {
+    return std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op; });
+  };
+  CHECK(count(relu6, "Clip") == 35);
+  CHECK(count(silu, "Clip") == 0);
+  CHECK(count(silu, "Sigmoid") == 35);
+  CHECK(count(silu, "Mul") == 35);
+  CHECK(count(silu, "Conv") == count(relu6, "Conv"));
+}
+
 TEST_CASE("zoo names follow torchvision's state_dict", "[zoo]") {
   const Graph r = build_zoo_model("resnet50");
   for (const char* t : {"conv1.weight", "bn1.running_var", "layer1.0.downsample.0.weight",
