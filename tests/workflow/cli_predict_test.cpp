@@ -46,13 +46,13 @@ TEST_CASE("frugal profile --predict: predicted times, exact memory; --measure ke
   const nlohmann::json mixed = read_json(dir / "mixed.json");  // the loop must not outlive it
   for (const auto& layer : mixed["layers"])
     CHECK(layer["source"] == nlohmann::json({"predicted", "measured", "predicted"}));
-  // The predicted table's step overheads: the training set's medians (the file's).
+  // The predicted table's step overheads: the training set's means per family (the file's).
   const nlohmann::json file = read_json(dir / "p.json")["step_overhead"];
   CHECK(file["layers"].get<int>() > 0);
   CHECK(p["step_overhead_s"] == file["default"]);
-  std::set<double> medians = {file["default"].get<double>()};
-  for (const auto& [family, s] : file["by_family"].items()) medians.insert(s.get<double>());
-  for (const auto& layer : p["layers"]) CHECK(medians.count(layer["step_overhead_s"].get<double>()) == 1);
+  std::set<double> means = {file["default"].get<double>()};
+  for (const auto& [family, s] : file["by_family"].items()) means.insert(s.get<double>());
+  for (const auto& layer : p["layers"]) CHECK(means.count(layer["step_overhead_s"].get<double>()) == 1);
   // --fit: per layer a line through the predicted per-batch times, which stay as measured_time_s.
   r = frugal_in(dir, "profile zoo:toy_branched --predict p.json --upto 3 --threads 1 --fit -o fit.json");
   REQUIRE(r.code == 0);
@@ -126,4 +126,36 @@ TEST_CASE("frugal predictor and --predict refuse bad input with one line", "[wor
   r = frugal_in(dir, "workflow zoo:toy_tiny --predict list.json");
   CHECK(r.code == 1);
   CHECK(contains(r.output, "list.json: not a JSON object (not a predictor file)"));
+}
+
+TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured point of an unseen network",
+          "[workflow]") {
+  ScratchDir dir("bench_predict");
+  // The unseen network's folded table: the reference for the (layer, batch) points counted.
+  FrugalRun r = frugal_in(dir, "profile zoo:toy_branched --upto 2 --repeat 1 --threads 1 -o m.json");
+  REQUIRE(r.code == 0);
+  const size_t layers = read_json(dir / "m.json")["layers"].size();
+  REQUIRE(layers > 0);
+  r = frugal_in(dir,
+                "bench-predict --basis toy_tiny,toy_linear,toy_allops --unseen toy_branched --batches 1,2 "
+                "--pruning 0,50 --test-pruning 30 --modes forest --plan-nets none --runs 1 --repeat 1 "
+                "--threads 1 --keep kept");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(contains(r.output, "mode        forest"));
+  CHECK(contains(r.output, "(a)   basis, random 20%"));
+  // Trained on toy_tiny, toy_linear and toy_allops; every measured point of toy_branched predicted.
+  char row[80];
+  std::snprintf(row, sizeof row, "(b)   %-22s  %7zu", "toy_branched", 2 * layers);
+  CHECK(contains(r.output, row));
+  CHECK(contains(r.output, "(c)   toy_tiny"));
+  CHECK(contains(r.output, "(c)   all"));
+  // --keep: the trained files stay, each a predictor file of its mode.
+  for (const char* f : {"kept_split_forest.json", "kept_basis_forest.json"}) {
+    INFO(f);
+    const nlohmann::json p = read_json(dir / f);
+    CHECK(p["format"] == "frugal-predictor");
+    CHECK(p["mode"] == "forest");
+  }
+  CHECK(read_json(dir / "kept_basis_forest.json")["training_set"].size() == 6);
 }
