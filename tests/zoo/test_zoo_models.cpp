@@ -96,7 +96,8 @@ TEST_CASE("the predictor's training networks: buildable by name, not in the zoo'
   CHECK(training == std::vector<std::string>{"gemm_ladder", "mobilenet_v2_silu"});
   const std::vector<std::string> zoo = zoo_names();
   for (const std::string& n : training) CHECK(std::count(zoo.begin(), zoo.end(), n) == 0);
-  CHECK_THROWS_WITH(build_zoo_model("resnet19"), Catch::Contains("training networks of the predictor: gemm_ladder"));
+  CHECK_THROWS_WITH(build_zoo_model("resnet19"),
+                    Catch::Contains("training networks of the predictor: gemm_ladder"));
 
   // gemm_ladder: 3072 -> 512 -> 256 -> 3584 -> 2560 -> 7168 -> 6144 -> 1000, weights and biases.
   const Graph ladder = build_zoo_model("gemm_ladder");
