@@ -27,6 +27,8 @@ local a = argparse.parse(arg, {
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
      "per-sample x b)"},
+    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is " ..
+     "predicted at least this fraction faster (docs/PLANNER.md, \"Minimum gain\")", default = 0.03, min = 0, max = 0.99},
     {"explain", "flag", "after each budget's row, per plan: steps, kernel calls, bytes moved, and predicted " ..
      "against measured time of its worst layers"},
     {"json", "output", "write every row (network, budget, planner, predicted and measured time per sample, " ..
@@ -70,7 +72,8 @@ local function plan_budget(net, budget, label)
   local plans, variants = {}, {}
   for _, p in ipairs(PLANNERS) do
     -- With the executor that runs them: the arena moves are priced (docs/COSTS.md, "Moves").
-    local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B, executor = net.ex})
+    local okp, pl = pcall(frugal.plan, net.costs, {planner = p, budget = budget, batch = B, executor = net.ex,
+                                                   min_gain = a.min_gain})
     plans[p] = okp and pl or {error = common.message(pl)}
     if okp then
       local v = {name = label .. ", " .. p, planner = p, plan = pl, peak = 0, layers = {}, times = {}}

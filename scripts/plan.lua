@@ -17,6 +17,9 @@ local a = argparse.parse(arg, {
     {"planner", "string", "vbs (variable batch size, never worse than the baselines), fbs (fixed batch size), " ..
      "greedy (greedy VBS) or a planner plugin on FRUGAL_PLUGIN_PATH", default = "vbs"},
     {"latency", "number", "bound on each phase's seconds (vbs)", default_text = "none"},
+    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is predicted " ..
+     "at least this fraction faster (frugal workflow and bench-vbs: 0.03; docs/PLANNER.md)", default = 0, min = 0,
+     max = 0.99},
     {"output", "output", "write the plan as JSON (for frugal run --plan FILE, frugal plot)", short = "o",
      default_text = "not written"},
     {"show", "input", "print the summary of a plan written before (checked against --costs: same layers)",
@@ -65,7 +68,7 @@ if not a.batch then common.fail("--batch is required (samples in the request, e.
 if a.latency and not (a.latency > 0) then common.fail("--latency must be a positive number of seconds", 2) end
 
 local ok, plan = pcall(frugal.plan, costs, {planner = a.planner, budget = a.budget, batch = a.batch, unit = a.unit,
-                                            latency = a.latency})
+                                            latency = a.latency, min_gain = a.min_gain})
 if not ok then
   if frugal.debug then error(plan, 0) end
   common.fail(common.planner_message(plan, a.costs))

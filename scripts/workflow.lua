@@ -34,6 +34,8 @@ local a = argparse.parse(arg, {
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured (or predicted) times, not the fitted ones (per layer, per-batch " ..
      "time = fixed + per-sample x b; docs/PLANNER.md says why fitted is the default)"},
+    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is " ..
+     "predicted at least this fraction faster (docs/PLANNER.md, \"Minimum gain\")", default = 0.03, min = 0, max = 0.99},
     {"predict", "input", "plan from a table the predictor in FILE fills (frugal predictor train) instead of " ..
      "profiling: it measures only --batches; memory stays exact", default_text = "profile"},
     {"report", "output", "write the figures as JSON", default_text = "not written"},
@@ -116,7 +118,8 @@ end
 -- candidate, and the arena moves it would make are priced (docs/COSTS.md, "Moves").
 local ex = common.try(frugal.executor, folded, {executor = a.executor, threads = a.threads})
 local function plan(planner, budget)
-  return frugal.plan(costs, {planner = planner, budget = budget, batch = B, unit = a.unit, executor = ex})
+  return frugal.plan(costs, {planner = planner, budget = budget, batch = B, unit = a.unit, executor = ex,
+                             min_gain = a.min_gain})
 end
 progress:stage("planning")
 -- The whole batch's need: fixed batch B with no memory limit.

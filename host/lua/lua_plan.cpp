@@ -29,7 +29,8 @@ int l_plan(lua_State* L) {
                 std::string(luaL_typename(L, 1)));
   }
   if (!lua_istable(L, 2)) throw Error("argument #2 must be an options table with at least budget and batch");
-  check_option_names(L, 2, {"planner", "budget", "batch", "unit", "latency", "methods", "table", "executor"});
+  check_option_names(
+      L, 2, {"planner", "budget", "batch", "unit", "latency", "methods", "table", "executor", "min_gain"});
   const std::string planner = opt_string_field(L, 2, "planner", "vbs");
 
   nlohmann::json options = nlohmann::json::object();
@@ -57,6 +58,10 @@ int l_plan(lua_State* L) {
   if (!lua_isnil(L, -1)) options["methods"] = lua_to_json(L, -1, "option 'methods'");
   lua_pop(L, 1);
   if (opt_bool_field(L, 2, "table", false)) options["table"] = true;
+  const double min_gain = opt_number_field(L, 2, "min_gain", 0);
+  if (!(min_gain >= 0 && min_gain < 1))
+    throw Error("option 'min_gain' must be a fraction in [0, 1), got " + std::to_string(min_gain));
+  if (min_gain > 0) options["min_gain"] = min_gain;
 
   const LoadedPlugin& p = PluginRegistry::instance().require(FRUGAL_KIND_PLANNER, planner);
   lua_getfield(L, 2, "executor");

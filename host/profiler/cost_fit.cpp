@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "frugal/error.h"
 #include "profiler/cost_numbers.h"
@@ -11,7 +12,8 @@
 namespace frugal {
 
 double BatchTimeModel::batch_seconds(int b) const {
-  return fixed_s + per_sample_s * b + idle_slot_s * idle_slots(b, threads);
+  return fixed_s + per_sample_s * b + idle_slot_s * idle_slots(b, threads) +
+         (spill_from > 0 ? spill_s * std::max(0, b - spill_from) : 0.0);
 }
 
 int idle_slots(int b, int threads) {
@@ -21,16 +23,26 @@ int idle_slots(int b, int threads) {
 
 namespace {
 
-constexpr int kParts = 3;  // fixed, per sample, per idle slot
+constexpr int kParts = 4;  // fixed, per sample, per idle slot, per sample beyond the knee
 
-double part_value(int part, int b, int threads) {
-  return part == 0 ? 1.0 : part == 1 ? double(b) : double(idle_slots(b, threads));
+double part_value(int part, int b, int threads, int knee) {
+  switch (part) {
+    case 0:
+      return 1.0;
+    case 1:
+      return double(b);
+    case 2:
+      return double(idle_slots(b, threads));
+    default:
+      return double(std::max(0, b - knee));
+  }
 }
 
 // Weighted least squares on the parts in `mask` (Gaussian elimination on the
 // normal equations); false when they are singular on these sizes (a part that
 // is 0 at every measured size, or two that are proportional).
-bool solve_parts(const std::map<int, double>& measured, int threads, unsigned mask, double coef[kParts]) {
+bool solve_parts(const std::map<int, double>& measured, int threads, int knee, unsigned mask,
+                 double coef[kParts]) {
   int idx[kParts], n = 0;
   for (int p = 0; p < kParts; ++p)
     if (mask & (1u << p)) idx[n++] = p;
@@ -38,8 +50,8 @@ bool solve_parts(const std::map<int, double>& measured, int threads, unsigned ma
   for (const auto& [b, t] : measured) {
     const double w = 1.0 / (t * t);
     for (int r = 0; r < n; ++r) {
-      const double xr = part_value(idx[r], b, threads);
-      for (int c = 0; c < n; ++c) a[r][c] += w * xr * part_value(idx[c], b, threads);
+      const double xr = part_value(idx[r], b, threads, knee);
+      for (int c = 0; c < n; ++c) a[r][c] += w * xr * part_value(idx[c], b, threads, knee);
       a[r][n] += w * xr * t;
     }
   }
@@ -71,6 +83,40 @@ double weighted_residual(const std::map<int, double>& measured, const BatchTimeM
   return sum;
 }
 
+struct Candidate {
+  BatchTimeModel model;
+  double residual = HUGE_VAL;
+  int parameters = 0;  // non-zero parts, plus the knee's position
+};
+
+// The best non-negative fit over the subsets in `subsets` (in order of
+// preference on a tie) at knee `knee` (0: none).
+Candidate best_fit(const std::map<int, double>& measured, int threads, int knee,
+                   const std::vector<unsigned>& subsets) {
+  Candidate best;
+  best.model.threads = threads;
+  for (unsigned mask : subsets) {
+    double c[kParts];
+    if (!solve_parts(measured, threads, knee, mask, c) || c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0)
+      continue;
+    const BatchTimeModel m{c[0], c[1], c[2], threads, c[3], knee > 0 && c[3] > 0 ? knee : 0};
+    const double r = weighted_residual(measured, m);
+    if (r < best.residual * (1 - 1e-9) - 1e-18) {
+      int used = knee > 0 && c[3] > 0 ? 1 : 0;
+      for (double v : c) used += v > 0;
+      best = {m, r, used};
+    }
+  }
+  return best;
+}
+
+// Bayesian information criterion of a fit of n sizes (the residual floored so
+// that exact fits compare by their parameter counts).
+double information(const Candidate& c, size_t n) {
+  const double dn = double(n);
+  return dn * std::log(std::max(c.residual, 1e-24) / dn) + c.parameters * std::log(dn);
+}
+
 }  // namespace
 
 BatchTimeModel fit_batch_time(const std::map<int, double>& measured, int threads) {
@@ -81,21 +127,15 @@ BatchTimeModel fit_batch_time(const std::map<int, double>& measured, int threads
       throw Error("fit_batch_time: bad measurement at batch " + std::to_string(b) + ": " + std::to_string(t) +
                   " s");
   // Subsets in order of preference on a tie: per sample alone first.
-  const unsigned subsets[] = {0b010, 0b011, 0b001, 0b110, 0b111, 0b101, 0b100};
-  BatchTimeModel best;
-  best.threads = threads;
-  double best_residual = HUGE_VAL;
-  for (unsigned mask : subsets) {
-    double c[kParts];
-    if (!solve_parts(measured, threads, mask, c) || c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
-    BatchTimeModel m{c[0], c[1], c[2], threads};
-    const double r = weighted_residual(measured, m);
-    if (r < best_residual * (1 - 1e-9) - 1e-18) {
-      best = m;
-      best_residual = r;
-    }
+  Candidate best = best_fit(measured, threads, 0, {0b010, 0b011, 0b001, 0b110, 0b111, 0b101, 0b100});
+  // A knee at a measured size with 2 sizes at or below it and 3 above.
+  std::vector<int> sizes;
+  for (const auto& [b, t] : measured) sizes.push_back(b);
+  for (size_t k = 1; k + 3 < sizes.size(); ++k) {
+    const Candidate c = best_fit(measured, threads, sizes[k], {0b1010, 0b1011, 0b1110, 0b1111});
+    if (c.model.spill_from > 0 && information(c, sizes.size()) < information(best, sizes.size())) best = c;
   }
-  return best;
+  return best.model;
 }
 
 namespace {
@@ -148,15 +188,15 @@ nlohmann::json fit_cost_times(const nlohmann::json& costs, const std::vector<std
     L["measured_time_s"] = t;
     L["time_s"] = fitted;
     L["source"] = source;
-    L["time_model"] = {{"fixed_s", m.fixed_s},
-                       {"per_sample_s", m.per_sample_s},
-                       {"idle_slot_s", m.idle_slot_s},
-                       {"threads", m.threads}};
+    L["time_model"] = {{"fixed_s", m.fixed_s},         {"per_sample_s", m.per_sample_s},
+                       {"idle_slot_s", m.idle_slot_s}, {"threads", m.threads},
+                       {"spill_s", m.spill_s},         {"spill_from", m.spill_from}};
   }
   out["time_fit"] =
-      "per layer T(b) = fixed_s + per_sample_s * b + idle_slot_s * idle(b), idle(b) = the idle thread slots "
-      "of "
-      "b's last round of `threads` samples (0 below `threads`), least squares on relative errors";
+      "per layer T(b) = fixed_s + per_sample_s * b + idle_slot_s * idle(b) + spill_s * max(0, b - "
+      "spill_from), "
+      "idle(b) = the idle thread slots of b's last round of `threads` samples (0 below `threads`), the knee "
+      "spill_from where it lowers the information criterion (0: none), least squares on relative errors";
   return out;
 }
 

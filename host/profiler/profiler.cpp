@@ -98,18 +98,19 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 // Everything that makes a measurement what it is: a cache hit must match all of it.
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
-  nlohmann::json key = {{"format", 4},  // 3: tables carry step_overhead_s; 4: and step_overhead_per_sample_s
-                        {"model_hash", subject.model_hash},
-                        {"executor", subject.executor},
-                        {"device", f.device},
-                        {"threads", f.threads_value()},
-                        {"batch_max", opt.batch_max},
-                        {"batches", batches},
-                        {"repeats", opt.repeats},
-                        {"passes", opt.passes},
-                        // The executor's layers as it describes them (ops, kernel
-                        // paths): a table timed with other kernels is not reused.
-                        {"layers", *f.layers}};
+  nlohmann::json key = {
+      {"format", 5},  // 3: step_overhead_s; 4: step_overhead_per_sample_s; 5: layers timed cold
+      {"model_hash", subject.model_hash},
+      {"executor", subject.executor},
+      {"device", f.device},
+      {"threads", f.threads_value()},
+      {"batch_max", opt.batch_max},
+      {"batches", batches},
+      {"repeats", opt.repeats},
+      {"passes", opt.passes},
+      // The executor's layers as it describes them (ops, kernel
+      // paths): a table timed with other kernels is not reused.
+      {"layers", *f.layers}};
   if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
   if (!opt.step_overhead) key["step_overhead"] = false;
   return key;

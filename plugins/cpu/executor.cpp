@@ -66,6 +66,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
     o.gate_threshold = t.get<float>();
   }
   if (j.contains("gate_activity")) o.gate_activity = exec::GateActivity::parse(j["gate_activity"]);
+  if (j.contains("time_layer")) {
+    const auto& t = j["time_layer"];
+    if (!t.is_string() || (t != "cold" && t != "warm"))
+      throw Error("option 'time_layer' must be \"cold\" or \"warm\", got " + t.dump());
+    o.time_cold = t == "cold";
+  }
   return o;
 }
 
@@ -86,6 +92,7 @@ std::string Executor::describe_json() const {
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
   d["conv"] = options_.conv_path;
+  d["time_layer"] = options_.time_cold ? "cold" : "warm";
   d["packed_weights_bytes"] = m.packed_weight_bytes();
   if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
@@ -291,6 +298,10 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   kernel.run(args);  // warm-up
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
+    if (options_.time_cold) {  // output and workspace out of cache, as in a run (cache_evict.h)
+      flush_from_cache(args.out, need.out_bytes);
+      if (has_ws) flush_from_cache(args.ws, need.ws_bytes);
+    }
     const double t0 = now_seconds();
     kernel.run(args);
     times.push_back(now_seconds() - t0);

@@ -92,7 +92,8 @@ json candidate_json(const CostTable& costs, const PlanOptions& opt, const Candid
   if (!c.ok()) return {{"method", c.method}, {"error", c.error}};
   json j = {{"method", c.method},
             {"time_per_sample_s", c.check.time_per_sample_s},
-            {"peak_bytes", c.check.peak_bytes}};
+            {"peak_bytes", c.check.peak_bytes},
+            {"steps_count", c.steps.size()}};
   if (c.extra_s > 0) j["extra_time_s"] = c.extra_s;
   if (opt.candidate_steps) j["steps"] = steps_to_json(costs, c.steps);
   return j;
@@ -348,15 +349,15 @@ std::map<std::string, double> parse_extra_times(const json& j) {
 
 PlanOptions parse_plan_options(const json& j, const std::string& planner) {
   if (!j.is_object()) throw Error("options: not a JSON object");
-  static const std::set<std::string> known{"budget_bytes",    "batch",        "unit_bytes",
-                                           "latency_bound_s", "table",        "methods",
-                                           "max_table_bytes", "extra_time_s", "candidate_steps"};
+  static const std::set<std::string> known{"budget_bytes",    "batch",   "unit_bytes",      "latency_bound_s",
+                                           "table",           "methods", "max_table_bytes", "extra_time_s",
+                                           "candidate_steps", "min_gain"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key()))
       throw Error(
           "options: unknown option \"" + it.key() +
           "\" (known: budget_bytes, batch, unit_bytes, latency_bound_s, table, methods, max_table_bytes, "
-          "extra_time_s, candidate_steps)");
+          "extra_time_s, candidate_steps, min_gain)");
   PlanOptions o;
   if (!j.contains("budget_bytes")) throw Error("options: \"budget_bytes\" is required");
   o.budget_bytes = option_bytes(j["budget_bytes"], "budget_bytes");
@@ -402,7 +403,27 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
     if (!j["candidate_steps"].is_boolean()) throw Error("options: \"candidate_steps\" must be true or false");
     o.candidate_steps = j["candidate_steps"].get<bool>();
   }
+  if (j.contains("min_gain")) {
+    const json& g = j["min_gain"];
+    if (!g.is_number() || !(g.get<double>() >= 0 && g.get<double>() < 1))
+      throw Error("options: \"min_gain\" must be a fraction in [0, 1) (got " + g.dump() + ")");
+    o.min_gain = g.get<double>();
+  }
   return o;
+}
+
+// `best`, or the faster of fbs and greedy when that has fewer steps and best is
+// not at least `min_gain` faster than it.
+const Candidate& simplest_within_gain(const Candidate& best, const std::vector<Candidate>& cands,
+                                      double min_gain) {
+  const Candidate* simple = nullptr;
+  for (const char* m : {"fbs", "greedy"}) {
+    const Candidate* c = find_method(cands, m);
+    if (c && c->ok() && (!simple || c->check.time_per_sample_s < simple->check.time_per_sample_s)) simple = c;
+  }
+  if (min_gain <= 0 || !simple || simple->steps.size() >= best.steps.size()) return best;
+  const double gain = 1.0 - best.check.time_per_sample_s / simple->check.time_per_sample_s;
+  return gain < min_gain ? *simple : best;
 }
 
 json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
@@ -429,9 +450,14 @@ json plan_vbs(const CostTable& costs, const PlanOptions& opt) {
                      : "") +
                 why);
   }
-  const Candidate& best = *qs[0].best;
+  const Candidate& best = simplest_within_gain(*qs[0].best, cands, opt.min_gain);
   const Candidate* fbs = find_method(cands, "fbs");
   json j = plan_json("vbs", costs, opt, best, fbs);
+  if (&best != &*qs[0].best) {
+    j["min_gain_fallback"] = {{"method", qs[0].best->method},
+                              {"time_per_sample_s", qs[0].best->check.time_per_sample_s},
+                              {"steps", qs[0].best->steps.size()}};
+  }
   j["memory_unit_bytes"] = u.unit_bytes;
   j["budget_units"] = u.budget_units;
   if (!solver.unit_note.empty()) j["memory_unit_note"] = solver.unit_note;

@@ -23,8 +23,9 @@ function M.message(err)
 end
 
 -- A planner's error in the commands' words: its options are --budget, --unit,
--- --latency, --batch; "cost table: " names the file when given.
-local PLANNER_OPTIONS = {budget_bytes = "--budget", unit_bytes = "--unit", latency_bound_s = "--latency"}
+-- --latency, --min-gain, --batch; "cost table: " names the file when given.
+local PLANNER_OPTIONS = {budget_bytes = "--budget", unit_bytes = "--unit", latency_bound_s = "--latency",
+                         min_gain = "--min-gain"}
 function M.planner_message(err, costs_file)
   local msg = M.message(err)
   if costs_file then msg = msg:gsub("^([%w_%-]+): cost table: ", "%1: " .. costs_file .. ": ", 1) end

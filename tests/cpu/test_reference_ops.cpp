@@ -207,6 +207,26 @@ TEST_CASE("Conv on random shapes matches the float64 reference", "[cpu][referenc
   CHECK(autopad > 5);
 }
 
+// A depthwise conv (group = C, `mult` outputs per channel) of a K x K kernel,
+// followed by a BN tail, on an input of `shape` (N, C, H, W), against the
+// float64 reference.
+static void check_depthwise(const std::vector<int64_t>& shape, int64_t mult, int64_t K, int64_t stride,
+                            const std::vector<int64_t>& pads, std::mt19937_64& rng) {
+  const int64_t C = shape[1];
+  GraphMaker m;
+  m.input("x", shape);
+  m.constant("W", {C * mult, 1, K, K}, cpu_test::random_floats(size_t(C * mult * K * K), rng()));
+  frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
+  n.set_attr_int("group", C);
+  n.set_attr_ints("strides", {stride, stride});
+  n.set_attr_ints("pads", pads);
+  m.output(add_bn_tail(m, rng, "y", C * mult));
+  std::string detail;
+  const double err = compare(m.graph(), rng(), detail, shape[0]);
+  INFO(describe(m.graph()) << " -> " << detail);
+  CHECK(err <= 1.0);
+}
+
 TEST_CASE("depthwise 3x3 and 5x5 convs (the fused paths) on small and odd sizes match the float64 reference",
           "[cpu][reference]") {
   std::mt19937_64 rng(31);
@@ -217,18 +237,7 @@ TEST_CASE("depthwise 3x3 and 5x5 convs (the fused paths) on small and odd sizes 
     const int64_t C = pick(2, 5), mult = pick(1, 2), stride = pick(1, 2), H = pick(1, 13), W = pick(1, 13);
     const std::vector<int64_t> pads = {pick(0, K - 1), pick(0, K - 1), pick(0, K - 1), pick(0, K - 1)};
     if (H + pads[0] + pads[2] < K || W + pads[1] + pads[3] < K) continue;
-    GraphMaker m;
-    m.input("x", {2, C, H, W});
-    m.constant("W", {C * mult, 1, K, K}, cpu_test::random_floats(size_t(C * mult * K * K), rng()));
-    frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
-    n.set_attr_int("group", C);
-    n.set_attr_ints("strides", {stride, stride});
-    n.set_attr_ints("pads", pads);
-    m.output(add_bn_tail(m, rng, "y", C * mult));
-    std::string detail;
-    const double err = compare(m.graph(), rng(), detail, 2);
-    INFO(describe(m.graph()) << " -> " << detail);
-    CHECK(err <= 1.0);
+    check_depthwise({2, C, H, W}, mult, K, stride, pads, rng);
     ++built;
   }
 }
@@ -247,18 +256,7 @@ TEST_CASE("depthwise 3x3 and 5x5 convs on planes wider than a vector of 16 match
     const std::vector<int64_t> pads =
         built % 3 == 0 ? std::vector<int64_t>{pick(0, K - 1), pick(0, K - 1), pick(0, K - 1), pick(0, K - 1)}
                        : std::vector<int64_t>{p, p, p, p};
-    GraphMaker m;
-    m.input("x", {3, C, H, W});
-    m.constant("W", {C, 1, K, K}, cpu_test::random_floats(size_t(C * K * K), rng()));
-    frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
-    n.set_attr_int("group", C);
-    n.set_attr_ints("strides", {stride, stride});
-    n.set_attr_ints("pads", pads);
-    m.output(add_bn_tail(m, rng, "y", C));
-    std::string detail;
-    const double err = compare(m.graph(), rng(), detail, 3);
-    INFO(describe(m.graph()) << " -> " << detail);
-    CHECK(err <= 1.0);
+    check_depthwise({3, C, H, W}, 1, K, stride, pads, rng);
     ++built;
   }
 }

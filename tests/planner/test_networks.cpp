@@ -142,3 +142,49 @@ TEST_CASE("extra seconds per candidate method enter the choice and the times", "
   b["candidate_steps"] = 1;
   CHECK_THROWS_WITH(run_planner("vbs", table.dump(), b.dump()), Catch::Contains("candidate_steps"));
 }
+
+TEST_CASE("a plan with more steps than fbs and greedy is taken only above min_gain", "[planner]") {
+  // Layer a is cheaper per sample in steps of 2 (its data stays in cache), b
+  // is cheapest at batch 4: with memory to spare VBS runs a in steps of 2
+  // and b once (3 steps), fbs and greedy both at 4 (2 steps), 13% slower.
+  using test::LayerSpec;
+  const std::vector<LayerSpec> layers = {{"a", {""}, 1000, {0, 0, 0, 0}, {1.05, 1.0, 1.3, 1.3}},
+                                         {"b", {"a"}, 1000, {0, 0, 0, 0}, {1.2, 1.1, 1.05, 1.0}}};
+  const json table = test::make_table_json(layers, 1000, 4);
+  const json o = {{"budget_bytes", 1000000}, {"batch", 4}};
+  const json p0 = run_planner("vbs", table.dump(), o.dump());
+  double simple = HUGE_VAL;  // the faster of fbs and greedy
+  size_t simple_steps = 0;
+  for (const char* m : {"fbs", "greedy"}) {
+    const json* c = candidate(p0, m);
+    if (c && !c->contains("error") && c->at("time_per_sample_s").get<double>() < simple) {
+      simple = c->at("time_per_sample_s").get<double>();
+      simple_steps = c->at("steps_count").get<size_t>();
+    }
+  }
+  CHECK(simple == Approx(2.3));
+  CHECK(p0["time_per_sample_s"].get<double>() == Approx(2.0));
+  CHECK(p0["steps"].size() == 3);
+  REQUIRE(std::isfinite(simple));
+  REQUIRE(simple_steps < p0["steps"].size());
+  const double gain = 1.0 - p0["time_per_sample_s"].get<double>() / simple;
+  REQUIRE(gain > 0);
+  // Just below the gain: the DP's plan stays; just above: the simpler one, at its own time.
+  json below = o, above = o;
+  below["min_gain"] = gain * 0.99;
+  above["min_gain"] = gain * 1.01;
+  const json keep = run_planner("vbs", table.dump(), below.dump());
+  CHECK(keep["steps"] == p0["steps"]);
+  CHECK_FALSE(keep.contains("min_gain_fallback"));
+  const json fell = run_planner("vbs", table.dump(), above.dump());
+  CHECK(fell["time_per_sample_s"].get<double>() == Approx(simple));
+  CHECK(fell["steps"].size() == simple_steps);
+  CHECK(fell["min_gain_fallback"]["method"] == p0["method"]);
+  CHECK(fell["min_gain_fallback"]["time_per_sample_s"].get<double>() ==
+        Approx(p0["time_per_sample_s"].get<double>()));
+  for (const json& bad : {json(-0.1), json(1.0), json("x")}) {
+    json b = o;
+    b["min_gain"] = bad;
+    CHECK_THROWS_WITH(run_planner("vbs", table.dump(), b.dump()), Catch::Contains("min_gain"));
+  }
+}

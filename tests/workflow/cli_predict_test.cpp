@@ -75,7 +75,7 @@ TEST_CASE("frugal workflow --predict: fitted unless --raw, --batches measured", 
   for (const std::string raw : {"", " --raw"}) {
     FrugalRun r =
         frugal_in(dir, "workflow zoo:toy_branched --predict p.json --batch 2 --repeat 1 --threads 1" + raw +
-                           " --report w.json");
+                           " --min-gain 0 --report w.json");
     INFO(r.output);
     REQUIRE(r.code == 0);
     CHECK(contains(r.output, raw.empty() ? "times fitted per layer" : "raw times (--raw)"));

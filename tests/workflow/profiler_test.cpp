@@ -2,6 +2,7 @@
 // batch list, and the on-disk cache (round trip, key mismatch, corrupt file).
 #include "profiler/profiler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "frugal/error.h"
@@ -104,6 +105,53 @@ TEST_CASE("fit_batch_time: exact on a line, constrained to non-negative parts", 
   CHECK(m.per_sample_s == Approx(0.5));
   CHECK_THROWS_WITH(frugal::fit_batch_time({}), Catch::Contains("no measured"));
   CHECK_THROWS_WITH(frugal::fit_batch_time({{3, 0.0}}), Catch::Contains("batch 3"));
+}
+
+TEST_CASE("fit_batch_time: a knee where the per-sample time rises is found, and only there",
+          "[workflow][profiler]") {
+  // T(b) = 0.5 + b + 3 max(0, b - 4), measured exactly at b = 1..12: knee and parts recovered.
+  std::map<int, double> measured;
+  for (int b = 1; b <= 12; ++b) measured[b] = 0.5 + b + 3.0 * std::max(0, b - 4);
+  frugal::BatchTimeModel m = frugal::fit_batch_time(measured);
+  CHECK(m.spill_from == 4);
+  CHECK(m.spill_s == Approx(3.0));
+  CHECK(m.fixed_s == Approx(0.5));
+  CHECK(m.per_sample_s == Approx(1.0));
+  CHECK(m.batch_seconds(12) == Approx(0.5 + 12 + 24));
+  // A line with +-2% alternating noise: no knee pays for its parameters.
+  measured.clear();
+  for (int b = 1; b <= 12; ++b) measured[b] = (0.5 + b) * (b % 2 ? 1.02 : 0.98);
+  m = frugal::fit_batch_time(measured);
+  CHECK(m.spill_from == 0);
+  CHECK(m.spill_s == 0);
+  // An exact line: no knee.
+  measured.clear();
+  for (int b = 1; b <= 12; ++b) measured[b] = 0.25 + 2.0 * b;
+  m = frugal::fit_batch_time(measured);
+  CHECK(m.spill_from == 0);
+  CHECK(m.per_sample_s == Approx(2.0));
+  // Fewer than 2 sizes below and 3 above any knee: a line, however bent the data.
+  m = frugal::fit_batch_time({{1, 1.0}, {2, 2.0}, {3, 6.0}, {4, 10.0}});
+  CHECK(m.spill_from == 0);
+  // Falling per-sample time is not a knee (the part stays >= 0): none.
+  measured.clear();
+  for (int b = 1; b <= 12; ++b) measured[b] = 1.0 + 3.0 * b - 1.0 * std::max(0, b - 6);
+  m = frugal::fit_batch_time(measured);
+  CHECK(m.spill_from == 0);
+}
+
+TEST_CASE("fit_cost_times: the knee is in time_model and in the fitted times", "[workflow][profiler]") {
+  nlohmann::json costs = {{"batch_max", 12},
+                          {"layers", {{{"name", "add"}, {"time_s", nlohmann::json::array()}}}}};
+  for (int b = 1; b <= 12; ++b)
+    costs["layers"][0]["time_s"].push_back((0.1 + 0.2 * b + 0.6 * std::max(0, b - 3)) / b);
+  const nlohmann::json fitted = frugal::fit_cost_times(costs);
+  const nlohmann::json& M = fitted["layers"][0]["time_model"];
+  CHECK(M["spill_from"] == 3);
+  CHECK(M["spill_s"].get<double>() == Approx(0.6));
+  for (int b = 1; b <= 12; ++b)
+    CHECK(fitted["layers"][0]["time_s"][b - 1].get<double>() ==
+          Approx(costs["layers"][0]["time_s"][b - 1].get<double>()));
 }
 
 TEST_CASE("fit_batch_time: a last round with idle threads is priced per idle slot", "[workflow][profiler]") {
