@@ -261,6 +261,49 @@ TEST_CASE("depthwise 3x3 and 5x5 convs on planes wider than a vector of 16 match
   }
 }
 
+TEST_CASE(
+    "depthwise 3x3 and 5x5 convs on 7x7 and 14x14 planes (16 channels in the lanes) match the float64 "
+    "reference",
+    "[cpu][reference]") {
+  // Output planes at most 14 wide take the channel-interleaved path: blocks of
+  // 16 channels, the last one partial; planes of 1 to 14 columns, 16-pixel
+  // runs ending mid-plane; a channel multiplier of 2; the epilogues (BN, Relu,
+  // Clip, Swish) applied per lane.
+  std::mt19937_64 rng(61);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const int64_t channels[] = {1, 5, 16, 17, 24, 33, 40};
+  int built = 0;
+  while (built < 40) {
+    const int64_t K = built % 2 ? 5 : 3, stride = (built / 2) % 2 ? 2 : 1;
+    const int64_t side = built % 5 == 0 ? pick(1, 14) * stride : (built / 4) % 2 ? 7 * stride : 14 * stride;
+    const int64_t C = channels[built % 7], mult = built % 9 == 4 ? 2 : 1;
+    const int64_t p = (K - 1) / 2;
+    const std::vector<int64_t> pads =
+        built % 6 == 5 ? std::vector<int64_t>{pick(0, K - 1), pick(0, K - 1), pick(0, K - 1), pick(0, K - 1)}
+                       : std::vector<int64_t>{p, p, p, p};
+    if (side + pads[0] + pads[2] < K || side + pads[1] + pads[3] < K) continue;
+    GraphMaker m;
+    m.input("x", {2, C, side, side});
+    m.constant("W", {C * mult, 1, K, K}, cpu_test::random_floats(size_t(C * mult * K * K), rng()));
+    frugal::Node& n = m.node("Conv", {"x", "W"}, "y");
+    n.set_attr_int("group", C);
+    n.set_attr_ints("strides", {stride, stride});
+    n.set_attr_ints("pads", pads);
+    std::string out = add_bn_tail(m, rng, "y", C * mult);
+    if (built % 3 == 1) {  // Swish, as EfficientNet's: x * Sigmoid(x)
+      m.node("Sigmoid", {out}, out + ".sig");
+      m.node("Mul", {out, out + ".sig"}, out + ".swish");
+      out += ".swish";
+    }
+    m.output(out);
+    std::string detail;
+    const double err = compare(m.graph(), rng(), detail, 2);
+    INFO(describe(m.graph()) << " -> " << detail);
+    CHECK(err <= 1.0);
+    ++built;
+  }
+}
+
 TEST_CASE("GlobalAveragePool over planes of 1 to 3136 values matches the float64 reference",
           "[cpu][reference]") {
   std::mt19937_64 rng(53);

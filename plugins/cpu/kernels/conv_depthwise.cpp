@@ -1,6 +1,7 @@
 #include "kernels/conv_depthwise.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace frugal::cpu {
@@ -44,15 +45,18 @@ inline void sigmoid_v16(v16& x) {
   x = 1.0f / (1.0f + e);
 }
 
-// The epilogue's steps (Epilogue::apply_step's, value for value) on 16 outputs of channel c.
-inline void epilogue_v16(v16& x, const Epilogue::Step* steps, int nsteps, int64_t c) {
+// The epilogue's steps (Epilogue::apply_step's, value for value) on 16
+// outputs; affine(x, k) applies affine step k (one channel's scale and shift,
+// or a channel per lane).
+template <typename Affine>
+inline void epilogue_steps_v16(v16& x, const Epilogue::Step* steps, int nsteps, const Affine& affine) {
   using ops::ActivationKind;
   const v16 zero{}, one = v16{} + 1.0f;
   for (int k = 0; k < nsteps; ++k) {
     const Epilogue::Step& s = steps[k];
     const float a = s.a, b = s.b;
     if (s.kind == Epilogue::kAffine) {
-      x = s.scale[size_t(c)] * x + s.shift[size_t(c)];
+      affine(x, k);
       continue;
     }
     if (s.kind == Epilogue::kSwish) {
@@ -91,6 +95,12 @@ inline void epilogue_v16(v16& x, const Epilogue::Step* steps, int nsteps, int64_
         break;
     }
   }
+}
+
+// On 16 outputs of channel c.
+inline void epilogue_v16(v16& x, const Epilogue::Step* steps, int nsteps, int64_t c) {
+  epilogue_steps_v16(x, steps, nsteps,
+                     [&](v16& v, int k) { v = steps[k].scale[size_t(c)] * v + steps[k].shift[size_t(c)]; });
 }
 
 // out[oh, ow] = sum over (i, j) of w[i, j] * x[oh*sh - pt + i*dh, ow*sw - pl + j*dw] (0 outside x);
@@ -265,6 +275,105 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
   }
 }
 
+// r[0..16) transposed in place (r[i][j] and r[j][i] swapped): four rounds of
+// two-register shuffles, round d swapping the off-diagonal d x d blocks of
+// every 2d x 2d block.
+inline void transpose16(v16* r) {
+  for (int i = 0; i < 16; ++i)
+    if (!(i & 8)) {
+      const v16 a = r[i], b = r[i + 8];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      r[i + 8] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    }
+  for (int i = 0; i < 16; ++i)
+    if (!(i & 4)) {
+      const v16 a = r[i], b = r[i + 4];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+      r[i + 4] = __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    }
+  for (int i = 0; i < 16; ++i)
+    if (!(i & 2)) {
+      const v16 a = r[i], b = r[i + 2];
+      r[i] = __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+      r[i + 2] = __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    }
+  for (int i = 0; i < 16; i += 2) {
+    const v16 a = r[i], b = r[i + 1];
+    r[i] = __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    r[i + 1] = __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+  }
+}
+
+// The channel-interleaved path, for planes whose rows fill few lanes: 16
+// channels at a time, lane l of every vector channel m0 + l.
+//
+// Fills the interleaved padded buffer p ([Hp, Wp, 16]; padded (r, c) is input
+// (r - pt, c - pl), its padding zero already) from the `cnt` <= 16 input
+// planes src[l] (lanes past cnt get zeros): 16 pixels of the 16 planes
+// transposed in registers, one vector store per pixel.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void fill_interleaved(
+    const float* const* src, int cnt, float* __restrict p, const Window& w, int64_t Hp, int64_t Wp) {
+  const int64_t P = w.H * w.W;
+  v16 r[kLanes];
+  int64_t ih = 0, iw = 0;  // pixel p0 + k's row and column
+  for (int64_t p0 = 0; p0 < P; p0 += kLanes) {
+    const int64_t n = std::min<int64_t>(kLanes, P - p0);
+    for (int l = 0; l < int(kLanes); ++l) {
+      r[l] = v16{};
+      if (l < cnt) std::memcpy(&r[l], src[l] + p0, sizeof(float) * size_t(n));
+    }
+    transpose16(r);
+    for (int64_t k = 0; k < n; ++k) {
+      if (ih + w.pt < Hp && iw + w.pl < Wp)
+        std::memcpy(p + ((ih + w.pt) * Wp + iw + w.pl) * kLanes, &r[k], sizeof r[k]);
+      if (++iw == w.W) iw = 0, ++ih;
+    }
+  }
+}
+
+// Output planes dst[l] (l < cnt) from the interleaved buffer: every output
+// pixel summed over all K*K taps in 16 lanes (weights wk [K*K, 16]), the
+// epilogue applied per lane (affine step k's scales and shifts sc[k], sh[k]),
+// 16 pixels at a time transposed back to the planes in registers.
+template <int K, int S>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void interleaved_planes(
+    const float* __restrict p, const float* __restrict wk, float* const* dst, int cnt, const Window& w,
+    int64_t Wp, const Epilogue::Step* steps, int nsteps, const float* sc, const float* sh) {
+  v16 wv[K * K];
+  for (int t = 0; t < K * K; ++t) std::memcpy(&wv[t], wk + t * kLanes, sizeof wv[t]);
+  const int64_t P = w.Ho * w.Wo;
+  v16 r[kLanes];
+  int64_t oh = 0, ow = 0;
+  for (int64_t p0 = 0; p0 < P; p0 += kLanes) {
+    const int64_t n = std::min<int64_t>(kLanes, P - p0);
+    for (int64_t k = 0; k < kLanes; ++k) {
+      if (k >= n) {
+        r[k] = v16{};
+        continue;
+      }
+      const float* base = p + (oh * S * Wp + ow * S) * kLanes;
+      v16 acc[K] = {};  // one sum per tap row: K short dependency chains
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j) {
+          v16 in;
+          std::memcpy(&in, base + (i * Wp + j) * kLanes, sizeof in);
+          acc[i] += wv[i * K + j] * in;
+        }
+      for (int i = 1; i < K; ++i) acc[0] += acc[i];
+      epilogue_steps_v16(acc[0], steps, nsteps, [&](v16& v, int s) {
+        v16 a, b;
+        std::memcpy(&a, sc + s * kLanes, sizeof a);
+        std::memcpy(&b, sh + s * kLanes, sizeof b);
+        v = a * v + b;
+      });
+      r[k] = acc[0];
+      if (++ow == w.Wo) ow = 0, ++oh;
+    }
+    transpose16(r);
+    for (int l = 0; l < cnt; ++l) std::memcpy(dst[l] + p0, &r[l], sizeof(float) * size_t(n));
+  }
+}
+
 }  // namespace
 
 DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads)
@@ -280,14 +389,34 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     Hp_ = (w.Ho - 1) * S_ + K_;
     Wq_ = Wv_ + (K_ - 1) / S_;
   }
+  const char* off = std::getenv("FRUGAL_CPU_DW_INTERLEAVE");  // "0": the planar paths only (for comparison)
+  const bool interleave = !(off && std::strcmp(off, "0") == 0);
+  if (interleave && square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2) &&
+      w.Wo <= kInterleaveMaxWo) {
+    // Small planes: 16 channels in the lanes (see the header).
+    direct_3x3s2_ = false;
+    K_ = int(w.kh);
+    S_ = int(w.sw);
+    interleaved_ = true;
+    Hp_ = (w.Ho - 1) * S_ + K_;
+    Wq_ = (w.Wo - 1) * S_ + K_;
+    const int64_t taps = int64_t(K_) * K_, blocks = (M_ + kLanes - 1) / kLanes;
+    weight_il_.assign(size_t(blocks * taps * kLanes), 0.0f);
+    for (int64_t m = 0; m < M_; ++m)
+      for (int64_t t = 0; t < taps; ++t)
+        weight_il_[size_t(((m / kLanes) * taps + t) * kLanes + m % kLanes)] = weight_[size_t(m * taps + t)];
+  }
 }
 
 uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
-  const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, n * M_));
+  const int64_t units = interleaved_ ? n * ((M_ + kLanes - 1) / kLanes) : n * M_;
+  const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, units));
   return uint64_t(buffers * plane_floats()) * sizeof(float);
 }
 
-std::string DepthwiseConv::algorithm() const { return K_ ? "depthwise padded" : "depthwise direct"; }
+std::string DepthwiseConv::algorithm() const {
+  return interleaved_ ? "depthwise interleaved" : K_ ? "depthwise padded" : "depthwise direct";
+}
 
 namespace {
 
@@ -334,6 +463,10 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
                         ThreadPool* pool) const {
   const int64_t mult = M_ / C_, in_plane = w_.H * w_.W, out_plane = w_.Ho * w_.Wo, planes = n * M_;
   const int64_t ws_floats = plane_floats(), taps = w_.kh * w_.kw;
+  if (interleaved_) {
+    run_interleaved(x, y, n, ws, epilogue, pool);
+    return;
+  }
   auto range = [&](int64_t p0, int64_t p1, float* buf) {
     if (K_) std::memset(buf, 0, sizeof(float) * size_t(ws_floats));  // the padding, for all its planes
     for (int64_t p = p0; p < p1; ++p) {
@@ -350,6 +483,56 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
   const int64_t items = std::min<int64_t>(planes, 4 * pool->size());
   pool->parallel_for(items, [&](int64_t it, int slot) {
     range(planes * it / items, planes * (it + 1) / items, ws + slot * ws_floats);
+  });
+}
+
+// Blocks of 16 output channels (the last one cnt < 16), one interleaved
+// padded buffer per participant.
+void DepthwiseConv::run_interleaved(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue,
+                                    ThreadPool* pool) const {
+  const int64_t mult = M_ / C_, in_plane = w_.H * w_.W, out_plane = w_.Ho * w_.Wo;
+  const int64_t blocks = (M_ + kLanes - 1) / kLanes, units = n * blocks, taps = int64_t(K_) * K_;
+  const int64_t ws_floats = plane_floats();
+  const Epilogue::Step* st = epilogue.steps().data();
+  const int ns = int(epilogue.steps().size());
+  auto range = [&](int64_t u0, int64_t u1, float* buf) {
+    std::memset(buf, 0, sizeof(float) * size_t(ws_floats));               // the padding, for all its blocks
+    std::vector<float> sc(size_t(ns * kLanes)), sh(size_t(ns * kLanes));  // [step, lane]
+    const float* src[kLanes];
+    float* dst[kLanes];
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t s = u / blocks, m0 = (u % blocks) * kLanes;
+      const int cnt = int(std::min<int64_t>(kLanes, M_ - m0));
+      for (int l = 0; l < cnt; ++l) {
+        src[l] = x + (s * C_ + (m0 + l) / mult) * in_plane;
+        dst[l] = y + (s * M_ + m0 + l) * out_plane;
+      }
+      for (int k = 0; k < ns; ++k) {
+        if (st[k].kind != Epilogue::kAffine) continue;
+        for (int l = 0; l < int(kLanes); ++l) {
+          sc[size_t(k * kLanes + l)] = l < cnt ? st[k].scale[size_t(m0 + l)] : 0.0f;
+          sh[size_t(k * kLanes + l)] = l < cnt ? st[k].shift[size_t(m0 + l)] : 0.0f;
+        }
+      }
+      fill_interleaved(src, cnt, buf, w_, Hp_, Wq_);
+      const float* wk = weight_il_.data() + (m0 / kLanes) * taps * kLanes;
+      if (K_ == 3 && S_ == 1)
+        interleaved_planes<3, 1>(buf, wk, dst, cnt, w_, Wq_, st, ns, sc.data(), sh.data());
+      else if (K_ == 3)
+        interleaved_planes<3, 2>(buf, wk, dst, cnt, w_, Wq_, st, ns, sc.data(), sh.data());
+      else if (S_ == 1)
+        interleaved_planes<5, 1>(buf, wk, dst, cnt, w_, Wq_, st, ns, sc.data(), sh.data());
+      else
+        interleaved_planes<5, 2>(buf, wk, dst, cnt, w_, Wq_, st, ns, sc.data(), sh.data());
+    }
+  };
+  if (!pool || pool->size() == 1 || units == 1) {
+    range(0, units, ws);
+    return;
+  }
+  const int64_t items = std::min<int64_t>(units, 4 * pool->size());
+  pool->parallel_for(items, [&](int64_t it, int slot) {
+    range(units * it / items, units * (it + 1) / items, ws + slot * ws_floats);
   });
 }
 

@@ -12,6 +12,14 @@
 // stride 2, where the copy cost more than it saved, reads the input directly
 // with all taps per output (edge columns checked); others tap by tap on the
 // input. Those two need no workspace.
+//
+// Planes at most kInterleaveMaxWo outputs wide (EfficientNet's and
+// MobileNet's 7x7 and 14x14), whose rows would fill few of the 16 lanes, put
+// 16 channels in the lanes instead: 16 input planes are transposed (16x16 in
+// registers) into a channel-interleaved zero-padded buffer [rows, cols, 16] in
+// arena workspace, every output pixel is summed over its K*K taps for the 16
+// channels at once, the epilogue applied per lane in registers, and 16 pixels
+// at a time transposed back into the 16 NCHW output planes.
 #pragma once
 
 #include <cstdint>
@@ -29,30 +37,40 @@ class DepthwiseConv {
   // `weights` [M, 1, kh, kw]; M a multiple of C.
   DepthwiseConv(const exec::Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads);
 
-  // Arena workspace of a call on n samples: one padded plane per thread that
-  // takes planes, min(threads, n * M) of them (0 on the tap-by-tap path).
+  // Arena workspace of a call on n samples: one padded plane (interleaved:
+  // one buffer of 16 padded planes) per thread that takes planes (blocks of
+  // 16 channels), min(threads, n * M) (n * ceil(M / 16)) of them.
   uint64_t workspace_bytes(int64_t n) const;
+  // The widest output plane the channel-interleaved path takes.
+  static constexpr int64_t kInterleaveMaxWo = 14;
   std::string algorithm() const;
   // x [n, C, H, W] into y [n, M, Ho, Wo], then `epilogue` on each plane.
   void run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue, ThreadPool* pool) const;
 
  private:
+  void run_interleaved(const float* x, float* y, int64_t n, float* ws, const Epilogue& e,
+                       ThreadPool* pool) const;
   void plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e, int64_t m) const;
   // Floats of one padded plane, a multiple of 16 (64 bytes): a chunk the
   // arena places at the top end is rounded down to 64 bytes, and a workspace
   // of another size could leave it a few bytes short of the hole it should
   // fill (EfficientNet-B0 then moved a 4.8 MB tensor at batch 1).
-  int64_t plane_floats() const { return (int64_t(S_) * Hp_ * Wq_ + 15) / 16 * 16; }
+  // Interleaved: Hp rows of Wq columns of 16 channels.
+  int64_t plane_floats() const {
+    return interleaved_ ? Hp_ * Wq_ * 16 : (int64_t(S_) * Hp_ * Wq_ + 15) / 16 * 16;
+  }
 
   exec::Window w_;
   int64_t C_ = 0, M_ = 0;
   int threads_ = 1;
-  std::vector<float> weight_;    // [M, kh * kw]
-  int K_ = 0, S_ = 0;            // the padded path's kernel size and stride; 0: tap by tap
-  int64_t Hp_ = 0, Wq_ = 0;      // padded rows, and floats per row of each column-parity part
-  int64_t Wv_ = 0;               // output columns computed per row: Wo rounded up to 16
-  bool direct_3x3s2_ = false;    // 3x3 at stride 2: one pass on the input, no workspace
-  std::vector<float> zero_row_;  // that pass's rows in the padding
+  std::vector<float> weight_;     // [M, kh * kw]
+  int K_ = 0, S_ = 0;             // the padded path's kernel size and stride; 0: tap by tap
+  int64_t Hp_ = 0, Wq_ = 0;       // padded rows, and floats per row of each column-parity part
+  int64_t Wv_ = 0;                // output columns computed per row: Wo rounded up to 16
+  bool direct_3x3s2_ = false;     // 3x3 at stride 2: one pass on the input, no workspace
+  std::vector<float> zero_row_;   // that pass's rows in the padding
+  bool interleaved_ = false;      // 16 channels in the lanes; Hp_, Wq_: the buffer's rows and columns
+  std::vector<float> weight_il_;  // [ceil(M / 16), kh * kw, 16], lanes past M zero
 };
 
 }  // namespace frugal::cpu
