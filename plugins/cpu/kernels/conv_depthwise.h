@@ -14,7 +14,7 @@
 // input. Those two need no workspace.
 //
 // Planes at most kInterleaveMaxWo outputs wide (EfficientNet's and
-// MobileNet's 7x7 and 14x14), whose rows would fill few of the 16 lanes, put
+// MobileNet's 7x7), whose rows would fill at most half of the 16 lanes, put
 // 16 channels in the lanes instead: 16 input planes are transposed (16x16 in
 // registers) into a channel-interleaved zero-padded buffer [rows, cols, 16] in
 // arena workspace, every output pixel is summed over its K*K taps for the 16
@@ -41,8 +41,9 @@ class DepthwiseConv {
   // one buffer of 16 padded planes) per thread that takes planes (blocks of
   // 16 channels), min(threads, n * M) (n * ceil(M / 16)) of them.
   uint64_t workspace_bytes(int64_t n) const;
-  // The widest output plane the channel-interleaved path takes.
-  static constexpr int64_t kInterleaveMaxWo = 14;
+  // The widest output plane the channel-interleaved path takes: on 14x14
+  // planes (14 of 16 lanes used) the transposes cost more than they saved.
+  static constexpr int64_t kInterleaveMaxWo = 8;
   std::string algorithm() const;
   // x [n, C, H, W] into y [n, M, Ho, Wo], then `epilogue` on each plane.
   void run(const float* x, float* y, int64_t n, float* ws, const Epilogue& epilogue, ThreadPool* pool) const;
