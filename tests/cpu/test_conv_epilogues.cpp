@@ -192,11 +192,12 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
                         Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
-  int padded = 0;
+  int padded = 0, interleaved = 0;
   for (int t = 0; t < 20; ++t) {
     const Tail tail = tails[t % 10];
     // 3x3 at stride 1 and 5x5 at stride 1 and 2 take the padded plane; 3x3 at
-    // stride 2 the direct pass (epilogue as its own step), checked alike.
+    // stride 2 the direct pass (epilogue as its own step), checked alike; any
+    // of them with output planes at most 8 wide 16 channels in the lanes.
     const int64_t k = t % 4 < 2 ? 5 : 3, s = t % 2 == 0 ? 1 : 2;
     const int64_t C = pick(1, 40), H = pick(3, 30), W = pick(3, 30), N = t % 3 == 0 ? 3 : 1;
     INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
@@ -222,8 +223,15 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
       CHECK(worst <= 1.0);
       const nlohmann::json desc = ex.describe();
       REQUIRE(desc["layers"].size() == 1);
-      padded += desc["layers"][0]["algorithm"].get<std::string>() == "depthwise padded";
+      const std::string algo = desc["layers"][0]["algorithm"].get<std::string>();
+      const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
+      CHECK(algo == (Wo <= 8            ? "depthwise interleaved"
+                     : k == 3 && s == 2 ? "depthwise direct"
+                                        : "depthwise padded"));
+      padded += algo == "depthwise padded" || (algo == "depthwise interleaved" && !(k == 3 && s == 2));
+      interleaved += algo == "depthwise interleaved";
     }
   }
   CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
+  CHECK(interleaved > 0);
 }
