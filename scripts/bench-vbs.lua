@@ -67,6 +67,19 @@ local function prepare(name)
   return net
 end
 
+-- A plan's steps as one string (every field of every step), to find identical plans.
+local function steps_key(plan)
+  local parts = {}
+  for _, st in ipairs(plan.steps) do
+    local keys = {}
+    for k in pairs(st) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do parts[#parts + 1] = k .. "=" .. tostring(st[k]) end
+    parts[#parts + 1] = ";"
+  end
+  return table.concat(parts, ",")
+end
+
 -- The three plans at `budget` (not run yet): {plans = planner -> plan or {error}, variants = runnable ones}.
 local function plan_budget(net, budget, label)
   local plans, variants = {}, {}
@@ -81,6 +94,12 @@ local function plan_budget(net, budget, label)
         local _, rep = common.try(net.ex.run, net.ex, net.x, {plan = pl})
         v.peak = math.max(v.peak, rep.peak_bytes)
         return rep
+      end
+      -- A plan identical to an earlier planner's (greedy's often is VBS's) is
+      -- run once and its times shared: the same plan measured twice differs
+      -- only by the machine's noise, which is no difference between planners.
+      for _, w in ipairs(variants) do
+        if not v.same_as and steps_key(w.plan) == steps_key(pl) then v.same_as = w end
       end
       variants[#variants + 1] = v
     end
@@ -101,16 +120,21 @@ local function measure_rounds(net, cells)
         common.try(net.ex.set_budget, net.ex, c.budget)
         c.variants[1].run()
         for _, v in ipairs(c.variants) do
-          progress:status(string.format("%s (round %d/%d, budget %d/%d)", v.name, r, a["repeat"], k, #cells))
-          local rep = v.run()
-          v.times[#v.times + 1] = rep.seconds
-          v.layers[#v.layers + 1] = timing.measured_by_layer(rep)
+          if not v.same_as then
+            progress:status(string.format("%s (round %d/%d, budget %d/%d)", v.name, r, a["repeat"], k, #cells))
+            local rep = v.run()
+            v.times[#v.times + 1] = rep.seconds
+            v.layers[#v.layers + 1] = timing.measured_by_layer(rep)
+          end
         end
       end
     end
   end
   for _, c in ipairs(cells) do
-    for _, v in ipairs(c.variants) do v.median = bench.median(v.times) end
+    for _, v in ipairs(c.variants) do
+      if v.same_as then v.times, v.layers, v.peak = v.same_as.times, v.same_as.layers, v.same_as.peak end
+      v.median = bench.median(v.times)
+    end
   end
   progress:done()
 end
@@ -147,6 +171,7 @@ local function explain(net, variants)
       m.steps, m.calls, common.bytes(m.moved), priced, common.seconds(v.plan.time_per_sample_s),
       common.seconds(v.median / B),
       timing.disagreement(v.plan.time_per_sample_s, v.median / B) and "  (beyond 15%)" or ""))
+    if v.same_as then print(string.format("%24sthe same plan as %s's: run once, its times shared", "", v.same_as.planner)) end
     for _, line in ipairs(timing.explain_lines(v.plan, net.costs, m, B, 4)) do print(string.rep(" ", 24) .. line) end
   end
 end

@@ -85,6 +85,24 @@ TEST_CASE("the threads option is checked", "[cpu][errors]") {
   CHECK(dflt.describe()["threads"] == cores);
 }
 
+TEST_CASE("the time_layer option is checked, cold by default, and both modes time", "[cpu][errors]") {
+  const frugal::Graph g = frugal::build_zoo_model("toy_tiny", 1);
+  cpu_test::Executor bad(g, "{\"time_layer\": \"hot\"}");
+  CHECK(bad.created.code == FRUGAL_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(bad.created.message, Contains("'time_layer'") && Contains("hot"));
+  cpu_test::Executor dflt(g, "{\"threads\": 1}");
+  REQUIRE(dflt.ok());
+  CHECK(dflt.describe()["time_layer"] == "cold");
+  cpu_test::Executor warm(g, "{\"threads\": 1, \"time_layer\": \"warm\"}");
+  REQUIRE(warm.ok());
+  CHECK(warm.describe()["time_layer"] == "warm");
+  double median = 0, spread = 0;
+  for (cpu_test::Executor* ex : {&dflt, &warm}) {
+    REQUIRE(ex->time_layer(0, 2, 3, median, spread).ok());
+    CHECK(median > 0);
+  }
+}
+
 TEST_CASE("wrong inputs and outputs are refused naming the tensor", "[cpu][errors]") {
   cpu_test::Executor ex(frugal::build_zoo_model("toy_tiny", 1));
   REQUIRE(ex.ok());
