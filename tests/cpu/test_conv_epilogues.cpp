@@ -132,6 +132,44 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   return m;
 }
 
+// One layer's run at 1 and 2 threads: its algorithm and workspace at batch N.
+struct LayerRun {
+  int threads = 0;
+  std::string algorithm;
+  uint64_t ws_bytes = 0;
+};
+
+// Runs the one-layer graph `g` (input "x" of dims xd, output "out") on a random
+// input at 1 and 2 threads, executor options `extra` appended, and checks the
+// output against the float64 reference within 1e-5 relative (plus 1e-5).
+std::vector<LayerRun> check_one_layer(const frugal::Graph& g, const std::vector<int64_t>& xd,
+                                      std::mt19937_64& rng, const std::string& extra) {
+  const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
+  frugal::RefValues ref_in;
+  ref_in["x"] = cpu_test::ref_of(xd, x.data);
+  const frugal::RefTensor want = frugal::reference_run(g, ref_in).at("out");
+  std::vector<LayerRun> runs;
+  for (int threads : {1, 2}) {
+    cpu_test::Executor ex(g, "{\"threads\": " + std::to_string(threads) + extra + "}");
+    REQUIRE(ex.ok());
+    std::vector<HostTensor> out;
+    const cpu_test::Status st = ex.run({x}, out);
+    INFO("threads " << threads << ": " << st.message);
+    REQUIRE(st.ok());
+    REQUIRE(out[0].dims == want.dims);
+    double worst = 0.0;
+    for (size_t i = 0; i < want.data.size(); ++i)
+      worst = std::max(
+          worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-5 + 1e-5 * std::fabs(want.data[i])));
+    CHECK(worst <= 1.0);
+    const nlohmann::json desc = ex.describe();
+    REQUIRE(desc["layers"].size() == 1);
+    runs.push_back(
+        {threads, desc["layers"][0]["algorithm"].get<std::string>(), ex.layer_bytes(0, int(xd[0])).ws_bytes});
+  }
+  return runs;
+}
+
 }  // namespace
 
 TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the float64 reference",
@@ -154,32 +192,11 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
          << tail_name(tail) << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : "");
     INFO(what.str());
     GraphMaker m = conv_with_tail(N, C, M, H, W, tail, rng);
-    const std::vector<int64_t> xd = {N, C, H, W};
-    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
-    frugal::RefValues ref_in;
-    ref_in["x"] = cpu_test::ref_of(xd, x.data);
-    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
-    for (int threads : {1, 2}) {
-      cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + "}");
-      REQUIRE(ex.ok());
-      std::vector<HostTensor> out;
-      const cpu_test::Status st = ex.run({x}, out);
-      INFO("threads " << threads << ": " << st.message);
-      REQUIRE(st.ok());
-      REQUIRE(out[0].dims == want.dims);
-      double worst = 0.0;
-      for (size_t i = 0; i < want.data.size(); ++i)
-        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
-                                    (1e-5 + 1e-5 * std::fabs(want.data[i])));
-      CHECK(worst <= 1.0);
-      const nlohmann::json desc = ex.describe();
-      REQUIRE(desc["layers"].size() == 1);
-      const std::string algo = desc["layers"][0]["algorithm"].get<std::string>();
-      INFO("algorithm " << algo);
-      if (sgemm_only) CHECK(algo.find("packed") == std::string::npos);
-      packed += algo.find("packed") != std::string::npos;
-      // No workspace on either path.
-      CHECK(ex.layer_bytes(0, int(N)).ws_bytes == 0);
+    for (const LayerRun& r : check_one_layer(m.graph(), {N, C, H, W}, rng, "")) {
+      INFO("threads " << r.threads << ", algorithm " << r.algorithm);
+      if (sgemm_only) CHECK(r.algorithm.find("packed") == std::string::npos);
+      packed += r.algorithm.find("packed") != std::string::npos;
+      CHECK(r.ws_bytes == 0);  // no workspace on either path
     }
   }
   // On x86-64 with AVX2 (every CI machine) the packed kernel ran unless it was switched off.
@@ -203,27 +220,8 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
     INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
                       << "] epilogue " << tail_name(tail));
     GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
-    const std::vector<int64_t> xd = {N, C, H, W};
-    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
-    frugal::RefValues ref_in;
-    ref_in["x"] = cpu_test::ref_of(xd, x.data);
-    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
-    for (int threads : {1, 2}) {
-      cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + ", \"conv\": \"blas\"}");
-      REQUIRE(ex.ok());
-      std::vector<HostTensor> out;
-      const cpu_test::Status st = ex.run({x}, out);
-      INFO("threads " << threads << ": " << st.message);
-      REQUIRE(st.ok());
-      REQUIRE(out[0].dims == want.dims);
-      double worst = 0.0;
-      for (size_t i = 0; i < want.data.size(); ++i)
-        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
-                                    (1e-5 + 1e-5 * std::fabs(want.data[i])));
-      CHECK(worst <= 1.0);
-      const nlohmann::json desc = ex.describe();
-      REQUIRE(desc["layers"].size() == 1);
-      const std::string algo = desc["layers"][0]["algorithm"].get<std::string>();
+    for (const LayerRun& r : check_one_layer(m.graph(), {N, C, H, W}, rng, ", \"conv\": \"blas\"")) {
+      const std::string& algo = r.algorithm;
       const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
       CHECK(algo == (Wo <= 8            ? "depthwise interleaved"
                      : k == 3 && s == 2 ? "depthwise direct"
