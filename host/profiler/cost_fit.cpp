@@ -99,10 +99,11 @@ Candidate best_fit(const std::map<int, double>& measured, int threads, int knee,
     double c[kParts];
     if (!solve_parts(measured, threads, knee, mask, c) || c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0)
       continue;
-    const BatchTimeModel m{c[0], c[1], c[2], threads, c[3], knee > 0 && c[3] > 0 ? knee : 0};
+    const int knee_at = knee > 0 && c[3] > 0 ? knee : 0;
+    const BatchTimeModel m{c[0], c[1], c[2], threads, c[3], knee_at};
     const double r = weighted_residual(measured, m);
     if (r < best.residual * (1 - 1e-9) - 1e-18) {
-      int used = knee > 0 && c[3] > 0 ? 1 : 0;
+      int used = knee_at > 0 ? 1 : 0;  // the knee's position is a parameter too
       for (double v : c) used += v > 0;
       best = {m, r, used};
     }

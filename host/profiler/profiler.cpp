@@ -69,6 +69,7 @@ struct ExecutorFacts {
   const nlohmann::json* threads = nullptr;  // absent: null in the table
   nlohmann::json threads_value() const { return threads ? *threads : nlohmann::json(nullptr); }
   nlohmann::json gate_activity;  // the stated activity gated layers were timed at (null: their gates decided)
+  nlohmann::json time_layer;     // how layers are timed ("cold" / "warm" on the CPU; null: not said)
   // Output tensors of the network: the executors keep those to the end even
   // when another layer reads them, so the table must say so.
   std::vector<std::string> network_outputs;
@@ -88,6 +89,7 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
   f.device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
   if (d.contains("threads")) f.threads = &d["threads"];
   if (d.contains("gate_activity")) f.gate_activity = d["gate_activity"];
+  if (d.contains("time_layer")) f.time_layer = d["time_layer"];
   if (d.contains("outputs") && d["outputs"].is_array())
     for (const auto& o : d["outputs"])
       if (o.is_object() && o.contains("name") && o["name"].is_string())
@@ -112,6 +114,7 @@ nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, 
       // paths): a table timed with other kernels is not reused.
       {"layers", *f.layers}};
   if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
+  if (!f.time_layer.is_null()) key["time_layer"] = f.time_layer;  // a warm table is no cold one
   if (!opt.step_overhead) key["step_overhead"] = false;
   return key;
 }

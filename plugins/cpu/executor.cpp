@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cache_evict.h"
 #include "common/gate_report.h"
 #include "common/placement.h"
 #include "frugal/error.h"

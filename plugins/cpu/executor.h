@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "arena.h"
-#include "cache_evict.h"
 #include "common/gate_activity.h"
 #include "common/io_checks.h"
 #include "common/plan.h"

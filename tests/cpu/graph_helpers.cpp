@@ -1,5 +1,11 @@
 #include "graph_helpers.h"
 
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "cpu_plugin.h"
+
 namespace cpu_test {
 
 GraphMaker::GraphMaker(int64_t opset) {
@@ -45,11 +51,43 @@ frugal::Node& GraphMaker::node(const std::string& op, const std::vector<std::str
 
 void GraphMaker::output(const std::string& name) { g_.outputs.push_back(name); }
 
+int64_t numel(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t x : dims) n *= x;
+  return n;
+}
+
 frugal::RefTensor ref_of(const std::vector<int64_t>& dims, const std::vector<float>& v) {
   frugal::RefTensor r;
   r.dims = dims;
   r.data.assign(v.begin(), v.end());
   return r;
+}
+
+std::vector<ReferenceRun> check_against_reference(const frugal::Graph& g, const std::vector<int64_t>& xd,
+                                                  std::mt19937_64& rng, double tol,
+                                                  const std::string& extra_options) {
+  const HostTensor x{"x", xd, random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
+  frugal::RefValues ref_in;
+  ref_in["x"] = ref_of(xd, x.data);
+  const frugal::RefTensor want = frugal::reference_run(g, ref_in).at("out");
+  std::vector<ReferenceRun> runs;
+  for (int threads : {1, 2}) {
+    Executor ex(g, "{\"threads\": " + std::to_string(threads) + extra_options + "}");
+    REQUIRE(ex.ok());
+    std::vector<HostTensor> out;
+    const Status st = ex.run({x}, out);
+    INFO("threads " << threads << ": " << st.message);
+    REQUIRE(st.ok());
+    REQUIRE(out[0].dims == want.dims);
+    double worst = 0.0;
+    for (size_t i = 0; i < want.data.size(); ++i)
+      worst = std::max(
+          worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (tol + tol * std::fabs(want.data[i])));
+    CHECK(worst <= 1.0);
+    runs.push_back({threads, ex.describe(), ex.layer_bytes(0, int(xd[0])).ws_bytes});
+  }
+  return runs;
 }
 
 }  // namespace cpu_test

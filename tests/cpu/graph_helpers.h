@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,7 +31,26 @@ class GraphMaker {
   frugal::Graph g_;
 };
 
+// Elements of a tensor of these dims.
+int64_t numel(const std::vector<int64_t>& dims);
+
 // Host float values -> reference tensor and back.
 frugal::RefTensor ref_of(const std::vector<int64_t>& dims, const std::vector<float>& v);
+
+// One run of check_against_reference: its thread count, describe(), and layer
+// 0's workspace at the input's batch.
+struct ReferenceRun {
+  int threads = 0;
+  nlohmann::json describe;
+  uint64_t ws_bytes = 0;
+};
+
+// Runs `g` (input "x" of dims xd, output "out") on a random input in [-2, 2) at
+// 1 and 2 threads, `extra_options` appended to {"threads": T}, and checks
+// (Catch) the output against the float64 reference within `tol` relative to
+// |reference| plus `tol`.
+std::vector<ReferenceRun> check_against_reference(const frugal::Graph& g, const std::vector<int64_t>& xd,
+                                                  std::mt19937_64& rng, double tol,
+                                                  const std::string& extra_options = "");
 
 }  // namespace cpu_test

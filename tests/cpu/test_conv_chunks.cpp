@@ -17,16 +17,9 @@
 
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
+using cpu_test::numel;
 
-namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", "[cpu][conv]") {
   std::mt19937_64 rng(31337);

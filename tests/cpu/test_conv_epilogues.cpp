@@ -24,14 +24,9 @@
 
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
+using cpu_test::numel;
 
 namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
 
 // The epilogue after the conv: what follows it in the graph.
 enum class Tail { None, Bias, BnRelu, Clip, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Swish, BiasBnSwish };
@@ -132,42 +127,10 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   return m;
 }
 
-// One layer's run at 1 and 2 threads: its algorithm and workspace at batch N.
-struct LayerRun {
-  int threads = 0;
-  std::string algorithm;
-  uint64_t ws_bytes = 0;
-};
-
-// Runs the one-layer graph `g` (input "x" of dims xd, output "out") on a random
-// input at 1 and 2 threads, executor options `extra` appended, and checks the
-// output against the float64 reference within 1e-5 relative (plus 1e-5).
-std::vector<LayerRun> check_one_layer(const frugal::Graph& g, const std::vector<int64_t>& xd,
-                                      std::mt19937_64& rng, const std::string& extra) {
-  const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
-  frugal::RefValues ref_in;
-  ref_in["x"] = cpu_test::ref_of(xd, x.data);
-  const frugal::RefTensor want = frugal::reference_run(g, ref_in).at("out");
-  std::vector<LayerRun> runs;
-  for (int threads : {1, 2}) {
-    cpu_test::Executor ex(g, "{\"threads\": " + std::to_string(threads) + extra + "}");
-    REQUIRE(ex.ok());
-    std::vector<HostTensor> out;
-    const cpu_test::Status st = ex.run({x}, out);
-    INFO("threads " << threads << ": " << st.message);
-    REQUIRE(st.ok());
-    REQUIRE(out[0].dims == want.dims);
-    double worst = 0.0;
-    for (size_t i = 0; i < want.data.size(); ++i)
-      worst = std::max(
-          worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-5 + 1e-5 * std::fabs(want.data[i])));
-    CHECK(worst <= 1.0);
-    const nlohmann::json desc = ex.describe();
-    REQUIRE(desc["layers"].size() == 1);
-    runs.push_back(
-        {threads, desc["layers"][0]["algorithm"].get<std::string>(), ex.layer_bytes(0, int(xd[0])).ws_bytes});
-  }
-  return runs;
+// The algorithm of the only layer of a run.
+std::string algorithm_of(const cpu_test::ReferenceRun& r) {
+  REQUIRE(r.describe["layers"].size() == 1);
+  return r.describe["layers"][0]["algorithm"].get<std::string>();
 }
 
 }  // namespace
@@ -192,10 +155,12 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
          << tail_name(tail) << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : "");
     INFO(what.str());
     GraphMaker m = conv_with_tail(N, C, M, H, W, tail, rng);
-    for (const LayerRun& r : check_one_layer(m.graph(), {N, C, H, W}, rng, "")) {
-      INFO("threads " << r.threads << ", algorithm " << r.algorithm);
-      if (sgemm_only) CHECK(r.algorithm.find("packed") == std::string::npos);
-      packed += r.algorithm.find("packed") != std::string::npos;
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5)) {
+      const std::string algo = algorithm_of(r);
+      INFO("threads " << r.threads << ", algorithm " << algo);
+      if (sgemm_only) CHECK(algo.find("packed") == std::string::npos);
+      packed += algo.find("packed") != std::string::npos;
       CHECK(r.ws_bytes == 0);  // no workspace on either path
     }
   }
@@ -220,8 +185,9 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
     INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
                       << "] epilogue " << tail_name(tail));
     GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
-    for (const LayerRun& r : check_one_layer(m.graph(), {N, C, H, W}, rng, ", \"conv\": \"blas\"")) {
-      const std::string& algo = r.algorithm;
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
+      const std::string algo = algorithm_of(r);
       const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
       CHECK(algo == (Wo <= 8            ? "depthwise interleaved"
                      : k == 3 && s == 2 ? "depthwise direct"

@@ -24,14 +24,9 @@
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
 using cpu_test::MemoryModel;
+using cpu_test::numel;
 
 namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
 
 struct ConvCase {
   int64_t N, C, H, W, M, k, s, d, group, pt, pl, pb, pr;

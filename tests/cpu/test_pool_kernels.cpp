@@ -16,14 +16,9 @@
 
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
+using cpu_test::numel;
 
 namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
 
 void set_auto_pad(frugal::Node& n, const std::string& v) {
   frugal::Attribute a;

@@ -14,14 +14,9 @@
 
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
+using cpu_test::numel;
 
 namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
 
 // Runs the graph through the plugin and the reference on random inputs; returns
 // the worst error relative to the tolerance (must be <= 1).

@@ -17,14 +17,9 @@
 
 using cpu_test::GraphMaker;
 using cpu_test::HostTensor;
+using cpu_test::numel;
 
 namespace {
-
-int64_t numel(const std::vector<int64_t>& d) {
-  int64_t n = 1;
-  for (int64_t x : d) n *= x;
-  return n;
-}
 
 // Conv (k x k, `group`) -> BN -> t; Swish(t) -> "out" (Mul(t, s) or Mul(s, t)).
 GraphMaker swish_conv(int64_t N, int64_t C, int64_t M, int64_t k, int64_t group, bool swap,
@@ -52,27 +47,10 @@ GraphMaker swish_conv(int64_t N, int64_t C, int64_t M, int64_t k, int64_t group,
 // Runs `m` at 1 and 2 threads and batch N against the reference; returns the layers' ops.
 std::vector<std::string> check_against_reference(GraphMaker& m, const std::vector<int64_t>& xd,
                                                  std::mt19937_64& rng) {
-  const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng(), -2.0f, 2.0f)};
-  frugal::RefValues ref_in;
-  ref_in["x"] = cpu_test::ref_of(xd, x.data);
-  const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
   std::vector<std::string> ops;
-  for (int threads : {1, 2}) {
-    cpu_test::Executor ex(m.graph(), "{\"threads\": " + std::to_string(threads) + "}");
-    REQUIRE(ex.ok());
-    std::vector<HostTensor> out;
-    const cpu_test::Status st = ex.run({x}, out);
-    INFO("threads " << threads << ": " << st.message);
-    REQUIRE(st.ok());
-    REQUIRE(out[0].dims == want.dims);
-    double worst = 0.0;
-    for (size_t i = 0; i < want.data.size(); ++i)
-      worst = std::max(
-          worst, std::fabs(double(out[0].data[i]) - want.data[i]) / (1e-4 + 1e-4 * std::fabs(want.data[i])));
-    CHECK(worst <= 1.0);
+  for (const cpu_test::ReferenceRun& r : cpu_test::check_against_reference(m.graph(), xd, rng, 1e-4)) {
     ops.clear();
-    const nlohmann::json desc = ex.describe();
-    for (const auto& L : desc["layers"]) {
+    for (const auto& L : r.describe["layers"]) {
       std::string s;
       for (const auto& o : L["ops"]) s += (s.empty() ? "" : "+") + o.get<std::string>();
       ops.push_back(s);
