@@ -3,7 +3,10 @@
 // rest the checked border path: random kernels, strides, dilations, pads,
 // auto_pad, ceil_mode and count_include_pad against the float64 reference
 // evaluator (MaxPool must match exactly: its output is one of its inputs), and
-// MaxPool's NaN handling against a brute-force loop written here.
+// MaxPool's NaN handling against a brute-force loop written here. On AVX-512
+// MaxPool takes chunks of up to 16 output columns read from 32 input lanes:
+// the shapes of the last case put chunk and lane edges at every place a window
+// can meet them (under FRUGAL_CPU_MAX_ISA=avx2 the same cases check the other path).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -113,6 +116,55 @@ TEST_CASE("Pool kernels: interior fast path and borders match the float64 refere
         CHECK(worst <= 1.0);
     }
     ++built;
+  }
+}
+
+TEST_CASE("MaxPool: output column chunks and input lanes at every edge match the float64 reference",
+          "[cpu][pool]") {
+  struct Case {
+    int64_t H, W, kh, kw, s, d, pl, pr;
+    bool ceil;
+  };
+  // Widths around 16 and 32 lanes; column spans (kw - 1) * d of 2 to 31 (the
+  // widest the 32 lanes hold) and 32 (the generic loop); pads wider than 16 lanes.
+  const Case cases[] = {
+      {14, 14, 3, 3, 1, 1, 1, 1, false},  {7, 7, 3, 3, 1, 1, 1, 1, false},
+      {5, 15, 3, 3, 1, 1, 1, 1, false},   {5, 16, 3, 3, 1, 1, 1, 1, false},
+      {5, 17, 3, 3, 1, 1, 1, 1, false},   {4, 31, 3, 3, 2, 1, 1, 1, true},
+      {4, 32, 3, 3, 2, 1, 0, 0, true},    {4, 33, 3, 3, 2, 1, 1, 1, false},
+      {6, 47, 3, 3, 2, 1, 0, 1, true},    {3, 70, 2, 2, 2, 1, 0, 0, false},
+      {3, 40, 1, 5, 3, 1, 2, 2, true},    {3, 50, 2, 16, 1, 2, 15, 15, false},
+      {3, 50, 1, 32, 1, 1, 31, 0, false}, {3, 50, 1, 33, 1, 1, 17, 17, false},
+      {9, 20, 5, 3, 1, 1, 2, 1, false},   {2, 3, 2, 3, 1, 1, 2, 2, false},
+      {1, 1, 1, 3, 1, 1, 1, 1, true},
+  };
+  std::mt19937_64 rng(77);
+  for (const Case& c : cases) {
+    GraphMaker m;
+    const std::vector<int64_t> xd = {2, 3, c.H, c.W};
+    m.input("x", xd);
+    frugal::Node& n = m.node("MaxPool", {"x"}, "y");
+    n.set_attr_ints("kernel_shape", {c.kh, c.kw});
+    n.set_attr_ints("strides", {c.s, c.s});
+    n.set_attr_ints("dilations", {1, c.d});
+    n.set_attr_ints("pads", {c.kh / 2, c.pl, c.kh / 2, c.pr});
+    if (c.ceil) n.set_attr_int("ceil_mode", 1);
+    m.output("y");
+    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
+    frugal::RefValues ref_in;
+    ref_in["x"] = cpu_test::ref_of(xd, x.data);
+    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("y");
+    INFO("x 2x3x" << c.H << "x" << c.W << " k" << c.kh << "x" << c.kw << " s" << c.s << " d1x" << c.d
+                  << " pads " << c.kh / 2 << "," << c.pl << "," << c.kh / 2 << "," << c.pr << " ceil "
+                  << c.ceil);
+    for (int threads : {1, 2}) {
+      const HostTensor y = run_plugin(m.graph(), x, threads)[0];
+      REQUIRE(y.dims == want.dims);
+      size_t wrong = 0;
+      for (size_t i = 0; i < want.data.size(); ++i)
+        if (double(y.data[i]) != want.data[i]) ++wrong;
+      CHECK(wrong == 0);
+    }
   }
 }
 
