@@ -1,7 +1,7 @@
 -- frugal bench-vbs: variable batch size (VBS) against fixed batch (FBS) and greedy over a sweep of memory budgets
 -- The VBS paper's Figure 7 / Table II in form: per network and budget, the time
 -- per sample of each plan as the planner predicts it (from the cost table) and
--- as measured by running the plan on the CPU executor inside an arena of
+-- as measured by running the plan on the executor (CPU by default) inside an arena of
 -- exactly the budget, and VBS's throughput gain over FBS (FBS time / VBS time
 -- - 1), predicted and measured. Each network is folded (BaN-OFF) and profiled
 -- once for batch sizes 1..N (cached on disk, as frugal workflow does); plans
@@ -23,6 +23,9 @@ local a = argparse.parse(arg, {
     {"repeat", "integer", "timed rounds; each visits every budget in turn and runs its VBS, FBS and greedy " ..
      "plans once (after an untimed run in the budget's fresh arena); medians. One warm-up run per network",
      default = 3, min = 1},
+    {"executor", "string", "executor plugin that profiles and runs the plans: cpu, vulkan or one on " ..
+     "FRUGAL_PLUGIN_PATH", default = "cpu"},
+    {"device", "integer", "the Vulkan executor's device index (frugal devices)", min = 0, default_text = "the first"},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
@@ -47,20 +50,26 @@ local function gain(t_fbs, t_vbs)
   return common.percent(t_fbs / t_vbs - 1)
 end
 
+-- The options that pick and configure the executor, merged into `extra`.
+local function executor_options(extra)
+  local o = {executor = a.executor, threads = a.threads, device = a.device}
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return o
+end
+
 -- Folded, profiled (fitted unless --raw), with the budget range and an executor warmed up.
 local function prepare(name)
   progress:stage(name .. ": folding")
   local folded = common.try(frugal.fold, common.load_model("zoo:" .. name), {method = "banoff"})
-  local costs, info = common.try(frugal.profile, folded, {executor = "cpu", threads = a.threads, upto = B,
-                                                          cache = not a.no_cache, fit = not a.raw,
-                                                          progress = not a.quiet})
+  local costs, info = common.try(frugal.profile, folded, executor_options({upto = B, cache = not a.no_cache,
+                                                                            fit = not a.raw, progress = not a.quiet}))
   local ok, whole_plan = pcall(frugal.plan, costs, {planner = "fbs", budget = 1 << 50, batch = B})
   if not ok then common.fail(name .. ": " .. common.message(whole_plan)) end
   local ok2, any = pcall(frugal.plan, costs, {planner = "vbs", budget = whole_plan.peak_bytes, batch = B})
   if not ok2 then common.fail(name .. ": " .. common.message(any)) end
   local net = {name = name, folded = folded, costs = costs, info = info, whole = whole_plan.peak_bytes,
                smallest = any.min_budget_bytes}
-  net.ex = common.try(frugal.executor, folded, {executor = "cpu", threads = a.threads, budget = net.whole})
+  net.ex = common.try(frugal.executor, folded, executor_options({budget = net.whole}))
   net.x = common.try(frugal.random_input, folded, B, 0)
   progress:status(name .. ": warm-up")
   common.try(net.ex.run, net.ex, net.x)
@@ -241,8 +250,18 @@ end
 
 local machine = bench.machine_line()
 print(machine)
-print(string.format("request     %d samples; CPU executor%s; BaN-OFF-folded networks; %d timed round%s over all budgets " ..
-  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.threads and (", " .. a.threads .. " threads") or "",
+if a.executor == "vulkan" then
+  -- The device the plans run on: its name is what a GPU table is read by.
+  local info = frugal.devices().vulkan
+  for _, d in ipairs(info.devices or {}) do
+    if d.index == (a.device or 0) then
+      print(string.format("device      %d: %s (%s, driver %s, Vulkan %s)", d.index, d.name, d.type, d.driver, d.api_version))
+    end
+  end
+end
+print(string.format("request     %d samples; %s executor%s; BaN-OFF-folded networks; %d timed round%s over all budgets " ..
+  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.executor,
+  a.threads and (", " .. a.threads .. " threads") or a.device and (", device " .. a.device) or "",
   a["repeat"], a["repeat"] == 1 and "" or "s", a.raw and "raw (--raw)" or "fitted"))
 local t0 = frugal.clock()
 local notes = {}
