@@ -323,17 +323,21 @@ VkCommandBuffer Device::begin_one_time() {
 }
 
 void Device::submit_and_wait(VkCommandBuffer cb, double timeout_s, Fault fault) {
+  submit_and_wait(std::vector<VkCommandBuffer>{cb}, timeout_s, fault);
+}
+
+void Device::submit_and_wait(const std::vector<VkCommandBuffer>& cbs, double timeout_s, Fault fault) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
   if (failed_) throw sdk::Failure(FRUGAL_ERR_DEVICE, failure_);
-  VkSubmitInfo si{};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
   Blocker blocker;
   if (fault == Fault::hang) blocker = make_blocker();
-  const VkCommandBuffer cbs[2] = {blocker.cb, cb};
-  si.commandBufferCount = blocker.cb ? 2 : 1;
-  si.pCommandBuffers = blocker.cb ? cbs : &cb;
+  std::vector<VkCommandBuffer> all;
+  if (blocker.cb) all.push_back(blocker.cb);
+  all.insert(all.end(), cbs.begin(), cbs.end());
+  VkSubmitInfo si{};
+  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  si.commandBufferCount = uint32_t(all.size());
+  si.pCommandBuffers = all.data();
   VkResult r = fn_.vkResetFences(device_, 1, &fence_);
   if (r == VK_SUCCESS) r = fn_.vkQueueSubmit(queue_, 1, &si, fence_);
   const double ns = std::min(std::max(timeout_s, 0.0) * 1e9, 1.8e19);

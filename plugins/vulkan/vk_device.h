@@ -113,6 +113,10 @@ class Device {
   // marks the device failed (failure()) and throws sdk::Failure(FRUGAL_ERR_DEVICE)
   // saying which; a failed device refuses every later submission the same way.
   void submit_and_wait(VkCommandBuffer cb, double timeout_s = kDefaultWaitSeconds, Fault fault = Fault::none);
+  // The same for several command buffers in one submission, in order (one
+  // recorded with VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT may repeat).
+  void submit_and_wait(const std::vector<VkCommandBuffer>& cbs, double timeout_s = kDefaultWaitSeconds,
+                       Fault fault = Fault::none);
 
   // Why the device can no longer be used ("" while it can): lost, or a
   // submission that did not finish in time. shared_device() then makes a new one.

@@ -380,11 +380,11 @@ VkQueryPool Executor::query_pool(uint32_t queries) {
   return query_pool_;
 }
 
-std::vector<double> Executor::read_timestamps(uint32_t queries) const {
+std::vector<double> Executor::read_timestamps(uint32_t queries, uint32_t first) const {
   std::vector<double> seconds;
   if (!query_pool_ || queries == 0) return seconds;
   std::vector<uint64_t> ticks(queries);
-  check(device_->fn().vkGetQueryPoolResults(device_->handle(), query_pool_, 0, queries,
+  check(device_->fn().vkGetQueryPoolResults(device_->handle(), query_pool_, first, queries,
                                             queries * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
@@ -663,61 +663,81 @@ double Executor::time_move(uint64_t capacity, int32_t repeats) {
   return median / double(bytes);
 }
 
+namespace {
+// A GPU that idled between two measurements runs its first milliseconds of work
+// at a low clock (an NVIDIA H200 idles at 345 MHz and boosts to 1980): timed
+// from idle, resnet50's convs were priced at up to 4x what they took inside a
+// run. So the commands run back to back for about this much GPU time, in the
+// same submission as the timed repeats, before them.
+constexpr double kWarmSeconds = 0.005;
+constexpr int kMaxWarmRuns = 4096;
+}  // namespace
+
 std::vector<double> Executor::time_commands(int repeats, const std::function<void(Recorder&)>& record_one) {
   const DeviceFunctions& fn = device_->fn();
   if (recording_) {  // the run's recording may share the query pool
     recording_->batch = -1;
   }
-  VkQueryPool pool = query_pool(uint32_t(2 * repeats));
+  // Queries [0, 2 repeats): the timed repeats; the last two: the warm-up run.
+  const uint32_t warm_query = uint32_t(2 * repeats);
+  VkQueryPool pool = query_pool(warm_query + 2);
   VkCommandBufferAllocateInfo ai{};
   ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ai.commandPool = command_pool_;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  check(fn.vkAllocateCommandBuffers(device_->handle(), &ai, &cb), "vkAllocateCommandBuffers");
+  ai.commandBufferCount = 2;
+  VkCommandBuffer cbs[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};  // the warm-up run, the timed repeats
+  check(fn.vkAllocateCommandBuffers(device_->handle(), &ai, cbs), "vkAllocateCommandBuffers");
   std::vector<VkDescriptorSet> sets;
   struct Cleanup {
     Executor* ex;
-    VkCommandBuffer cb;
+    VkCommandBuffer* cbs;
     std::vector<VkDescriptorSet>& sets;
     ~Cleanup() {
       ex->device_->free_sets(sets);
-      ex->device_->fn().vkFreeCommandBuffers(ex->device_->handle(), ex->command_pool_, 1, &cb);
+      ex->device_->fn().vkFreeCommandBuffers(ex->device_->handle(), ex->command_pool_, 2, cbs);
     }
-  } cleanup{this, cb, sets};
-  std::vector<double> times;
-  auto record_and_submit = [&](int timed) {
-    check(fn.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer");
+  } cleanup{this, cbs, sets};
+  // Records one command buffer: `runs` times the commands, each between
+  // timestamps `first` + 2i and + 2i + 1 when the queue has them.
+  auto record = [&](VkCommandBuffer cb, VkCommandBufferUsageFlags usage, int runs, uint32_t first) {
     VkCommandBufferBeginInfo bi{};
     bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = usage;
     check(fn.vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
     Recorder r(*device_, cb, sets, options_.max_binding_bytes);
-    if (pool && timed) fn.vkCmdResetQueryPool(cb, pool, 0, uint32_t(2 * timed));
+    if (pool) fn.vkCmdResetQueryPool(cb, pool, first, uint32_t(2 * runs));
     r.barrier();
-    for (int i = 0; i < std::max(timed, 1); ++i) {
-      if (pool && timed) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+    for (int i = 0; i < runs; ++i) {
+      if (pool) r.timestamp(pool, first + uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
       record_one(r);
-      if (pool && timed) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+      if (pool) r.timestamp(pool, first + uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
       r.barrier();
     }
     check(fn.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+  };
+  auto submit = [&](const std::vector<VkCommandBuffer>& list) {
     const double w0 = now_seconds();
-    device_->submit_and_wait(cb, options_.timeout_s);
+    device_->submit_and_wait(list, options_.timeout_s);
     return now_seconds() - w0;
   };
-  record_and_submit(0);  // warm-up
-  device_->free_sets(sets);
-  if (pool) {
-    record_and_submit(repeats);
-    times = read_timestamps(uint32_t(2 * repeats));
-  } else {  // no timestamps on this queue: wall clock per submission
-    for (int i = 0; i < repeats; ++i) {
-      times.push_back(record_and_submit(0));
-      device_->free_sets(sets);
-    }
+  // The warm-up run, alone: its time says how often to repeat it to warm the GPU up.
+  record(cbs[0], VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, 1, warm_query);
+  const double wall = submit({cbs[0]});
+  const double one = pool ? read_timestamps(2, warm_query).at(0) : wall;
+  const int warm_runs = int(std::min<double>(kMaxWarmRuns, std::ceil(kWarmSeconds / std::max(one, 1e-7))));
+  const std::vector<VkCommandBuffer> warm(size_t(warm_runs), cbs[0]);
+  if (!pool) {  // no timestamps on this queue: wall clock per submission
+    submit(warm);
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) times.push_back(submit({cbs[0]}));
+    return times;
   }
-  return times;
+  record(cbs[1], 0, repeats, 0);
+  std::vector<VkCommandBuffer> list = warm;
+  list.push_back(cbs[1]);
+  submit(list);
+  return read_timestamps(uint32_t(2 * repeats));
 }
 
 // ---- gates -----------------------------------------------------------------------------------

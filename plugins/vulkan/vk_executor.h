@@ -108,10 +108,12 @@ class Executor {
   void release_after_failure(Buffer& temporary);
   VkQueryPool query_pool(uint32_t queries);
   // Per-repetition seconds of `record_one`'s commands: a warm-up submission,
-  // then `repeats` recorded in one command buffer between timestamps (or, on a
+  // then, in one submission, the commands back to back for about 5 ms of GPU
+  // time (the clock boosts) and `repeats` of them between timestamps (or, on a
   // queue without timestamps, one submission each, by the wall clock).
   std::vector<double> time_commands(int repeats, const std::function<void(Recorder&)>& record_one);
-  std::vector<double> read_timestamps(uint32_t queries) const;
+  // Seconds between the timestamp pairs of queries [first, first + queries).
+  std::vector<double> read_timestamps(uint32_t queries, uint32_t first = 0) const;
   // Per layer, what its model gate did over a run of `plan` (on: kernels switched on per layer).
   std::vector<exec::GateStats> gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const;
   void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
