@@ -101,7 +101,8 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
   nlohmann::json key = {
-      {"format", 5},  // 3: step_overhead_s; 4: step_overhead_per_sample_s; 5: layers timed cold
+      {"format",
+       6},  // 3: step_overhead_s; 4: step_overhead_per_sample_s; 5: layers timed cold; 6: Vulkan warms up
       {"model_hash", subject.model_hash},
       {"executor", subject.executor},
       {"device", f.device},
