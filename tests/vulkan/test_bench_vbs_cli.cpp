@@ -12,8 +12,10 @@
 TEST_CASE("vulkan bench-vbs: plans profiled and run on the device, peaks as predicted", "[vulkan][cli]") {
   VK_REQUIRE_DEVICE();
   const std::string json = scratch_file("bench_vbs_vulkan.json", "");
-  const FrugalRun r = run_frugal("bench-vbs --nets toy_linear --executor vulkan --device 0 --batch 4 --budgets 2 "
-                                 "--repeat 1 --quiet --no-cache --json " + sh_quote(json));
+  const FrugalRun r = run_frugal(
+      "bench-vbs --nets toy_linear --executor vulkan --device 0 --batch 4 --budgets 2 "
+      "--repeat 1 --quiet --no-cache --json " +
+      sh_quote(json));
   INFO(r.output);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.output, Catch::Contains("vulkan executor, device 0"));
