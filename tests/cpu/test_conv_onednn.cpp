@@ -3,8 +3,8 @@
 // depthwise) with a bias and a BN + activation epilogue, forced onto oneDNN
 // (option "conv": "onednn"), at 1 and 2 threads and batches 1 and 3, against the
 // float64 reference (at 2 threads a sample's output channels in two slices, run
-// side by side at batch 1); its workspace stops growing at one slot per thread; a
-// sample's output is bit-identical run alone or in a batch; "auto" takes it
+// side by side at batch 1; at 1 thread blocked layouts from a 14x14 output plane on); its workspace stops
+// growing at one slot per thread; a sample's output is bit-identical run alone or in a batch; "auto" takes it
 // for a dense 3x3 conv and "blas" never does; and on the zoo toys forced onto
 // oneDNN the arena's measured peak equals the plan's and plans that split the
 // batch give bit-identical outputs.
@@ -76,10 +76,13 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   const char* acts[] = {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish"};
   std::vector<ConvCase> cases = {
-      {3, 32, 20, 20, 48, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},       // dense 3x3
-      {2, 24, 28, 28, 40, 1, 1, 1, 1, 0, 0, 0, 0, "Clip"},       // 1x1 stride 1
-      {2, 3, 40, 40, 16, 7, 2, 1, 1, 3, 3, 3, 3, "Relu"},        // stem
-      {1, 16, 18, 18, 16, 3, 1, 1, 16, 1, 1, 1, 1, "HardSwish"}  // depthwise
+      {3, 32, 20, 20, 48, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},        // dense 3x3
+      {2, 24, 28, 28, 40, 1, 1, 1, 1, 0, 0, 0, 0, "Clip"},        // 1x1 stride 1
+      {2, 3, 40, 40, 16, 7, 2, 1, 1, 3, 3, 3, 3, "Relu"},         // stem
+      {1, 16, 18, 18, 16, 3, 1, 1, 16, 1, 1, 1, 1, "HardSwish"},  // depthwise
+      {2, 32, 10, 10, 48, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},        // plane under 14x14: oneDNN's own layout
+      {2, 40, 15, 13, 24, 3, 1, 1, 1, 0, 0, 1, 1, "Clip"},        // 13x13: just under
+      {1, 24, 14, 14, 32, 1, 1, 1, 1, 0, 0, 0, 0, "Relu"},        // 14x14: blocked on one thread too
   };
   for (int t = 0; t < 8; ++t) {
     const int64_t group = pick(0, 3) == 0 ? (pick(0, 1) ? 2 : 0) : 1;
@@ -112,6 +115,11 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
       // With two threads a dense layer of several channel blocks runs as slices of its output channels.
       if (threads == 2 && c.group == 1 && c.M >= 32)
         CHECK_THAT(desc["layers"][0]["algorithm"].get<std::string>(), Catch::EndsWith("2 slices)"));
+      // One thread: blocked output from a 14x14 output plane on, whatever oneDNN would choose.
+      const int64_t Ho = (c.H + c.pt + c.pb - c.d * (c.k - 1) - 1) / c.s + 1,
+                    Wo = (c.W + c.pl + c.pr - c.d * (c.k - 1) - 1) / c.s + 1;
+      if (threads == 1 && c.group == 1 && Ho * Wo >= 196)
+        CHECK_THAT(desc["layers"][0]["algorithm"].get<std::string>(), Catch::EndsWith("-> blocked)"));
       CHECK(desc["packed_weights_bytes"].get<uint64_t>() >=
             uint64_t(numel({c.M, c.C / c.group, c.k, c.k})) * 4);
       std::vector<HostTensor> out;

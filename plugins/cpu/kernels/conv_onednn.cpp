@@ -157,6 +157,17 @@ int64_t channel_block(const memory::desc& md) {
   return 0;
 }
 
+// The output plane (outputs per channel) from which one thread takes blocked layouts as well.
+constexpr int64_t kBlockedMinPlane = 14 * 14;
+
+std::string layout_name(const memory::desc& md) {
+  const int64_t block = channel_block(md);
+  return block > 1                                        ? "blocked"
+         : block == 1                                     ? "nchw"
+         : md == memory::desc(md.dims(), kF32, Tag::nhwc) ? "nhwc"
+                                                          : "other";
+}
+
 Tag tag_of(int64_t block) { return block == 16 ? Tag::nChw16c : block == 8 ? Tag::nChw8c : Tag::nchw; }
 
 // [0, channels) cut into at most `parts` ranges of whole blocks.
@@ -281,8 +292,13 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
     throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
   }
   // Channels last (brgconv's choice) cannot be cut into channel slices: then
-  // blocked channels, where oneDNN has a kernel for them.
-  if (threads > 1 && group == 1 && (channel_block(src_md) == 0 || channel_block(dst_md) == 0)) {
+  // blocked channels, where oneDNN has a kernel for them. On one thread too
+  // where the output plane is at least 14x14: there the NCHW <-> channels-last
+  // transposes around brgconv cost more than its kernel gains over jit's on
+  // nChw16c (stems 10-30% faster blocked, GoogLeNet's conv3 10%, ResNet-50's
+  // strided 1x1s up to a third; its 7x7 layers 5-10% slower; docs/BENCHMARKS.md).
+  if ((threads > 1 || w.Ho * w.Wo >= kBlockedMinPlane) && group == 1 &&
+      (channel_block(src_md) == 0 || channel_block(dst_md) == 0)) {
     bool found = false;
     for (const Tag tag : {Tag::nChw16c, Tag::nChw8c})
       for (const Tag src_tag : {tag, Tag::nchw}) {
@@ -299,8 +315,7 @@ OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t 
         }
       }
   }
-  d.layout = std::string(src_md.data.format_desc.blocking.inner_nblks ? "blocked" : "nchw") +
-             (dst_md.data.format_desc.blocking.inner_nblks ? " -> blocked" : " -> nchw");
+  d.layout = layout_name(src_md) + " -> " + layout_name(dst_md);
   d.src_bytes = src_md.get_size();
   // Slices need a layout whose channel blocks are contiguous, and one group.
   const int64_t in_block = channel_block(src_md), out_block = channel_block(dst_md);
