@@ -470,9 +470,11 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
     if (!ps.moves.empty()) r.barrier();
     if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
     // One call on all the step's samples (each input lies in one block).
-    if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, s.count)) != 0)
-      model_.kernel(s.layer).record(
-          r, layer_io(s.layer, s.count, ps.in_offsets, ps.out_offset, ps.ws_offset, arena));
+    if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, s.count)) != 0) {
+      LayerIO io = layer_io(s.layer, s.count, ps.in_offsets, ps.out_offset, ps.ws_offset, arena);
+      io.first = s.first;
+      model_.kernel(s.layer).record(r, io);
+    }
     if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
   }
@@ -493,17 +495,10 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const std::vector<frugal_tensor*>& outs = req.outputs;
   const int64_t batch = req.batch;
   const Plan& plan = req.plan;
-  for (const auto& kv : gates_) {
+  for (const auto& kv : gates_)  // each step reads the gate values of its own samples
     if (kv.second->gating.n != batch)
       throw Error("run: gates of layer '" + m.layers()[size_t(kv.first)].name + "' were set for " +
                   std::to_string(kv.second->gating.n) + " samples, the request has " + std::to_string(batch));
-    for (size_t i = 0; i < plan.steps.size(); ++i)
-      if (plan.steps[i].layer == kv.first && (plan.steps[i].first != 0 || plan.steps[i].count != batch))
-        throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED,
-                           "run: plan step " + std::to_string(i) + " (" +
-                               exec::describe_step(m, plan.steps[i]) +
-                               ") splits the batch of a gated layer; gated layers run on whole batches only");
-  }
   const exec::PlanMemory predicted = exec::simulate_plan(m, plan, batch);  // validates the plan
   const bool auto_budget = !budget_set_;
   if (!auto_budget) exec::check_budget(m, plan, batch, budget_);

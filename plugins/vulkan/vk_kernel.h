@@ -88,7 +88,8 @@ class Epilogue : public exec::EpilogueSteps {
 // One execution of a layer on n consecutive samples of a request (a plan step,
 // or the part of one in which every input lies in one piece of the arena).
 struct LayerIO {
-  int64_t n = 1;  // samples (batched models); 1 otherwise
+  int64_t n = 1;      // samples (batched models); 1 otherwise
+  int64_t first = 0;  // the step's first sample in the request (a plan may split the batch)
   bool batched = true;
   std::vector<Region> in;  // per head-node input: its region (empty for constants, omitted inputs)
   Region out;

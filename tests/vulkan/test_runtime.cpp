@@ -311,7 +311,7 @@ struct EngineRun {
   std::vector<int64_t> dims;
 };
 
-EngineRun engine_run(frugal::vk::Executor& ex, const frugal::RefTensor& x) {
+EngineRun engine_run(frugal::vk::Executor& ex, const frugal::RefTensor& x, const char* plan = nullptr) {
   EngineRun r;
   const std::vector<float> in(x.data.begin(), x.data.end());
   r.dims = ex.model().dims_at(ex.model().outputs()[0], x.dims[0]);
@@ -320,7 +320,7 @@ EngineRun engine_run(frugal::vk::Executor& ex, const frugal::RefTensor& x) {
                    x.dims.data(), const_cast<float*>(in.data()), in.size() * 4};
   frugal_tensor to{nullptr,       FRUGAL_DTYPE_FLOAT32, int32_t(r.dims.size()),
                    r.dims.data(), r.out.data(),         r.out.size() * 4};
-  ex.run(nullptr, &ti, 1, &to, 1);
+  ex.run(plan, &ti, 1, &to, 1);
   return r;
 }
 
@@ -361,6 +361,16 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
     }
   CHECK(active > 0);
   CHECK(active < N * M);  // the draw switched some kernels off and some on
+
+  // A plan that splits the gated layer's batch (sample 0, then samples 1..2)
+  // reads each step's own gates: the same bits as the whole batch.
+  const std::string layer = ex.model().layers()[0].name;
+  REQUIRE(ex.model().layers().size() == 1);
+  const std::string split = "{\"steps\": [{\"layer\": \"" + layer + "\", \"first\": 0, \"count\": 1}, " +
+                            "{\"layer\": \"" + layer + "\", \"first\": 1, \"count\": 2}]}";
+  const EngineRun parts = engine_run(ex, in.at("x"), split.c_str());
+  REQUIRE(parts.out.size() == r.out.size());
+  for (size_t i = 0; i < r.out.size(); ++i) CHECK(parts.out[i] == r.out[i]);
 
   ex.set_gates(0, N, gates, -1.0f);  // every kernel on: the dense result
   r = engine_run(ex, in.at("x"));

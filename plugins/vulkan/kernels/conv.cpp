@@ -200,7 +200,10 @@ class ConvKernel : public Kernel {
     const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
     Gating own;
     const Gating* gating = gating_;
-    if (gate_) gating = &(own = record_model_gate(r, io, g));
+    if (gate_)
+      gating = &(own = record_model_gate(r, io, g));
+    else if (gating_ && !dense_)
+      gating = &(own = samples_of(*gating_, io));
     const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
     if (gated) {
@@ -406,6 +409,22 @@ class ConvKernel : public Kernel {
   }
 
   int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
+
+  // The gates set for a whole request (set_gates), narrowed to the step's
+  // samples [io.first, io.first + n): a plan may split the layer's batch.
+  Gating samples_of(const Gating& all, const LayerIO& io) const {
+    const int64_t n = count(io);
+    if (io.first < 0 || io.first + n > all.n)
+      throw Error(label_ + ": gates were set for " + std::to_string(all.n) +
+                  " samples, the step runs samples " + std::to_string(io.first) + ".." +
+                  std::to_string(io.first + n - 1));
+    Gating g = all;
+    g.values = all.values.sub(uint64_t(io.first * M_) * 4, uint64_t(n * M_) * 4);
+    g.indices = all.indices.sub(uint64_t(io.first * list_len_) * 4, uint64_t(n * list_len_) * 4);
+    g.args = all.args.sub(uint64_t(io.first) * 12, uint64_t(n) * 12);
+    g.n = n;
+    return g;
+  }
 
   // A consumer's per-sample lists of input channels that are not all zero,
   // after the gate's words in io.ws (gate: the switches of this call, or null).
