@@ -260,3 +260,89 @@ TEST_CASE("vulkan gated: time_layer at a stated activity", "[vulkan][gating]") {
   CHECK(!bad.ok());
   CHECK_THAT(bad.created.message, Contains("for layer 'conv1' must be a number in [0, 1]"));
 }
+
+// VBS plans (docs/PLANNER.md) split a layer's batch into steps; a gated conv,
+// its consumer conv and its consumer Gemm then gate each step's samples on
+// their own. On both executors, every plan gives the whole batch's outputs
+// (bit for bit on the CPU, where the kernels take the same path per sample),
+// equals the float64 reference, and peaks at the plan's peak as the memory
+// model counts it, in an arena of exactly that size.
+TEST_CASE("gated layers in plans that split their batch: whole batch, reference and peak, both executors",
+          "[vulkan][gating][plans]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.kernels = o.gate_channels = 16;
+  const int64_t n = 5;
+  const frugal::Graph g = gated_graph(o);
+  const frugal::RefTensor x = gate_input(o, n, 33);
+  std::map<std::string, frugal::RefTensor> in;
+  in["x"] = x;
+  const frugal::RefValues all = frugal::reference_run_all(g, in);
+  const frugal::RefTensor& want = all.at("y");
+  REQUIRE(masks_differ(all.at("g_mask")));
+  const double on = mask_mean(all.at("g_mask"));
+  REQUIRE(on > 0.0);
+  REQUIRE(on < 1.0);
+  double scale = 1e-3;
+  for (double v : want.data) scale = std::max(scale, std::abs(v));
+  const std::vector<vk_test::HostTensor> inputs = vk_test::host_inputs(in);
+
+  exec_test::PluginExecutor cpu(exec_test::executor_api("cpu"), g, "{\"threads\": 1}");
+  REQUIRE(cpu.ok());
+  vk_test::Executor vk(g);
+  INFO(vk.created.message);
+  REQUIRE(vk.ok());
+  exec_test::MemoryModel cpu_mm(cpu), vk_mm(vk);
+  std::vector<vk_test::HostTensor> cpu_whole, vk_whole;
+  REQUIRE(cpu.run(inputs, cpu_whole).ok());
+  REQUIRE(vk.run(inputs, vk_whole).ok());
+  CHECK(vk_test::max_diff(vk_whole[0].data, want) <= 1e-4 * scale);
+  CHECK(vk_test::max_diff(cpu_whole[0].data, want) <= 1e-4 * scale);
+
+  const size_t layers = vk_mm.description()["layers"].size();
+  REQUIRE(layers == cpu_mm.description()["layers"].size());
+  std::mt19937_64 rng(17);
+  int split_gated = 0;  // plans whose gated conv ran in more than one step
+  for (int p = 0; p < 6; ++p) {
+    std::vector<exec_test::Step> steps;
+    if (p == 0) {  // every layer one sample at a time
+      for (int64_t s = 0; s < n; ++s)
+        for (size_t l = 0; l < layers; ++l) steps.push_back({int(l), s, 1});
+    } else {
+      steps = vk_mm.random_plan(n, rng);
+    }
+    int gated_steps = 0;
+    for (const exec_test::Step& s : steps) gated_steps += s.layer == 0;
+    split_gated += gated_steps > 1;
+    const nlohmann::json plan = exec_test::MemoryModel::to_json(steps, vk_mm.description());
+    INFO("plan " << plan.dump());
+    for (int e = 0; e < 2; ++e) {
+      exec_test::PluginExecutor& ex = e == 0 ? static_cast<exec_test::PluginExecutor&>(cpu) : vk;
+      const exec_test::MemoryModel& mm = e == 0 ? cpu_mm : vk_mm;
+      INFO((e == 0 ? "cpu" : "vulkan"));
+      const uint64_t peak = mm.peak(steps, n);
+      REQUIRE(ex.set_budget(peak).ok());
+      std::vector<vk_test::HostTensor> out;
+      nlohmann::json report;
+      const exec_test::Status st = ex.run(inputs, out, plan, &report);
+      INFO(st.message);
+      REQUIRE(st.ok());
+      CHECK(report.at("peak_bytes").get<uint64_t>() == peak);
+      CHECK(vk_test::max_diff(out[0].data, want) <= 1e-4 * scale);
+      if (e == 0) {
+        CHECK(out[0].data == cpu_whole[0].data);
+      } else {
+        REQUIRE(out[0].data.size() == vk_whole[0].data.size());
+        double d = 0;
+        for (size_t i = 0; i < out[0].data.size(); ++i)
+          d = std::max(d, double(std::fabs(out[0].data[i] - vk_whole[0].data[i])));
+        CHECK(d <= 1e-5 * scale);
+        CHECK(vk.validation_errors() == 0);
+      }
+      const nlohmann::json& conv = gate_entry(report, "conv1");
+      CHECK(conv.at("samples") == n);
+      CHECK(conv.at("activity").get<double>() == Approx(on));
+    }
+  }
+  CHECK(split_gated >= 4);  // the one-at-a-time plan and most random ones (5 of 6 with this seed)
+}

@@ -4,8 +4,12 @@
 // per-layer activities and effective MACs, with the validation layer silent.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "frugal/model/onnx_import.h"
+#include "reference.h"
 #include "run_frugal.h"
 #include "tensor/npy.h"
 #include "vk_test_util.h"
@@ -47,4 +51,44 @@ TEST_CASE("vulkan gated: gated zoo networks through frugal run equal the cpu exe
         CHECK(vk[k]["effective_macs"] == cpu[k]["effective_macs"]);
     }
   }
+}
+
+// `frugal workflow` on a gated zoo network with the Vulkan executor: under a
+// budget below the whole batch's peak, FBS runs every layer (the gated ones
+// included) in smaller batches; every plan peaks where predicted and its
+// output equals the gated network's float64 reference.
+TEST_CASE("vulkan gated: frugal workflow on a gated zoo network, plans that split gated layers",
+          "[vulkan][gating][cli]") {
+  VK_REQUIRE_DEVICE();
+  const std::string onnx = scratch_file("wf_gated.onnx", ""), report = scratch_file("wf_gated.json", ""),
+                    prefix = scratch_file("wf_gated", "");
+  REQUIRE(run_frugal("zoo toy_tiny@gate0.5 -o " + sh_quote(onnx)).code == 0);
+  const FrugalRun info = run_frugal("info " + sh_quote(onnx) + " --json");
+  REQUIRE(info.code == 0);
+  CHECK(!nlohmann::json::parse(info.output)["gates"].empty());
+  const FrugalRun r =
+      run_frugal("workflow " + sh_quote(onnx) + " --executor vulkan --batch 4 --repeat 1 --report " +
+                 sh_quote(report) + " --save " + sh_quote(prefix));
+  REQUIRE(r.code == 0);
+  std::ifstream f(report);
+  const nlohmann::json w = nlohmann::json::parse(f);
+  CHECK(w["fbs_plan"]["fbs_batch"].get<int>() < 4);  // every layer's batch split
+  const frugal::Tensor x = frugal::load_npy(prefix + "_input.npy");
+  std::map<std::string, frugal::RefTensor> in;
+  in["input"] = frugal::RefTensor{x.dims, std::vector<double>(x.data.begin(), x.data.end())};
+  const frugal::RefTensor want = frugal::reference_run(frugal::load_onnx_file(onnx), in).at("output");
+  double scale = 1e-6;
+  for (double v : want.data) scale = std::max(scale, std::abs(v));
+  int plans = 0;
+  for (const char* plan : {"vbs", "fbs", "greedy"}) {
+    INFO(plan);
+    if (!w.contains(plan)) continue;
+    ++plans;
+    CHECK(w[plan]["measured_peak_bytes"] == w[plan]["predicted_peak_bytes"]);
+    const frugal::Tensor y = frugal::load_npy(prefix + "_" + plan + ".npy");
+    CHECK(vk_test::max_diff(std::vector<float>(y.data.begin(), y.data.end()), want) <= 1e-4 * scale);
+    std::remove((prefix + "_" + plan + ".npy").c_str());
+  }
+  CHECK(plans >= 2);
+  for (const std::string& p : {onnx, report, prefix, prefix + "_input.npy"}) std::remove(p.c_str());
 }
