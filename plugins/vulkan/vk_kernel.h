@@ -107,6 +107,11 @@ struct ShaderSet {
   std::string path(const std::string& name) const { return dir + "/" + name + ".spv"; }
 };
 
+// Invocations per work group of the gating shaders that give a plane, a
+// sample's switches or a sample's flags one group each (gate_pool,
+// gate_inputs, gate_indices: a power of two, the least maximum Vulkan grants).
+constexpr uint32_t kGateGroup = 128;
+
 // Per-sample gates of a gated convolution: the gate values of n samples x M
 // kernels in a device buffer; kernels whose value is above `threshold` are
 // computed, the others are written as 0. The active-kernel lists and the

@@ -174,17 +174,17 @@ class ConvKernel : public Kernel {
 
   void create_gate_pipelines(Device& d, const ShaderSet& shaders) {
     SpecConstants gs;
-    gs.set(0, 64).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
+    gs.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
     if (skip_in_) {
       SpecConstants is;
-      is.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
+      is.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
       is.set(5, uint32_t(M_));
       inputs_pipeline_ = d.pipeline(shaders.path("gate_inputs"), is);
     }
     if (!gate_) return;
     SpecConstants ps;
-    ps.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
+    ps.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
     pool_pipeline_ = d.pipeline(shaders.path("gate_pool"), ps);
     SpecConstants ws;
     ws.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
@@ -222,7 +222,7 @@ class ConvKernel : public Kernel {
       b.slot[kU] = Region{gating->indices.buffer, gating->indices.offset,
                           gating->args.offset + gating->args.bytes - gating->indices.offset};
       r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
-      r.dispatch_flat(uint64_t(n), 64);
+      r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
       r.fill(io.out, 0);  // switched-off kernels read 0
       r.barrier();
     }
@@ -441,7 +441,7 @@ class ConvKernel : public Kernel {
       pc.n = uint32_t(k);
       pc.p0 = 0;
       r.bind(inputs_pipeline_, b, pc, label_ + " (input channels)");
-      r.dispatch_flat(uint64_t(k * C_), wg_);
+      r.dispatch_flat(uint64_t(k * C_) * kGateGroup, kGateGroup);
     }
     r.barrier();
     Bindings b;
@@ -454,7 +454,7 @@ class ConvKernel : public Kernel {
     pc.p1 = gate ? 1u : 0u;
     pc.p2 = io.stats.empty() ? 0u : 1u;
     r.bind(inputs_pipeline_, b, pc, label_ + " (input lists)");
-    r.dispatch_flat(uint64_t(n), wg_);
+    r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
     r.barrier();
     return lists;
   }
@@ -480,7 +480,7 @@ class ConvKernel : public Kernel {
       PushConstants pc;
       pc.n = uint32_t(k * C_);
       r.bind(pool_pipeline_, b, pc, label_ + " (gate pool)");
-      r.dispatch_flat(uint64_t(k * C_), wg_);
+      r.dispatch_flat(uint64_t(k * C_) * kGateGroup, kGateGroup);
     }
     r.barrier();
     Bindings b;

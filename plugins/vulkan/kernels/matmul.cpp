@@ -101,7 +101,7 @@ class MatMulKernel : public Kernel {
     rows_pipeline_ = d.pipeline(shaders.path("matmul_rows"), sc);
     if (!block_) return;
     SpecConstants is;
-    is.set(0, d.workgroup_1d()).set(1, 1).set(2, 1).set(3, uint32_t(block_)).set(4, uint32_t(blocks_));
+    is.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(block_)).set(4, uint32_t(blocks_));
     is.set(5, uint32_t(N_));
     inputs_pipeline_ = d.pipeline(shaders.path("gate_inputs"), is);
     SpecConstants bs;
@@ -165,7 +165,6 @@ class MatMulKernel : public Kernel {
   Region record_block_lists(Recorder& r, const LayerIO& io, int64_t g) const {
     const int64_t n = count(io);
     const Region lists = io.ws.sub(0, uint64_t(n * (1 + blocks_)) * 4);
-    const uint32_t wg = r.device().workgroup_1d();
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
@@ -175,7 +174,7 @@ class MatMulKernel : public Kernel {
       pc.n = uint32_t(k);
       pc.p0 = 0;
       r.bind(inputs_pipeline_, b, pc, label_ + " (input blocks)");
-      r.dispatch_flat(uint64_t(k * blocks_), wg);
+      r.dispatch_flat(uint64_t(k * blocks_) * kGateGroup, kGateGroup);
     }
     r.barrier();
     Bindings b;
@@ -186,7 +185,7 @@ class MatMulKernel : public Kernel {
     pc.p0 = 1;
     pc.p2 = io.stats.empty() ? 0u : 1u;
     r.bind(inputs_pipeline_, b, pc, label_ + " (input block lists)");
-    r.dispatch_flat(uint64_t(n), wg);
+    r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
     r.barrier();
     return lists;
   }
