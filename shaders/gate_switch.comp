@@ -9,6 +9,8 @@
 // the switched-on count is added to u[0] (the run report's activity). When
 // pc.p3 is 1 (time_layer at a stated activity a, the float bits in pc.p0),
 // kernel k is on iff floor((k+1) a) > floor(k a) instead (common/gate_activity.h).
+// One work group per (sample, kernel) (a power of two invocations, at most
+// 128): strided reads of the kernel's weight row, a tree in shared memory.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;  // input channels
@@ -16,16 +18,26 @@ layout(constant_id = 4) const uint K = 1;  // switches (the gated conv's kernels
 layout(constant_id = 5) const uint WOFF = 0;
 layout(constant_id = 6) const uint BOFF = 0;
 
+shared float part[128];
+
 void main() {
-  const uint i = flat_index();
+  const uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the same in a group
   if (i >= pc.n * K) return;
+  const uint t = gl_LocalInvocationID.x, G = gl_WorkGroupSize.x;
   const uint s = i / K, k = i % K;
-  float z = w[pc.w_off + BOFF + k];
-  for (uint c = 0; c < C; ++c) z += w[pc.w_off + WOFF + k * C + c] * x[pc.x_off + s * C + c];
-  const float sw = 1.0 / (1.0 + exp(-z));
-  const float t = uintBitsToFloat(pc.p0);
-  bool on = pc.p1 == 1u ? sw > t : sw >= t;
-  if (pc.p3 == 1u) on = floor(float(k + 1u) * t) > floor(float(k) * t);
+  float z = 0.0;
+  for (uint c = t; c < C; c += G) z += w[pc.w_off + WOFF + k * C + c] * x[pc.x_off + s * C + c];
+  part[t] = z;
+  barrier();
+  for (uint h = G / 2u; h > 0u; h >>= 1u) {
+    if (t < h) part[t] += part[t + h];
+    barrier();
+  }
+  if (t != 0u) return;
+  const float sw = 1.0 / (1.0 + exp(-(w[pc.w_off + BOFF + k] + part[0])));
+  const float th = uintBitsToFloat(pc.p0);
+  bool on = pc.p1 == 1u ? sw > th : sw >= th;
+  if (pc.p3 == 1u) on = floor(float(k + 1u) * th) > floor(float(k) * th);
   o[pc.o_off + i] = on ? 1.0 : 0.0;
   if (on && pc.p2 == 1u) atomicAdd(u[pc.u_off], 1u);
 }

@@ -108,7 +108,7 @@ struct ShaderSet {
 };
 
 // Invocations per work group of the gating shaders that give a plane, a
-// sample's switches or a sample's flags one group each (gate_pool,
+// (sample, kernel) or a sample's flags one group each (gate_pool, gate_switch,
 // gate_inputs, gate_indices: a power of two, the least maximum Vulkan grants).
 constexpr uint32_t kGateGroup = 128;
 

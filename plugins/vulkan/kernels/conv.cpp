@@ -187,7 +187,7 @@ class ConvKernel : public Kernel {
     ps.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
     pool_pipeline_ = d.pipeline(shaders.path("gate_pool"), ps);
     SpecConstants ws;
-    ws.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
+    ws.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
     ws.set(5, gate_w_off_).set(6, gate_b_off_);
     switch_pipeline_ = d.pipeline(shaders.path("gate_switch"), ws);
   }
@@ -499,7 +499,7 @@ class ConvKernel : public Kernel {
       pc.p3 = 1;
     }
     r.bind(switch_pipeline_, b, pc, label_ + " (gate)");
-    r.dispatch_flat(uint64_t(n * M_), wg_);
+    r.dispatch_flat(uint64_t(n * M_) * kGateGroup, kGateGroup);
     r.barrier();
     return gt;
   }
