@@ -8,23 +8,37 @@
 // invocation sums a strided part, then a tree in shared memory. One invocation
 // per plane left a big GPU nearly idle at batch 1 (3 planes of 224 x 224
 // values read one after the other in alexnet's first gate).
+// pc.p0 = 1 (a gated conv that is also a gate's consumer): the same pass
+// writes gate_inputs.spv's flags, 1.0 / 0.0 (as float bits) at
+// u[s*(C+1) + 1 + c] for a plane with / without a nonzero value (NaN included).
 #include "common.glsl"
 
 layout(constant_id = 3) const uint HW = 1;  // values per plane
+layout(constant_id = 4) const uint C = 1;   // planes per sample
 
 shared float part[128];
+shared uint hit;
 
 void main() {
   const uint plane = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the same in a group
   const uint t = gl_LocalInvocationID.x, G = gl_WorkGroupSize.x;
+  if (t == 0u) hit = 0u;
   float sum = 0.0;
+  bool any = false;
   if (plane < pc.n)
-    for (uint p = t; p < HW; p += G) sum += x[pc.x_off + plane * HW + p];
+    for (uint p = t; p < HW; p += G) {
+      const float v = x[pc.x_off + plane * HW + p];
+      sum += v;
+      any = any || v != 0.0;
+    }
   part[t] = sum;
   barrier();
+  if (any) atomicOr(hit, 1u);
   for (uint h = G / 2u; h > 0u; h >>= 1u) {
     if (t < h) part[t] += part[t + h];
     barrier();
   }
-  if (t == 0u && plane < pc.n) o[pc.o_off + plane] = part[0] / float(HW);
+  if (t != 0u || plane >= pc.n) return;
+  o[pc.o_off + plane] = part[0] / float(HW);
+  if (pc.p0 == 1u) u[pc.u_off + (plane / C) * (C + 1u) + 1u + plane % C] = floatBitsToUint(hit != 0u ? 1.0 : 0.0);
 }

@@ -184,7 +184,7 @@ class ConvKernel : public Kernel {
     }
     if (!gate_) return;
     SpecConstants ps;
-    ps.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W));
+    ps.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
     pool_pipeline_ = d.pipeline(shaders.path("gate_pool"), ps);
     SpecConstants ws;
     ws.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
@@ -428,11 +428,18 @@ class ConvKernel : public Kernel {
 
   // A consumer's per-sample lists of input channels that are not all zero,
   // after the gate's words in io.ws (gate: the switches of this call, or null).
+  // A gated consumer's flags come from its gate's pool (one read of the input
+  // for both); the others' from a pass of their own.
+  Region input_lists(const LayerIO& io) const {
+    const int64_t n = count(io);
+    return io.ws.sub(uint64_t(n * gate_words()) * 4, uint64_t(n * (C_ + 1)) * 4);
+  }
+
   Region record_input_lists(Recorder& r, const LayerIO& io, int64_t g, const Gating* gate) const {
     const int64_t n = count(io);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4;
-    const Region lists = io.ws.sub(uint64_t(n * gate_words()) * 4, uint64_t(n * (C_ + 1)) * 4);
-    for (int64_t s0 = 0; s0 < n; s0 += g) {
+    const Region lists = input_lists(io);
+    for (int64_t s0 = 0; s0 < n && !gate; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
       b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
@@ -479,6 +486,10 @@ class ConvKernel : public Kernel {
       b.slot[kO] = pooled.sub(uint64_t(s0 * C_) * 4, uint64_t(k * C_) * 4);
       PushConstants pc;
       pc.n = uint32_t(k * C_);
+      if (skip_in_) {  // the zero-plane flags of the input lists in the same pass
+        b.slot[kU] = input_lists(io).sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
+        pc.p0 = 1;
+      }
       r.bind(pool_pipeline_, b, pc, label_ + " (gate pool)");
       r.dispatch_flat(uint64_t(k * C_) * kGateGroup, kGateGroup);
     }
