@@ -174,7 +174,7 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity"});
+                      "gate_activity", "time_layer"});
   push_executor(L, 1, parse_executor_settings(L, 2));
   return 1;
 }
@@ -183,7 +183,7 @@ int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity"});
+                      "gate_activity", "time_layer"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -322,6 +322,12 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
     s.options["winograd"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1))
     throw Error("option 'winograd' must be a string (\"auto\", \"off\", \"f23\" or \"f43\")");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "time_layer");  // the CPU executor's cache state when timing a layer (docs/COSTS.md)
+  if (lua_type(L, -1) == LUA_TSTRING)
+    s.options["time_layer"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'time_layer' must be a string (\"cold\", \"cold_inputs\" or \"warm\")");
   lua_pop(L, 1);
   lua_getfield(L, idx, "gate_threshold");  // docs/GATING.md: replaces every gate's threshold
   if (lua_isnumber(L, -1) && lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1)

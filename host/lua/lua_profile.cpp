@@ -87,9 +87,10 @@ ProfileOptions parse_profile_options(lua_State* L, int idx) {
 }
 
 int l_profile(lua_State* L) {
-  check_option_names(L, 2,
-                     {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "passes",
-                      "cache", "cache_dir", "progress", "fit", "gate_activity", "step_overhead"});
+  check_option_names(
+      L, 2,
+      {"executor", "threads", "device", "budget", "upto", "batches", "repeats", "passes", "cache",
+       "cache_dir", "progress", "fit", "gate_activity", "step_overhead", "time_layer"});
   const ProfileOptions opt = parse_profile_options(L, 2);
   LuaExecutor* ex = nullptr;
   if (!is_object(L, 1, kExecutorType)) {
@@ -100,7 +101,7 @@ int l_profile(lua_State* L) {
     ex = &push_executor(L, 1, parse_executor_settings(L, 2));  // stays on the stack while measuring
   } else {
     ex = &check_executor(L, 1);  // refuses a closed one
-    for (const char* k : {"executor", "threads", "device", "budget", "gate_activity"}) {
+    for (const char* k : {"executor", "threads", "device", "budget", "gate_activity", "time_layer"}) {
       if (!lua_istable(L, 2)) break;
       lua_getfield(L, 2, k);
       const bool given = !lua_isnil(L, -1);

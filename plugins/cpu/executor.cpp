@@ -69,9 +69,10 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
   if (j.contains("gate_activity")) o.gate_activity = exec::GateActivity::parse(j["gate_activity"]);
   if (j.contains("time_layer")) {
     const auto& t = j["time_layer"];
-    if (!t.is_string() || (t != "cold" && t != "warm"))
-      throw Error("option 'time_layer' must be \"cold\" or \"warm\", got " + t.dump());
-    o.time_cold = t == "cold";
+    if (!t.is_string() || (t != "cold" && t != "cold_inputs" && t != "warm"))
+      throw Error("option 'time_layer' must be \"cold\", \"cold_inputs\" or \"warm\", got " + t.dump());
+    o.time_cold = t != "warm";
+    o.time_cold_inputs = t == "cold_inputs";
   }
   return o;
 }
@@ -93,7 +94,7 @@ std::string Executor::describe_json() const {
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
   d["conv"] = options_.conv_path;
-  d["time_layer"] = options_.time_cold ? "cold" : "warm";
+  d["time_layer"] = options_.time_cold_inputs ? "cold_inputs" : options_.time_cold ? "cold" : "warm";
   d["packed_weights_bytes"] = m.packed_weight_bytes();
   if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
@@ -302,6 +303,9 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
     if (options_.time_cold) {  // output and workspace out of cache, as in a run (cache_evict.h)
       flush_from_cache(args.out, need.out_bytes);
       if (has_ws) flush_from_cache(args.ws, need.ws_bytes);
+      if (options_.time_cold_inputs)
+        for (size_t k = 0; k < in_ids.size(); ++k)
+          flush_from_cache(arena->data(in_ids[k]), m.bytes(L.inputs[k], batch));
     }
     const double t0 = now_seconds();
     kernel.run(args);

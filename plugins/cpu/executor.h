@@ -25,8 +25,10 @@ struct ExecutorOptions {
   std::string conv_path = "auto";       // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)
-  bool time_cold = true;  // {"time_layer": "cold" | "warm"}: output and workspace out of cache as in a run,
-                          // or left by the last repetition
+  // {"time_layer": "cold" | "cold_inputs" | "warm"}: output and workspace out of
+  // cache as in a run (and the inputs too), or left by the last repetition
+  bool time_cold = true;
+  bool time_cold_inputs = false;
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
   // are ignored ("device" is meaningless here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);

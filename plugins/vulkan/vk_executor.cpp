@@ -468,7 +468,10 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
     // Where the allocator moved chunks before this step: move them as it did.
     for (const exec::OffsetAllocator::Move& mv : ps.moves) r.move(arena.handle(), mv.from, mv.to, mv.bytes);
     if (!ps.moves.empty()) r.barrier();
-    if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+    // Both stamps at the bottom of the pipe: one at the top is written as soon as
+    // the queue reaches it, which the barrier before (compute and transfer stages
+    // only) does not hold back, so it could include the previous step's tail.
+    if (pool) r.timestamp(pool, uint32_t(2 * i), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     // One call on all the step's samples (each input lies in one block).
     if (product(model_.dims_at(model_.layers()[size_t(s.layer)].output, s.count)) != 0) {
       LayerIO io = layer_io(s.layer, s.count, ps.in_offsets, ps.out_offset, ps.ws_offset, arena);
@@ -704,7 +707,8 @@ std::vector<double> Executor::time_commands(int repeats, const std::function<voi
     if (pool) fn.vkCmdResetQueryPool(cb, pool, first, uint32_t(2 * runs));
     r.barrier();
     for (int i = 0; i < runs; ++i) {
-      if (pool) r.timestamp(pool, first + uint32_t(2 * i), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
+      // At the bottom of the pipe: when every command before has finished (record_run says why).
+      if (pool) r.timestamp(pool, first + uint32_t(2 * i), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
       record_one(r);
       if (pool) r.timestamp(pool, first + uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
       r.barrier();

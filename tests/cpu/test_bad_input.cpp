@@ -85,7 +85,7 @@ TEST_CASE("the threads option is checked", "[cpu][errors]") {
   CHECK(dflt.describe()["threads"] == cores);
 }
 
-TEST_CASE("the time_layer option is checked, cold by default, and both modes time", "[cpu][errors]") {
+TEST_CASE("the time_layer option is checked, cold by default, and every mode times", "[cpu][errors]") {
   const frugal::Graph g = frugal::build_zoo_model("toy_tiny", 1);
   cpu_test::Executor bad(g, "{\"time_layer\": \"hot\"}");
   CHECK(bad.created.code == FRUGAL_ERR_INVALID_ARGUMENT);
@@ -96,8 +96,11 @@ TEST_CASE("the time_layer option is checked, cold by default, and both modes tim
   cpu_test::Executor warm(g, "{\"threads\": 1, \"time_layer\": \"warm\"}");
   REQUIRE(warm.ok());
   CHECK(warm.describe()["time_layer"] == "warm");
+  cpu_test::Executor inputs(g, "{\"threads\": 1, \"time_layer\": \"cold_inputs\"}");
+  REQUIRE(inputs.ok());
+  CHECK(inputs.describe()["time_layer"] == "cold_inputs");
   double median = 0, spread = 0;
-  for (cpu_test::Executor* ex : {&dflt, &warm}) {
+  for (cpu_test::Executor* ex : {&dflt, &warm, &inputs}) {
     REQUIRE(ex->time_layer(0, 2, 3, median, spread).ok());
     CHECK(median > 0);
   }

@@ -35,6 +35,11 @@ TEST_CASE("frugal.executor on toy_tiny: layers, bytes, budget, run", "[workflow]
   CHECK(f.number("ex:layer_bytes(1, 2).out_bytes") == 2 * 4 * 8 * 8 * 4);
   CHECK(f.string("d.layers[1].name") == f.string("m:nodes()[1].name"));
   CHECK(f.boolean("select(1, ex:time_layer(1, 2, 3)) >= 0"));
+  // The executor's time_layer mode reaches the plugin (and thus the profile's cache key).
+  CHECK(f.string("frugal.executor(m, {threads = 1, time_layer = 'cold_inputs'}):describe().time_layer") ==
+        "cold_inputs");
+  CHECK(contains(f.error_of("frugal.executor(m, {time_layer = 'hot'})"), "'time_layer'"));
+  CHECK(contains(f.error_of("frugal.executor(m, {time_layer = 1})"), "'time_layer' must be a string"));
   CHECK(contains(f.error_of("ex:layer_bytes(0, 1)"), "layer index 0 is out of range"));
   CHECK(contains(f.error_of("ex:layer_bytes(1, 0)"), "batch must be in 1.."));
   CHECK(contains(f.string("tostring(ex)"), "frugal.Executor 'cpu'"));
