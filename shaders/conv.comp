@@ -24,6 +24,11 @@
 // SKIP_IN (a gate's consumer): per sample, y holds at sample*(C+1) the count
 // of input channels that are not all zero, then their indices (as floats,
 // gate_inputs.comp); only those are read.
+// SPLIT (pc.p0 = KS > 1, ungated layers whose grid is small against the
+// device, kernels/conv.cpp): the reduction is cut into KS slices of whole BK
+// steps, one per work group along z (DENSE: z = sample * KS + slice); each
+// writes its raw partial sums, no epilogue, to o at [sample][slice][m][p], and
+// splitk.comp adds the slices and applies the epilogue.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;  // input channels
@@ -66,10 +71,11 @@ void main() {
   const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
   const uint t = ly * NX + lx;
   const uint p0 = gl_WorkGroupID.x * BN;
+  const uint ks = max(pc.p0, 1u);  // reduction slices
 #ifdef DENSE
-  const uint sample_index = gl_WorkGroupID.z;
+  const uint sample_index = gl_WorkGroupID.z / ks, slice = gl_WorkGroupID.z % ks;
 #else
-  const uint sample_index = pc.s;
+  const uint sample_index = pc.s, slice = gl_WorkGroupID.z;
 #endif
   for (uint i = t; i < BM; i += NT) {
     const uint slot = gl_WorkGroupID.y * BM + i;
@@ -84,16 +90,18 @@ void main() {
   const uint list = pc.y_off + sample_index * (C + 1u);
   const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
   const uint ktot = channels * TAPS;
+  const uint kchunk = ((ktot + ks - 1u) / ks + BK - 1u) / BK * BK;  // whole steps per slice
+  const uint kbeg = slice * kchunk, kend = min(ktot, kbeg + kchunk);
   vec4 acc[4u * TMQ * TPQ];  // [kernel j][pixel quad q]: 4 pixels of kernel j
   for (uint i = 0; i < 4u * TMQ * TPQ; ++i) acc[i] = vec4(0.0);
   barrier();
-  for (uint k0 = 0; k0 < ktot; k0 += BK) {
+  for (uint k0 = kbeg; k0 < kend; k0 += BK) {
     // Stage BK x BN input values (consecutive invocations: consecutive pixels).
     for (uint i = t; i < BK * BN; i += NT) {
       const uint kk = i / BN, pp = i % BN;
       const uint k = k0 + kk, p = p0 + pp;
       float v = 0.0;
-      if (k < ktot && p < HWO) {
+      if (k < kend && p < HWO) {
         const uint ci = k / TAPS, tap = k % TAPS;
         const uint c = SKIP_IN != 0u ? uint(y[list + 1u + ci]) : ci;
         const int ih = int((p / WO) * SH + (tap / KW) * DH) - PT;
@@ -107,7 +115,7 @@ void main() {
       const uint kk = i % BK, mm = i / BK;
       const uint k = k0 + kk, m = ms[mm];
       float v = 0.0;
-      if (k < ktot && m < M) {
+      if (k < kend && m < M) {
         const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
         v = w[wbase + m * C * TAPS + wk];
       }
@@ -123,14 +131,17 @@ void main() {
     }
     barrier();
   }
-  const uint obase = pc.o_off + sample_index * M * HWO;
+  const uint obase = pc.o_off + (sample_index * ks + slice) * M * HWO;
   for (uint j = 0; j < 4u * TMQ; ++j) {
     const uint m = ms[4u * ((j / 4u) * NY + ly) + j % 4u];
     if (m >= M) continue;
     for (uint q = 0; q < TPQ; ++q) {
       const uint p = p0 + 4u * (q * NX + lx);
       for (uint e = 0; e < 4u; ++e)
-        if (p + e < HWO) o[obase + m * HWO + p + e] = epilogue(acc[j * TPQ + q][e], m);
+        if (p + e < HWO) {
+          const float v = acc[j * TPQ + q][e];
+          o[obase + m * HWO + p + e] = ks > 1u ? v : epilogue(v, m);
+        }
     }
   }
 }

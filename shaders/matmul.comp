@@ -31,7 +31,47 @@ layout(constant_id = 20) const uint C_SN = 0;
 layout(constant_id = 21) const float ALPHA = 1.0;
 layout(constant_id = 22) const float BETA = 1.0;
 
-#ifdef FEW_ROWS
+#if defined(FEW_ROWS) && defined(SPLIT_K)
+// matmul_rows_k.spv, for few rows on a GPU whose matmul_rows dispatch would
+// have too few work groups to fill it (a fully connected layer at batch 1:
+// 1000 columns are 16 groups of 64; kernels/matmul.cpp): one work group of KT
+// invocations per (column, block of RB rows, batch item); invocation t sums
+// k = t, t + KT, ... (consecutive invocations: consecutive k, coalesced when
+// B_SK is 1), then the group adds its KT partial sums in shared memory.
+const uint RB = 4u;
+const uint KT = 64u;  // = local_size_x
+shared float part[RB * KT];
+
+void main() {
+  const uint rows = pc.p0, col0 = pc.p2;
+  const uint lcol = gl_WorkGroupID.x, lx = gl_LocalInvocationID.x;
+  const uint row0 = gl_WorkGroupID.y * RB;
+  const uint b = gl_WorkGroupID.z;
+  const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
+  const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
+  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
+  uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
+  for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
+  float acc[RB];
+  for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
+  for (uint k = lx; k < K; k += KT) {
+    const float bv = y[bbase + k * B_SK];
+    for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
+  }
+  for (uint r = 0; r < RB; ++r) part[r * KT + lx] = acc[r];
+  barrier();
+  for (uint h = KT / 2u; h > 0u; h /= 2u) {
+    if (lx < h)
+      for (uint r = 0; r < RB; ++r) part[r * KT + lx] += part[r * KT + lx + h];
+    barrier();
+  }
+  if (lx >= RB || row0 + lx >= rows) return;
+  const uint row = row0 + lx, j = col0 + lcol;
+  float v = ALPHA * part[lx * KT];
+  if (HAS_C != 0u) v += BETA * z[pc.z_off + row * C_SR + j * C_SN];
+  o[pc.o_off + (b * rows + row) * N + j] = epilogue(v, j);
+}
+#elif defined(FEW_ROWS)
 // matmul_rows.spv, for products of few rows (a fully connected layer at a
 // small batch): a 16 x 16 tile would leave most of its rows idle. Each
 // invocation computes one column for RB rows, reading B's column once for

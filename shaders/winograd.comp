@@ -17,7 +17,8 @@
 // INPUT: one invocation per (sample, channel c, tile t): reads the tile's
 // N x N input window (zeros outside the input: the conv's padding) and writes
 // V[s][p][c][t] for each p. Otherwise (output): one invocation per (sample,
-// kernel m, tile t): reads Y[s][p][m][t] for each p, writes the tile's output
+// kernel m, tile t): reads Y[s][p][m][t] for each p (the sum of pc.p0 slices
+// Y[s][p][slice][m][t] when the products' reduction was split), writes the tile's output
 // pixels that lie inside the output, each through the epilogue.
 #include "common.glsl"
 
@@ -90,8 +91,13 @@ void main() {
     }
 #else
   float y[N * N];
-  const uint yb = pc.x_off + (s * P * C + c) * T + t;
-  for (uint p = 0; p < P; ++p) y[p] = x[yb + p * C * T];  // Y[s][p][m][t]
+  const uint ks = max(pc.p0, 1u);  // the products' reduction slices (split-K), summed here
+  const uint yb = pc.x_off + (s * P * ks * C + c) * T + t;
+  for (uint p = 0; p < P; ++p) {
+    float v = 0.0;
+    for (uint j = 0; j < ks; ++j) v += x[yb + (p * ks + j) * C * T];  // Y[s][p][slice][m][t]
+    y[p] = v;
+  }
   float e[R * N];                                          // A^T y
   for (uint a = 0; a < R; ++a)
     for (uint b = 0; b < N; ++b) {

@@ -64,8 +64,11 @@ class SpecConstants {
 
 // Work-group limits (maxComputeWorkGroupInvocations, maxComputeWorkGroupSize x
 // and y, maxComputeSharedMemorySize); the defaults are Vulkan's guaranteed minimums.
+// min_groups: a GEMM-shaped conv whose dispatch has fewer work groups splits
+// its reduction until it has about this many (0: never; the executor's choice).
 struct TileLimits {
   uint32_t invocations = 128, size_x = 128, size_y = 128, shared_bytes = 16384;
+  uint32_t min_groups = 0;
 };
 
 struct DeviceOptions {

@@ -137,12 +137,30 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
         o.gate_threshold = t.get<float>();
       }
       if (j.contains("gate_activity")) o.gate_activity = exec::GateActivity::parse(j["gate_activity"]);
+      if (j.contains("min_groups")) {
+        const auto& v = j["min_groups"];
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
+          throw Error(
+              "option 'min_groups' must be an integer in [0, 1000000] (0: never split a reduction), got " +
+              v.dump());
+        o.min_groups = v.get<int64_t>();
+      }
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
         if (!v.is_number_integer() || v.get<int64_t>() < 256)
           throw Error("option 'max_binding_bytes' must be an integer >= 256, got " + v.dump());
         o.max_binding_bytes = v.get<uint64_t>();
       }
+    }
+  }
+  if (o.min_groups < 0) {
+    const char* env = std::getenv("FRUGAL_VULKAN_MIN_GROUPS");
+    if (env && *env) {
+      char* end = nullptr;
+      const long v = std::strtol(env, &end, 10);
+      if (*end != '\0' || v < 0 || v > 1000000)
+        throw Error(std::string("FRUGAL_VULKAN_MIN_GROUPS must be an integer in [0, 1000000], got ") + env);
+      o.min_groups = v;
     }
   }
   if (o.shader_dir.empty()) {
@@ -178,8 +196,13 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
     options_.max_binding_bytes = device_->max_binding_bytes();
 
   // Weights: every layer's parameter block, uploaded once.
+  if (options_.min_groups <
+      0)  // docs/VULKAN.md, "Split-K": GPUs only; a CPU device is busy with a few groups
+    options_.min_groups = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : kDefaultMinGroups;
+  TileLimits tiles = device_->tile_limits();
+  tiles.min_groups = uint32_t(options_.min_groups);
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
-                      device_->tile_limits(), options_.winograd);
+                      tiles, options_.winograd);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one
@@ -276,6 +299,12 @@ void Executor::refuse_if_device_failed(const std::string& what) {
 
 // ---- describe, layer_bytes, budget ---------------------------------------------------
 
+int64_t Executor::split_layers() const {
+  int64_t n = 0;
+  for (size_t l = 0; l < model_.layers().size(); ++l) n += model_.kernel(int(l)).reduction_split() > 1;
+  return n;
+}
+
 std::string Executor::describe_json() const {
   using nlohmann::json;
   json d = exec::describe_graph(model_);
@@ -283,6 +312,8 @@ std::string Executor::describe_json() const {
   d["vulkan"] = {{"physical_device", device_->info().to_json()},
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"winograd", winograd_name(options_.winograd)},
+                 {"min_groups", options_.min_groups},
+                 {"split_layers", split_layers()},
                  {"shader_dir", shaders_.dir},
                  {"pipeline_cache", device_->pipeline_cache_path()},
                  {"pipeline_cache_loaded", device_->pipeline_cache_loaded()},

@@ -33,6 +33,11 @@
 namespace frugal::vk {
 
 using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
+
+// Work groups a conv dispatch should have before its reduction is left whole,
+// on GPUs (docs/VULKAN.md, "Split-K"): about two groups of 128 invocations per
+// compute unit of a 132-unit GPU.
+constexpr int64_t kDefaultMinGroups = 256;
 using exec::Placement;
 using exec::Plan;
 using exec::PlanStep;
@@ -43,6 +48,10 @@ struct ExecutorOptions {
                             // share/frugal/shaders next to the plugin, else the build's shaders/
   bool dense_conv = false;  // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
   WinogradMode winograd = WinogradMode::Auto;  // {"winograd": "auto" | "off" | "f23" | "f43"}
+  // {"min_groups": N}: convs whose dispatch has fewer work groups split their
+  // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
+  // on GPUs and 0 on CPU devices (lavapipe).
+  int64_t min_groups = -1;
   std::string
       pipeline_cache;  // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
@@ -93,6 +102,8 @@ class Executor {
 
   // Validation-layer errors since this executor was created (0 without validation).
   uint64_t validation_errors() const;
+  // Layers whose conv reduction is split (split-K).
+  int64_t split_layers() const;
 
  private:
   struct Recording;

@@ -148,6 +148,8 @@ class Kernel {
   // its (output, input channel) pairs per sample when dense.
   virtual bool skips_off_channels() const { return false; }
   virtual int64_t skip_pairs() const { return 0; }
+  // Slices its reduction is split into (split-K; 1: not split).
+  virtual uint32_t reduction_split() const { return 1; }
 
  protected:
   // Dim 0 of the head's input 0 at this call: io.n for batched models, else as declared.

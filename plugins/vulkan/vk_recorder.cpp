@@ -1,6 +1,8 @@
 #include "vk_recorder.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "common/chunk_memory.h"
 #include "frugal/error.h"
@@ -13,7 +15,16 @@ Recorder::Recorder(Device& d, VkCommandBuffer cb, std::vector<VkDescriptorSet>& 
     : d_(d),
       cb_(cb),
       sets_(sets),
-      max_binding_(std::min<uint64_t>(max_binding_bytes, d.max_binding_bytes())) {}
+      max_binding_(std::min<uint64_t>(max_binding_bytes, d.max_binding_bytes())) {
+  const char* e = std::getenv("FRUGAL_VULKAN_DISPATCHES");
+  log_ = e && *e && std::string(e) != "0";
+}
+
+void Recorder::log(const std::string& groups, uint64_t total) {
+  if (log_)
+    std::fprintf(stderr, "dispatch  %-48s %14s %7llu groups  %s\n", label_.c_str(), groups.c_str(),
+                 static_cast<unsigned long long>(total), note_.c_str());
+}
 
 uint64_t Recorder::window_bytes(const Region& r) const {
   const uint64_t align = d_.binding_alignment();
@@ -44,6 +55,8 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
     infos[i] = VkDescriptorBufferInfo{r.buffer, start, range};
     *offsets[i] = uint32_t((r.offset - start) / 4);
   }
+  label_ = what;
+  note_.clear();
   VkDescriptorSet set = d_.allocate_sets(1)[0];
   sets_.push_back(set);
   VkWriteDescriptorSet writes[Device::kBindings];
@@ -78,6 +91,7 @@ void Recorder::dispatch(uint32_t x, uint32_t y, uint32_t z) {
                                                      " exceeds the device's limit of " +
                                                      std::to_string(d_.max_group_count(a)));
   }
+  log(std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z), uint64_t(x) * y * z);
   d_.fn().vkCmdDispatch(cb_, x, y, z);
 }
 
@@ -92,7 +106,12 @@ void Recorder::dispatch_flat(uint64_t invocations, uint32_t group_size) {
   dispatch(uint32_t(x), uint32_t(y), 1);
 }
 
-void Recorder::dispatch_indirect(VkBuffer buffer, uint64_t offset) {
+void Recorder::dispatch_indirect(VkBuffer buffer, uint64_t offset, const uint32_t* known) {
+  if (known)
+    log(std::to_string(known[0]) + "x" + std::to_string(known[1]) + "x" + std::to_string(known[2]),
+        uint64_t(known[0]) * known[1] * known[2]);
+  else
+    log("indirect", 0);
   d_.fn().vkCmdDispatchIndirect(cb_, buffer, offset);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "vk_device.h"
@@ -58,7 +59,12 @@ class Recorder {
   void dispatch(uint32_t x, uint32_t y, uint32_t z);
   // ceil(invocations / group_size) groups of a 1-D shader using flat_index().
   void dispatch_flat(uint64_t invocations, uint32_t group_size);
-  void dispatch_indirect(VkBuffer buffer, uint64_t offset);
+  // known: the group counts when the host knows them (only for the dispatch log).
+  void dispatch_indirect(VkBuffer buffer, uint64_t offset, const uint32_t* known = nullptr);
+  // With env FRUGAL_VULKAN_DISPATCHES=1 every dispatch is printed on stderr
+  // (the label of its bind, its work groups, and this note, which holds until
+  // the next bind: e.g. a conv's reduction length per work group).
+  void note(const std::string& text) { note_ = text; }
 
   // Makes every earlier shader or transfer write visible to later reads and
   // indirect-argument fetches, and orders later writes after earlier reads.
@@ -78,6 +84,9 @@ class Recorder {
   VkCommandBuffer cb_;
   std::vector<VkDescriptorSet>& sets_;
   uint64_t max_binding_;
+  bool log_ = false;
+  std::string label_, note_;
+  void log(const std::string& groups, uint64_t total);
 };
 
 }  // namespace frugal::vk

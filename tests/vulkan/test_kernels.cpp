@@ -184,6 +184,85 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
   }
 }
 
+// Split-K (conv.comp with its reduction cut into slices, splitk.comp adding
+// them with the epilogue; a Winograd conv's products summed by its output
+// transform): forced on this device with {"min_groups": 4096}, since lavapipe,
+// a CPU device, never splits by default. Reductions cut into 2 to 9 slices of
+// whole steps with a short last one, 1x1 and 3x3, strides, dilations, pads,
+// BN + Relu and Clip epilogues, batches of 3 (each sample's partial sums apart),
+// on the indirect and the dense path and as Winograd F(2x2) and F(4x4).
+TEST_CASE("Split-K convs: slices off the step, batches, epilogues, Winograd", "[vulkan][conv][splitk]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    int64_t C, M, H, W, k, s, d, p;
+    int epi;  // 0 bias only, 1 BN + Relu, 2 Clip
+  };
+  const std::vector<Case> cases = {
+      {16, 24, 9, 7, 3, 1, 1, 1, 1},    // K = 144: 2 slices
+      {33, 67, 10, 13, 3, 2, 1, 1, 2},  // K = 297: 4 slices, the last 57 long; M beyond 64
+      {130, 5, 3, 3, 1, 1, 1, 0, 0},    // 1x1, K = 130: slices of 72 and 58
+      {64, 130, 5, 5, 3, 1, 2, 2, 1},   // K = 576, dilation 2: 9 slices; three kernel tiles
+      {600, 17, 2, 3, 1, 1, 1, 0, 2},   // 1x1, K = 600: 9 slices of 72, the last 24
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& t = cases[c];
+    for (const char* options : {"{\"min_groups\": 4096, \"winograd\": \"off\"}",
+                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv\": \"dense\"}"}) {
+      INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
+                   << " options " << options);
+      GraphMaker m;
+      m.input("x", {-1, t.C, t.H, t.W});
+      frugal::Node& conv =
+          m.node("Conv", "conv", {"x", m.weight("w", {t.M, t.C, t.k, t.k}), m.weight("b", {t.M})}, {"y"});
+      conv.set_attr_ints("kernel_shape", {t.k, t.k});
+      conv.set_attr_ints("strides", {t.s, t.s});
+      conv.set_attr_ints("dilations", {t.d, t.d});
+      conv.set_attr_ints("pads", {t.p, t.p, t.p, t.p});
+      std::string y = "y";
+      if (t.epi == 1) y = add_activation(m, add_bn(m, y, "bn", t.M), "relu", 1);
+      if (t.epi == 2) y = add_activation(m, y, "clip", 2);
+      m.output(y);
+      const auto r = check_against_reference(m.g, random_inputs(m.g, 3, 700 + uint64_t(c)), options);
+      if (r.ran) CHECK(r.description["vulkan"]["split_layers"].get<int64_t>() == 1);
+    }
+  }
+  const std::vector<Case> wino = {
+      {128, 20, 6, 7, 3, 1, 1, 1, 1},    // C = 128: 2 slices
+      {200, 67, 13, 11, 3, 1, 1, 1, 2},  // C = 200: 3 slices, the last 56 long
+  };
+  for (size_t c = 0; c < wino.size(); ++c) {
+    const Case& t = wino[c];
+    for (const char* options :
+         {"{\"min_groups\": 4096, \"winograd\": \"f23\"}", "{\"min_groups\": 4096, \"winograd\": \"f43\"}"}) {
+      INFO("winograd case " << c << ": C=" << t.C << " M=" << t.M << " options " << options);
+      GraphMaker m;
+      m.input("x", {-1, t.C, t.H, t.W});
+      frugal::Node& conv =
+          m.node("Conv", "conv", {"x", m.weight("w", {t.M, t.C, 3, 3}), m.weight("b", {t.M})}, {"y"});
+      conv.set_attr_ints("kernel_shape", {3, 3});
+      conv.set_attr_ints("pads", {1, 1, 1, 1});
+      std::string y = "y";
+      if (t.epi == 1) y = add_activation(m, add_bn(m, y, "bn", t.M), "relu", 1);
+      if (t.epi == 2) y = add_activation(m, y, "clip", 2);
+      m.output(y);
+      const auto r = check_against_reference(m.g, random_inputs(m.g, 3, 800 + uint64_t(c)), options);
+      if (r.ran) CHECK(r.description["vulkan"]["split_layers"].get<int64_t>() == 1);
+    }
+  }
+  // By default a CPU device (lavapipe) leaves every reduction whole.
+  GraphMaker m;
+  m.input("x", {-1, 64, 5, 5});
+  frugal::Node& conv = m.node("Conv", "conv", {"x", m.weight("w", {8, 64, 3, 3})}, {"y"});
+  conv.set_attr_ints("kernel_shape", {3, 3});
+  conv.set_attr_ints("strides", {2, 2});
+  m.output("y");
+  const auto r = check_against_reference(m.g, random_inputs(m.g, 1, 900), "");
+  if (r.ran && r.description["device"].get<std::string>().find("(cpu") != std::string::npos) {
+    CHECK(r.description["vulkan"]["min_groups"].get<int64_t>() == 0);
+    CHECK(r.description["vulkan"]["split_layers"].get<int64_t>() == 0);
+  }
+}
+
 TEST_CASE("Conv in 1-D and with auto_pad", "[vulkan][conv]") {
   VK_REQUIRE_DEVICE();
   {
@@ -363,6 +442,36 @@ TEST_CASE("Gemm: few rows (one column per invocation) and many rows (tiles)", "[
     m.output(add_activation(m, "g", "relu", 1));
     check_against_reference(m.g, random_inputs(m.g, batch, 60 + uint64_t(batch)));
   }
+}
+
+// matmul_rows_k.spv (a work group per column, the reduction spread over its
+// 64 invocations and added in shared memory), which a GPU uses where
+// matmul_rows.spv has too few work groups: forced with {"min_groups": 4096};
+// K = 200 and 131 (not a multiple of 64), B stored both ways, bias, Relu, rows
+// 1-8 (a block of 4 part empty), a folded MatMul with 3 rows per sample.
+TEST_CASE("Gemm: few rows with the reduction spread over a work group", "[vulkan][gemm][splitk]") {
+  VK_REQUIRE_DEVICE();
+  const char* options = "{\"min_groups\": 4096}";
+  for (int64_t batch : {1, 3, 8}) {
+    for (int64_t transB : {0, 1}) {
+      INFO("batch " << batch << " transB " << transB);
+      const int64_t K = transB ? 200 : 131, N = 70;
+      GraphMaker m;
+      m.input("x", {-1, K});
+      const std::vector<int64_t> wd = transB ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
+      frugal::Node& g = m.node("Gemm", "gemm", {"x", m.weight("w", wd), m.weight("c", {N})}, {"g"});
+      g.set_attr_int("transB", transB);
+      m.output(add_activation(m, "g", "relu", 1));
+      const auto r = check_against_reference(m.g, random_inputs(m.g, batch, 90 + uint64_t(batch)), options);
+      if (r.ran) CHECK(r.description["vulkan"]["split_layers"].get<int64_t>() == 1);
+    }
+  }
+  GraphMaker m;
+  m.input("x", {-1, 3, 150});
+  m.node("MatMul", "mm", {"x", m.weight("w", {150, 9})}, {"y"});
+  m.output("y");
+  const auto r = check_against_reference(m.g, random_inputs(m.g, 2, 99), options);
+  if (r.ran) CHECK(r.description["vulkan"]["split_layers"].get<int64_t>() == 1);
 }
 
 TEST_CASE("MatMul: folded batch dims, batched operands, broadcasting, vectors", "[vulkan][matmul]") {

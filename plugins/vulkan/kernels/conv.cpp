@@ -19,8 +19,15 @@
 // transform with the epilogue), its kernels transformed once at load. Its
 // transforms live in the layer's workspace, one sample at a time. Which layers
 // (option "winograd", choose_winograd below): those where it measured faster.
+//
+// Split-K: an ungated GEMM-shaped conv (or a Winograd conv's products) whose
+// dispatch has fewer work groups than the device needs to be busy
+// (TileLimits::min_groups) cuts its reduction into slices, one work group
+// each, which write partial sums to the layer's workspace; splitk.spv (or the
+// Winograd output transform) adds them and applies the epilogue.
 #include "frugal/model/ops/conv.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/gate_params.h"
@@ -75,10 +82,12 @@ class ConvKernel : public Kernel {
   // of input channels that are not all zero [1 + C].
   // A Winograd conv: one sample's transformed input [P][C][T] and products
   // [P][M][T] (samples run one after the other through the same space).
+  // A split conv: the partial sums of the call's samples [n][split][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
-    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + M_) * wino_tiles()) * 4;
-    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4;
+    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_tiles()) * 4;
+    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words())) * 4;
   }
+  uint32_t reduction_split() const override { return split_; }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -116,7 +125,13 @@ class ConvKernel : public Kernel {
     const int64_t per_group = gemm_ ? 4 * int64_t(nx_ * tpq_) : int64_t(wg_);  // output pixels per work group
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
-    args_off_ = p.add_words({groups_x_, uint32_t(list_len_ / kpt_), 1});  // the ungated indirect dispatch
+    if (wino_r_ > 0)
+      split_ = choose_split(int64_t(wino_groups(0)) * wino_groups(1) * wino_p(), C_, p.tiles.min_groups);
+    else if (gemm_ && !gate_ && !skip_in_)
+      split_ =
+          choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
+    args_off_ =
+        p.add_words({groups_x_, uint32_t(list_len_ / kpt_), split_});  // the ungated indirect dispatch
     if (gate_) {
       gate_w_off_ = p.add_floats(gate_->weights);
       gate_b_off_ = p.add_floats(gate_->bias);
@@ -144,6 +159,12 @@ class ConvKernel : public Kernel {
       sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
       epilogue_.specialize(sc, uint32_t(M_));
       pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
+      if (split_ > 1) {
+        SpecConstants rs;
+        rs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, uint32_t(win_.Ho * win_.Wo));
+        epilogue_.specialize(rs, uint32_t(M_));
+        splitk_pipeline_ = d.pipeline(shaders.path("splitk"), rs);
+      }
     } else {
       create_direct_pipeline(d, shaders);
     }
@@ -197,7 +218,8 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+    const int64_t g = samples_per_dispatch(
+        r, io, {in_sample, out_sample, out_sample * std::max<uint32_t>(split_, 1)}, label_);
     Gating own;
     const Gating* gating = gating_;
     if (gate_)
@@ -206,56 +228,94 @@ class ConvKernel : public Kernel {
       gating = &(own = samples_of(*gating_, io));
     const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
-    if (gated) {
-      if (gating->n != n)
-        throw Error(label_ + ": gates were set for " + std::to_string(gating->n) + " samples, the run has " +
-                    std::to_string(n));
-      // Active lists and dispatch arguments from the gate values, on the device.
-      PushConstants pc;
-      pc.n = uint32_t(n);
-      uint32_t bits;
-      std::memcpy(&bits, &gating->threshold, 4);
-      pc.p0 = bits;
-      pc.p1 = uint32_t((gating->args.offset - gating->indices.offset) / 4);
-      Bindings b;
-      b.slot[kX] = gating->values;
-      b.slot[kU] = Region{gating->indices.buffer, gating->indices.offset,
-                          gating->args.offset + gating->args.bytes - gating->indices.offset};
-      r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
-      r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
-      r.fill(io.out, 0);  // switched-off kernels read 0
-      r.barrier();
-    }
+    if (gated) record_gate_lists(r, io, *gating, n);
+    const uint32_t split = gated ? 1u : split_;  // device-written gated arguments have z = 1
+    const uint64_t part_sample = out_sample * split;
+    const Region parts =
+        io.ws.sub(uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4, uint64_t(n) * part_sample);
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
       b.slot[kX] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
-      b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+      b.slot[kO] = split > 1 ? parts.sub(uint64_t(s0) * part_sample, uint64_t(k) * part_sample)
+                             : io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;
       if (skip_in_) b.slot[kY] = inputs.sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
       PushConstants pc;
       pc.n = uint32_t(k);
+      pc.p0 = split;
+      const std::string note = "reduction " + std::to_string((reduction_length() + split - 1) / split) +
+                               " per work group, split " + std::to_string(split);
       if (dense_) {
         r.bind(pipeline_, b, pc, label_);
-        r.dispatch(groups_x_, uint32_t(list_len_ / kpt_), uint32_t(k));
-        continue;
+        r.note(note);
+        r.dispatch(groups_x_, uint32_t(list_len_ / kpt_), uint32_t(k) * split);
+      } else {
+        record_indirect(r, b, pc, io, gated ? gating : nullptr, s0, k, note);
       }
-      if (gated)
-        b.slot[kU] = gating->indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
-      else
-        b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(list_len_) * 4);
-      r.bind(pipeline_, b, pc, label_);
-      const uint32_t list0 = pc.u_off;
-      for (int64_t s = 0; s < k; ++s) {
-        pc.s = uint32_t(s);
-        pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
-        r.push(pc);
-        if (gated)
-          r.dispatch_indirect(gating->args.buffer, gating->args.offset + uint64_t(s0 + s) * 12);
-        else
-          r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4);
-      }
+      if (split > 1)
+        record_split_sum(r, b.slot[kO], io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample),
+                         io.weights, k);
     }
+  }
+
+  // Active lists and dispatch arguments from the gate values, on the device;
+  // the output zeroed (switched-off kernels read 0).
+  void record_gate_lists(Recorder& r, const LayerIO& io, const Gating& gating, int64_t n) const {
+    if (gating.n != n)
+      throw Error(label_ + ": gates were set for " + std::to_string(gating.n) + " samples, the run has " +
+                  std::to_string(n));
+    PushConstants pc;
+    pc.n = uint32_t(n);
+    uint32_t bits;
+    std::memcpy(&bits, &gating.threshold, 4);
+    pc.p0 = bits;
+    pc.p1 = uint32_t((gating.args.offset - gating.indices.offset) / 4);
+    Bindings b;
+    b.slot[kX] = gating.values;
+    b.slot[kU] = Region{gating.indices.buffer, gating.indices.offset,
+                        gating.args.offset + gating.args.bytes - gating.indices.offset};
+    r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
+    r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
+    r.fill(io.out, 0);  // switched-off kernels read 0
+    r.barrier();
+  }
+
+  void record_indirect(Recorder& r, Bindings& b, PushConstants& pc, const LayerIO& io, const Gating* gating,
+                       int64_t s0, int64_t k, const std::string& note) const {
+    const bool gated = gating != nullptr;
+    if (gated)
+      b.slot[kU] = gating->indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
+    else
+      b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(list_len_) * 4);
+    r.bind(pipeline_, b, pc, label_);
+    const uint32_t list0 = pc.u_off;
+    const uint32_t known[3] = {groups_x_, uint32_t(list_len_ / kpt_), split_};  // the ungated arguments
+    for (int64_t s = 0; s < k; ++s) {
+      pc.s = uint32_t(s);
+      pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
+      r.push(pc);
+      r.note(note);
+      if (gated)
+        r.dispatch_indirect(gating->args.buffer, gating->args.offset + uint64_t(s0 + s) * 12);
+      else
+        r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4, known);
+    }
+  }
+
+  // The second pass of a split conv: k samples' partial sums -> out, with the epilogue.
+  void record_split_sum(Recorder& r, const Region& parts, const Region& out, const Region& weights,
+                        int64_t k) const {
+    r.barrier();
+    Bindings b;
+    b.slot[kX] = parts;
+    b.slot[kO] = out;
+    b.slot[kW] = weights;
+    PushConstants pc;
+    pc.n = uint32_t(k);
+    pc.p0 = split_;
+    r.bind(splitk_pipeline_, b, pc, label_ + " (split sum)");
+    r.dispatch_flat(uint64_t(k * M_ * win_.Ho * win_.Wo), wg_);
   }
 
  private:
@@ -295,12 +355,31 @@ class ConvKernel : public Kernel {
     return t;
   }
 
+  // ---- split-K ----
+  // Fewer work groups than min_groups (0: never split): slices of the
+  // reduction (length k), at least kMinSlice long and at most kMaxSplit of
+  // them, until the dispatch has about min_groups work groups.
+  static constexpr int64_t kMinSlice = 64, kMaxSplit = 32;
+  static uint32_t choose_split(int64_t groups, int64_t k, uint32_t min_groups) {
+    if (min_groups == 0 || groups >= int64_t(min_groups)) return 1;
+    const int64_t want = (int64_t(min_groups) + groups - 1) / groups;
+    return uint32_t(std::max<int64_t>(1, std::min({want, k / kMinSlice, kMaxSplit})));
+  }
+  int64_t partial_words() const { return split_ > 1 && wino_r_ == 0 ? split_ * M_ * win_.Ho * win_.Wo : 0; }
+  int64_t reduction_length() const { return wino_r_ > 0 ? C_ : C_ * win_.kh * win_.kw; }
+
   // ---- Winograd F(R x R, 3 x 3) ----
   int64_t wino_n() const { return wino_r_ + 2; }
   int64_t wino_p() const { return wino_n() * wino_n(); }
   int64_t wino_th() const { return (win_.Ho + wino_r_ - 1) / wino_r_; }
   int64_t wino_tw() const { return (win_.Wo + wino_r_ - 1) / wino_r_; }
   int64_t wino_tiles() const { return wino_th() * wino_tw(); }
+  // Work groups of its GEMMs along x (tiles) and y (kernels).
+  uint32_t wino_groups(int axis) const {
+    const Tile& t = wino_tile_;
+    return axis == 0 ? uint32_t((wino_tiles() + 4 * t.tpq * t.nx - 1) / (4 * t.tpq * t.nx))
+                     : uint32_t((M_ + 4 * t.tmq * t.ny - 1) / (4 * t.tmq * t.ny));
+  }
 
   // R (2 or 4) when this layer runs as Winograd, else 0.
   int choose_winograd(WinogradMode mode) const {
@@ -374,10 +453,9 @@ class ConvKernel : public Kernel {
     const int64_t n = count(io), T = wino_tiles(), P = wino_p();
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
-    const Region V = io.ws.sub(0, uint64_t(P * C_ * T) * 4), Y = io.ws.sub(V.bytes, uint64_t(P * M_ * T) * 4);
-    const Tile& t = wino_tile_;
-    const uint32_t gx = uint32_t((T + 4 * t.tpq * t.nx - 1) / (4 * t.tpq * t.nx)),
-                   gy = uint32_t((M_ + 4 * t.tmq * t.ny - 1) / (4 * t.tmq * t.ny));
+    const Region V = io.ws.sub(0, uint64_t(P * C_ * T) * 4),
+                 Y = io.ws.sub(V.bytes, uint64_t(P * split_ * M_ * T) * 4);
+    const uint32_t gx = wino_groups(0), gy = wino_groups(1);
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's output transform has read Y
       Bindings b;
@@ -394,8 +472,11 @@ class ConvKernel : public Kernel {
       b.slot[kW] = io.weights;
       pc = PushConstants{};
       pc.n = uint32_t(P);
+      pc.p0 = split_;
       r.bind(wino_gemm_pipeline_, b, pc, label_ + " (winograd products)");
-      r.dispatch(gx, gy, uint32_t(P));
+      r.note("reduction " + std::to_string((C_ + split_ - 1) / split_) + " per work group, split " +
+             std::to_string(split_));
+      r.dispatch(gx, gy, uint32_t(P) * split_);
       r.barrier();
       b = Bindings{};
       b.slot[kX] = Y;
@@ -403,6 +484,7 @@ class ConvKernel : public Kernel {
       b.slot[kW] = io.weights;
       pc = PushConstants{};
       pc.n = 1;
+      pc.p0 = split_;
       r.bind(wino_out_pipeline_, b, pc, label_ + " (winograd output)");
       r.dispatch_flat(uint64_t(M_ * T), wg_);
     }
@@ -537,6 +619,8 @@ class ConvKernel : public Kernel {
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
   int64_t wino_r_ = 0;  // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
   Tile wino_tile_;      // the tile of its GEMMs
+  uint32_t split_ = 1;  // slices of the reduction (split-K); 1: not split
+  VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
   VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
              wino_out_pipeline_ = VK_NULL_HANDLE;
 };

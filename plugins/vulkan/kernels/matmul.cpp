@@ -59,6 +59,7 @@ class MatMulKernel : public Kernel {
   Epilogue* epilogue() override { return gemm_ ? &epilogue_ : nullptr; }
 
   void pack(WeightPacker& p) override {
+    min_groups_ = p.tiles.min_groups;
     p.begin_block();
     epilogue_.pack(p);
     epilogue_bytes_ = p.block_bytes();  // the W binding holds only these tables
@@ -99,6 +100,13 @@ class MatMulKernel : public Kernel {
     wg_ = d.workgroup_1d();
     sc.set(0, wg_).set(1, 1);
     rows_pipeline_ = d.pipeline(shaders.path("matmul_rows"), sc);
+    if (min_groups_ > 0 && K_ >= 2 * kSplitLanes) {
+      sc.set(0, kSplitLanes);
+      rows_k_pipeline_ = d.pipeline(shaders.path("matmul_rows_k"), sc);
+    }
+    const int64_t rows1 = folded_ ? rows_ / units_ : rows_, items1 = folded_ ? 1 : batch_ / units_;
+    split_at_one_ = rows_k_pipeline_ && !block_ && rows1 <= kFewRows &&
+                    (N_ + wg_ - 1) / wg_ * ((rows1 + 3) / 4) * items1 < int64_t(min_groups_);
     if (!block_) return;
     SpecConstants is;
     is.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(block_)).set(4, uint32_t(blocks_));
@@ -111,6 +119,9 @@ class MatMulKernel : public Kernel {
     epilogue_.specialize(bs, uint32_t(N_));
     blocks_pipeline_ = d.pipeline(shaders.path("gemm_blocks"), bs);
   }
+
+  // matmul_rows_k splits the reduction over its work group (at one sample).
+  uint32_t reduction_split() const override { return split_at_one_ ? kSplitLanes : 1; }
 
   void record(Recorder& r, const LayerIO& io) const override {
     const int64_t n = count(io);
@@ -149,8 +160,7 @@ class MatMulKernel : public Kernel {
           continue;
         }
         if (pc.p0 <= kFewRows) {  // a TILE x TILE group would leave most rows idle
-          r.bind(rows_pipeline_, b, pc, label_);
-          r.dispatch(uint32_t((cols + wg_ - 1) / wg_), (pc.p0 + 3) / 4, pc.p1);
+          record_few_rows(r, b, pc, cols);
           continue;
         }
         r.bind(pipeline_, b, pc, label_);
@@ -160,6 +170,23 @@ class MatMulKernel : public Kernel {
   }
 
  private:
+  // matmul_rows.spv, or on a GPU where that leaves the device idle (fewer
+  // work groups than min_groups) matmul_rows_k.spv: a group per column.
+  void record_few_rows(Recorder& r, const Bindings& b, PushConstants& pc, int64_t cols) const {
+    const uint32_t gx = uint32_t((cols + wg_ - 1) / wg_), gy = (pc.p0 + 3) / 4;
+    const std::string note = "reduction " + std::to_string(K_);
+    if (rows_k_pipeline_ && uint64_t(gx) * gy * pc.p1 < min_groups_ &&
+        uint64_t(cols) <= r.device().max_group_count(0)) {
+      r.bind(rows_k_pipeline_, b, pc, label_);
+      r.note(note + " over " + std::to_string(kSplitLanes) + " invocations per work group");
+      r.dispatch(uint32_t(cols), gy, pc.p1);
+      return;
+    }
+    r.bind(rows_pipeline_, b, pc, label_);
+    r.note(note + " per invocation");
+    r.dispatch(gx, gy, pc.p1);
+  }
+
   // Per sample the list of A's blocks that are not all zero, in io.ws
   // (gate_inputs.spv; the (column, block) pairs that run go to io.stats).
   Region record_block_lists(Recorder& r, const LayerIO& io, int64_t g) const {
@@ -322,8 +349,11 @@ class MatMulKernel : public Kernel {
   // Products of at most this many rows run on matmul_rows.spv (one column and
   // 4 rows per invocation), larger ones on the TILE x TILE tiles.
   static constexpr uint32_t kFewRows = 8;
+  static constexpr uint32_t kSplitLanes = 64;  // invocations of matmul_rows_k (KT in matmul.comp)
   uint32_t tile_ = 16, wg_ = 64;
-  VkPipeline pipeline_ = VK_NULL_HANDLE, rows_pipeline_ = VK_NULL_HANDLE;
+  uint32_t min_groups_ = 0;    // TileLimits::min_groups
+  bool split_at_one_ = false;  // one sample's product runs on matmul_rows_k
+  VkPipeline pipeline_ = VK_NULL_HANDLE, rows_pipeline_ = VK_NULL_HANDLE, rows_k_pipeline_ = VK_NULL_HANDLE;
   int64_t block_ = 0, blocks_ = 0;  // a gate's consumer: values per block of A's row, blocks per row
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE, blocks_pipeline_ = VK_NULL_HANDLE;
 };
