@@ -73,18 +73,45 @@ frugal::Graph pointwise_net() {
   return m.g;
 }
 
+// x [N,128,9,9] -> 3x3 conv(16), a Winograd conv whose products' reduction
+// (128) splits -> Relu -> 3x3 stride-2 conv(24), a direct conv whose reduction
+// (144) splits -> GlobalAveragePool -> Flatten -> Gemm(10); with {"min_groups": N}.
+frugal::Graph split_net() {
+  vk_test::GraphMaker m;
+  m.input("x", {-1, 128, 9, 9});
+  frugal::Node& c1 =
+      m.node("Conv", "c1", {"x", m.weight("w1", {16, 128, 3, 3}, -0.1f, 0.1f), m.weight("b1", {16})}, {"a"});
+  c1.set_attr_ints("kernel_shape", {3, 3});
+  c1.set_attr_ints("pads", {1, 1, 1, 1});
+  m.node("Relu", "r1", {"a"}, {"r"});
+  frugal::Node& c2 = m.node("Conv", "c2", {"r", m.weight("w2", {24, 16, 3, 3}, -0.2f, 0.2f)}, {"c"});
+  c2.set_attr_ints("kernel_shape", {3, 3});
+  c2.set_attr_ints("strides", {2, 2});
+  m.node("GlobalAveragePool", "gap", {"c"}, {"g"});
+  m.node("Flatten", "flat", {"g"}, {"f"});
+  m.node("Gemm", "fc", {"f", m.weight("wf", {10, 24}, -0.2f, 0.2f), m.weight("bf", {10})}, {"y"})
+      .set_attr_int("transB", 1);
+  m.output("y");
+  return m.g;
+}
+
 uint64_t g_compactions = 0;  // compactions recorded as device copies, over every plan run
 int g_winograd_layers = 0;   // layers with workspace (Winograd convs) that plans ran
 
 // Runs `plans` of a batch-`batch` request of g on both executors and checks
 // everything the file's header says. Returns how many plans it compared peaks
 // with the cpu executor for.
-int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_t seed) {
+// options: the Vulkan executor's; by default no conv splits its reduction (as
+// on a CPU device), so only Winograd convs have workspace; with split convs
+// ({"min_groups": N}) a split conv's partial sums grow with the batch.
+int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_t seed,
+                const std::string& options = "{\"min_groups\": 0}") {
   exec_test::PluginExecutor cpu(
       exec_test::executor_api("cpu"), g,
       "{\"threads\": 1}");  // the cpu plugin before any Vulkan work (see test_cpu_agreement.cpp)
   REQUIRE(cpu.ok());
-  vk_test::Executor vk(g);
+  vk_test::Executor vk(g, options);
+  const bool split = vk.describe()["vulkan"]["split_layers"].get<int64_t>() > 0;
   INFO(vk.created.message);
   REQUIRE(vk.ok());
   MemoryModel mm(vk);
@@ -97,8 +124,8 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
     CHECK(a.out_bytes == b.out_bytes);
     // Only a Winograd conv uses arena scratch here (ungated nets, plugins/vulkan/README.md): one
     // sample's transforms, the same at every batch since samples take turns in it.
-    CHECK(a.ws_bytes == vk.layer_bytes(int(l), 1).ws_bytes);
-    if (a.ws_bytes > 0) ++g_winograd_layers;
+    if (!split) CHECK(a.ws_bytes == vk.layer_bytes(int(l), 1).ws_bytes);
+    if (a.ws_bytes > 0 && !split) ++g_winograd_layers;
     same_ws = same_ws && a.ws_bytes == b.ws_bytes;
   }
   const auto in = host_inputs(vk_test::random_inputs(g, batch, seed));
@@ -191,6 +218,20 @@ TEST_CASE("where both executors need no workspace, their peaks for the same plan
           "[vulkan][plans]") {
   VK_REQUIRE_DEVICE();
   CHECK(check_plans(pointwise_net(), 5, 8, 7) == 9);
+}
+
+// Convs that split their reduction (forced here; a GPU's default) keep their
+// partial sums in the arena: plans still run in exactly their peak.
+TEST_CASE("random plans with split-K convs run within their peak", "[vulkan][plans][splitk]") {
+  VK_REQUIRE_DEVICE();
+  check_plans(split_net(), 4, 6, 103, "{\"min_groups\": 100000}");
+  vk_test::Executor vk(split_net(), "{\"min_groups\": 100000}");
+  REQUIRE(vk.ok());
+  CHECK(vk.describe()["vulkan"]["split_layers"] == 2);
+  // The direct conv's partial sums grow with the batch; the Winograd conv's do not (samples take turns).
+  CHECK(vk.layer_bytes(1, 4).ws_bytes == 4 * vk.layer_bytes(1, 1).ws_bytes);
+  CHECK(vk.layer_bytes(1, 1).ws_bytes == 2 * 24 * 4 * 4 * 4);  // 2 slices x 24 kernels x 4 x 4 pixels
+  CHECK(vk.layer_bytes(0, 4).ws_bytes == vk.layer_bytes(0, 1).ws_bytes);
 }
 
 TEST_CASE("random plans on SqueezeNet 1.1 at batch 2", "[vulkan][plans][slow]") {

@@ -111,7 +111,7 @@ class ConvKernel : public Kernel {
       p.add_floats(weights_);         // [M, Cg, kh, kw] at word 0 of the block
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
-    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), p.tiles);
+    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), p.tiles, wino_p());
     if (gemm_) {
       const Tile t = choose_tile(win_.Ho * win_.Wo, p.tiles);
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
@@ -328,15 +328,30 @@ class ConvKernel : public Kernel {
   struct Tile {
     uint32_t nx = 1, ny = 1, bk = 8, tpq = 1, tmq = 1;
   };
-  Tile choose_tile(int64_t pixels, const TileLimits& lim) const {
+  // On a GPU (min_groups > 0) a layer whose grid is below min_groups takes
+  // 4 x 4 outputs per invocation instead, where that gives more work groups
+  // (up to 4x; 16 accumulators, so more groups fit a compute unit too); the
+  // reduction is then split if the grid is still small. sets: dispatches
+  // side by side (a Winograd conv's P products).
+  Tile choose_tile(int64_t pixels, const TileLimits& lim, int64_t sets = 1) const {
+    Tile t = fit_tile(pixels, lim, pixels > 32 ? 2 : 1, M_ > 32 ? 2 : 1);
+    auto groups = [&](const Tile& u) {
+      const int64_t bn = 4 * u.tpq * u.nx, bm = 4 * u.tmq * u.ny;
+      return sets * ((pixels + bn - 1) / bn) * ((M_ + bm - 1) / bm);
+    };
+    if (lim.min_groups == 0 || groups(t) >= int64_t(lim.min_groups) || (t.tpq == 1 && t.tmq == 1)) return t;
+    const Tile small = fit_tile(pixels, lim, 1, 1);
+    return groups(small) > groups(t) ? small : t;
+  }
+  Tile fit_tile(int64_t pixels, const TileLimits& lim, uint32_t tpq, uint32_t tmq) const {
     auto cover = [](int64_t n, uint32_t per, uint32_t most) {
       uint32_t q = 1;
       while (q < most && int64_t(per) * q < n) q *= 2;
       return q;
     };
     Tile t;
-    t.tpq = pixels > 32 ? 2 : 1;
-    t.tmq = M_ > 32 ? 2 : 1;
+    t.tpq = tpq;
+    t.tmq = tmq;
     t.nx = cover(pixels, 4 * t.tpq, 16);
     // Half as wide where that leaves an eighth fewer pixel slots idle
     // (squeezenet1_1's classifier, 169 pixels: 256 slots in tiles of 128, 192
@@ -366,7 +381,7 @@ class ConvKernel : public Kernel {
     return uint32_t(std::max<int64_t>(1, std::min({want, k / kMinSlice, kMaxSplit})));
   }
   int64_t partial_words() const { return split_ > 1 && wino_r_ == 0 ? split_ * M_ * win_.Ho * win_.Wo : 0; }
-  int64_t reduction_length() const { return wino_r_ > 0 ? C_ : C_ * win_.kh * win_.kw; }
+  int64_t reduction_length() const { return wino_r_ > 0 ? C_ : Cg_ * win_.kh * win_.kw; }
 
   // ---- Winograd F(R x R, 3 x 3) ----
   int64_t wino_n() const { return wino_r_ + 2; }
