@@ -27,6 +27,8 @@ local a = argparse.parse(arg, {
      "FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"device", "integer", "the Vulkan executor's device index (frugal devices)", min = 0, default_text = "the first"},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
+    {"time_layer", "string", "the CPU executor's caches when it times a layer for the profile: cold (output and " ..
+     "workspace flushed), cold_inputs (inputs too) or warm (docs/COSTS.md)", default_text = "cold"},
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
      "per-sample x b)"},
@@ -52,7 +54,7 @@ end
 
 -- The options that pick and configure the executor, merged into `extra`.
 local function executor_options(extra)
-  local o = {executor = a.executor, threads = a.threads, device = a.device}
+  local o = {executor = a.executor, threads = a.threads, device = a.device, time_layer = a.time_layer}
   for k, v in pairs(extra or {}) do o[k] = v end
   return o
 end
@@ -263,6 +265,7 @@ print(string.format("request     %d samples; %s executor%s; BaN-OFF-folded netwo
   "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.executor,
   a.threads and (", " .. a.threads .. " threads") or a.device and (", device " .. a.device) or "",
   a["repeat"], a["repeat"] == 1 and "" or "s", a.raw and "raw (--raw)" or "fitted"))
+if a.time_layer then print("profile     layers timed with time_layer = " .. a.time_layer .. " (docs/COSTS.md)") end
 local t0 = frugal.clock()
 local notes = {}
 local row = bench.row_printer({-14, 9, 8, 9, 9, 5, 9, 9, 11, 11, 9, 9, -5})

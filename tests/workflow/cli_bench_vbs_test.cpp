@@ -39,3 +39,19 @@ TEST_CASE("frugal bench-vbs --nets: a subset, fitted tables, peaks as predicted"
   CHECK(contains(run_frugal("help bench-vbs").output,
                  "alexnet,vgg16_bn,googlenet,resnet50,squeezenet1_1,mobilenet_v2,resnet18"));
 }
+
+// --time-layer reaches the CPU executor that profiles (docs/COSTS.md): the
+// inputs-flushed mode runs, and a mode that does not exist is named.
+TEST_CASE("frugal bench-vbs --time-layer: passed to the profiling executor, checked", "[workflow]") {
+  ScratchDir dir("benchvbs_tl");
+  FrugalRun r = frugal_in(dir,
+                          "bench-vbs --nets toy_linear --batch 2 --budgets 1 --repeat 1 --threads 1 --quiet "
+                          "--no-cache --time-layer cold_inputs --json b.json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(read_json(dir / "b.json")["rows"].size() == 3);
+  r = frugal_in(dir, "bench-vbs --nets toy_linear --batch 2 --budgets 1 --quiet --time-layer hot");
+  CHECK(r.code != 0);
+  CHECK(contains(r.output, "'time_layer'"));
+  CHECK(contains(r.output, "hot"));
+}
