@@ -71,8 +71,9 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
     const auto& t = j["time_layer"];
     if (!t.is_string() || (t != "cold" && t != "cold_inputs" && t != "warm"))
       throw Error("option 'time_layer' must be \"cold\", \"cold_inputs\" or \"warm\", got " + t.dump());
-    o.time_cold = t != "warm";
-    o.time_cold_inputs = t == "cold_inputs";
+    o.time_layer = t == "warm"          ? ExecutorOptions::TimeLayer::warm
+                   : t == "cold_inputs" ? ExecutorOptions::TimeLayer::cold_inputs
+                                        : ExecutorOptions::TimeLayer::cold;
   }
   return o;
 }
@@ -94,7 +95,9 @@ std::string Executor::describe_json() const {
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
   d["conv"] = options_.conv_path;
-  d["time_layer"] = options_.time_cold_inputs ? "cold_inputs" : options_.time_cold ? "cold" : "warm";
+  using TL = ExecutorOptions::TimeLayer;
+  const TL tl = options_.time_layer;
+  d["time_layer"] = tl == TL::cold_inputs ? "cold_inputs" : tl == TL::cold ? "cold" : "warm";
   d["packed_weights_bytes"] = m.packed_weight_bytes();
   if (!options_.gate_activity.given.is_null()) d["gate_activity"] = options_.gate_activity.given;
   return d.dump();
@@ -300,10 +303,11 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
   kernel.run(args);  // warm-up
   std::vector<double> times;
   for (int r = 0; r < repeats; ++r) {
-    if (options_.time_cold) {  // output and workspace out of cache, as in a run (cache_evict.h)
+    using TL = ExecutorOptions::TimeLayer;
+    if (options_.time_layer != TL::warm) {  // output and workspace out of cache, as in a run (cache_evict.h)
       flush_from_cache(args.out, need.out_bytes);
       if (has_ws) flush_from_cache(args.ws, need.ws_bytes);
-      if (options_.time_cold_inputs)
+      if (options_.time_layer == TL::cold_inputs)
         for (size_t k = 0; k < in_ids.size(); ++k)
           flush_from_cache(arena->data(in_ids[k]), m.bytes(L.inputs[k], batch));
     }

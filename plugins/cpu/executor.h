@@ -25,10 +25,11 @@ struct ExecutorOptions {
   std::string conv_path = "auto";       // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)
-  // {"time_layer": "cold" | "cold_inputs" | "warm"}: output and workspace out of
-  // cache as in a run (and the inputs too), or left by the last repetition
-  bool time_cold = true;
-  bool time_cold_inputs = false;
+  // {"time_layer": ...}: what time_layer flushes from the caches before each
+  // timed repetition: output and workspace as in a run (cold), the inputs too
+  // (cold_inputs), or nothing, leaving what the last repetition touched (warm)
+  enum class TimeLayer { cold, cold_inputs, warm };
+  TimeLayer time_layer = TimeLayer::cold;
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
   // are ignored ("device" is meaningless here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
