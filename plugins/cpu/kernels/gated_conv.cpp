@@ -149,8 +149,12 @@ class GatedConvKernel : public Kernel {
 
  private:
   static constexpr int64_t kChunkFloats = 96 * 1024;
-  // A sample with at least this share of its kernel x channel pairs on runs densely.
-  static constexpr double kDenseShare = 0.8;
+  // A sample with at least this share of its kernel x channel pairs on runs densely: the
+  // reduced conv runs at 0.45-0.67 of the dense conv's rate (docs/BENCHMARKS.md, bench-gate),
+  // so above about 0.6 of the work it costs more than the whole dense conv (0.8 before:
+  // squeezenet1_1's consumers of Relu outputs with a third of their channels all zero, and
+  // resnet18 at activity 0.75, ran slower than dense).
+  static constexpr double kDenseShare = 0.6;
 
   struct Scratch {
     float *pooled, *weights, *cols, *rest;  // cols: the slots' im2col and output chunks
@@ -211,12 +215,13 @@ class GatedConvKernel : public Kernel {
     stats.kernels += has_gate_ ? M_ : 0;
     stats.kernels_on += has_gate_ ? nout : 0;
     stats.macs += has_gate_ ? M_ * C_ : 0;
+    // Effective MACs: those of the active (kernel, channel) pairs, whichever path computes them
+    // (as the Vulkan executor counts; the dense path's extra work is the kernel's choice).
+    stats.macs += nout * nin * taps_ * out_plane;
     if (dense_ && double(nout) * double(nin) >= kDenseShare * double(M_) * double(C_)) {
-      stats.macs += M_ * K_ * out_plane;
       run_dense(a, s, w, nout);
       return;
     }
-    stats.macs += nout * nin * taps_ * out_plane;
     const bool dense_in = nin == C_, dense_out = nout == M_;
     if (!dense_out) std::memset(ys, 0, sizeof(float) * size_t(M_ * out_plane));
     if (nout == 0) return;
@@ -303,8 +308,14 @@ class GatedConvKernel : public Kernel {
           std::memcpy(dst, src, sizeof(float) * size_t(K_));
           continue;
         }
-        for (int64_t i = 0; i < nin; ++i)
-          std::memcpy(dst + i * taps_, src + w.in_idx[i] * taps_, sizeof(float) * size_t(taps_));
+        // A few floats per channel (one for a 1x1 conv): plain loops, not a memcpy call each.
+        if (taps_ == 1)
+          for (int64_t i = 0; i < nin; ++i) dst[i] = src[w.in_idx[i]];
+        else
+          for (int64_t i = 0; i < nin; ++i) {
+            const float* from = src + w.in_idx[i] * taps_;
+            for (int64_t t = 0; t < taps_; ++t) dst[i * taps_ + t] = from[t];
+          }
       }
     });
   }
