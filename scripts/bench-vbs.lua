@@ -21,8 +21,10 @@ local a = argparse.parse(arg, {
     {"budgets", "integer", "budgets per network, evenly spaced from just above the smallest VBS plan to the " ..
      "whole batch's need (fixed batch N, no limit)", default = 6, min = 1, max = 50},
     {"repeat", "integer", "timed rounds; each visits every budget in turn and runs its VBS, FBS and greedy " ..
-     "plans once (after an untimed run in the budget's fresh arena); medians. One warm-up run per network",
-     default = 3, min = 1},
+     "plans once (after an untimed run in the budget's fresh arena). One warm-up run per network",
+     default = 5, min = 1},
+    {"stat", "string", "which round a plan's measured time is: fastest (the statistic the profile keeps per " ..
+     "entry, docs/COSTS.md \"Passes\") or median", default = "fastest", metavar = "S"},
     {"executor", "string", "executor plugin that profiles and runs the plans: cpu, vulkan or one on " ..
      "FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"device", "integer", "the Vulkan executor's device index (frugal devices)", min = 0, default_text = "the first"},
@@ -45,6 +47,9 @@ local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets)
 local B = a.batch
 local PLANNERS = {"vbs", "fbs", "greedy"}
+if a.stat ~= "fastest" and a.stat ~= "median" then
+  common.fail(string.format("--stat: expected fastest or median, got %q", a.stat))
+end
 local results = {}  -- one entry per (network, budget, planner), for --json and the checks
 
 local function gain(t_fbs, t_vbs)
@@ -123,7 +128,8 @@ end
 -- untimed run: set_budget gives a fresh block, whose first run pays its page
 -- faults). The rounds of one budget are thus spread over the whole network's
 -- measurement, so a slow stretch of the machine (seconds long; docs/BENCHMARKS.md)
--- does not take all of them; medians.
+-- does not take all of them. Kept: the fastest round (the profile keeps the fastest
+-- of its passes per entry, so both describe the machine in the same state) or the median (--stat).
 local function measure_rounds(net, cells)
   for r = 1, a["repeat"] do
     for k, c in ipairs(cells) do
@@ -144,7 +150,11 @@ local function measure_rounds(net, cells)
   for _, c in ipairs(cells) do
     for _, v in ipairs(c.variants) do
       if v.same_as then v.times, v.layers, v.peak = v.same_as.times, v.same_as.layers, v.same_as.peak end
-      v.median = bench.median(v.times)
+      v.median, v.fastest, v.fastest_round = bench.median(v.times), math.huge, 1
+      for i, t in ipairs(v.times) do
+        if t < v.fastest then v.fastest, v.fastest_round = t, i end
+      end
+      v.seconds = a.stat == "fastest" and v.fastest or v.median
     end
   end
   progress:done()
@@ -153,8 +163,10 @@ end
 local function record(net, budget, plans, variants)
   local measured = {}
   for _, v in ipairs(variants) do
-    measured[v.planner] = v.median / B
-    v.by_layer = timing.median_by_layer(v.layers)
+    measured[v.planner] = v.seconds / B
+    -- Per layer: the fastest round's own steps (one run, so the layers add up to it), or medians.
+    v.by_layer = a.stat == "fastest" and timing.median_by_layer({v.layers[v.fastest_round]})
+                 or timing.median_by_layer(v.layers)
   end
   for _, p in ipairs(PLANNERS) do
     local r = {network = net.name, budget_bytes = budget, budget_of_whole = budget / net.whole, planner = p,
@@ -163,6 +175,7 @@ local function record(net, budget, plans, variants)
       if v.planner == p then
         local rows = timing.layer_rows(v.plan, net.costs, v.by_layer, B)
         r.predicted_s_per_sample, r.measured_s_per_sample = v.plan.time_per_sample_s, measured[p]
+        r.fastest_s_per_sample, r.median_s_per_sample = v.fastest / B, v.median / B
         r.predicted_peak_bytes, r.peak_bytes, r.steps = v.plan.peak_bytes, v.peak, #v.plan.steps
         r.calls, r.moved_bytes, r.fbs_batch, r.layers = v.by_layer.calls, v.by_layer.moved, v.plan.fbs_batch, rows
       end
@@ -180,8 +193,10 @@ local function explain(net, variants)
       common.seconds((m.move_seconds or 0) / B), common.bytes(mv.moved_bytes), common.seconds(mv.seconds / B)) or ""
     print(string.format("%16s%-6s %3d steps, %d calls, moved %s%s; pred %s, meas %s per sample%s", "", v.planner,
       m.steps, m.calls, common.bytes(m.moved), priced, common.seconds(v.plan.time_per_sample_s),
-      common.seconds(v.median / B),
-      timing.disagreement(v.plan.time_per_sample_s, v.median / B) and "  (beyond 15%)" or ""))
+      common.seconds(v.seconds / B),
+      timing.disagreement(v.plan.time_per_sample_s, v.seconds / B) and "  (beyond 15%)" or ""))
+    print(string.format("%24srounds: fastest %s, median %s, slowest %s per sample", "", common.seconds(v.fastest / B),
+      common.seconds(v.median / B), common.seconds(math.max(table.unpack(v.times)) / B)))
     if v.same_as then print(string.format("%24sthe same plan as %s's: run once, its times shared", "", v.same_as.planner)) end
     for _, line in ipairs(timing.explain_lines(v.plan, net.costs, m, B, 4)) do print(string.rep(" ", 24) .. line) end
   end
@@ -227,7 +242,8 @@ local function print_checks()
     t[r.budget_bytes][r.planner] = r
   end
   for _, name in ipairs(order) do
-    local worst_best, worst_fbs, missed, plans = 0, 0, {}, 0
+    local worst_best, worst_fbs, missed, plans, missed_other = 0, 0, {}, 0, 0
+    local other = a.stat == "fastest" and "median" or "fastest"
     for _, row in pairs(by_net[name]) do
       local v, f, g = row.vbs, row.fbs, row.greedy
       local vm, fm, gm = v.measured_s_per_sample, f.measured_s_per_sample, g.measured_s_per_sample
@@ -237,6 +253,9 @@ local function print_checks()
       for _, r in pairs(row) do
         if r.measured_s_per_sample then
           plans = plans + 1
+          if timing.disagreement(r.predicted_s_per_sample, r[other .. "_s_per_sample"]) then
+            missed_other = missed_other + 1
+          end
           if timing.disagreement(r.predicted_s_per_sample, r.measured_s_per_sample) then
             missed[#missed + 1] = string.format("%s %s (x%.2f)", common.bytes(r.budget_bytes), r.planner,
               r.measured_s_per_sample / r.predicted_s_per_sample)
@@ -245,8 +264,8 @@ local function print_checks()
       end
     end
     print(string.format("%-15s VBS / better of FBS, greedy: worst x%.3f; VBS / FBS: worst x%.3f; %d of %d plans " ..
-      "within 15%% of their prediction%s", name, worst_best, worst_fbs, plans - #missed, plans,
-      #missed > 0 and (" (not: " .. table.concat(missed, ", ") .. ")") or ""))
+      "within 15%% of their prediction%s (%s round; %s: %d of %d)", name, worst_best, worst_fbs, plans - #missed, plans,
+      #missed > 0 and (" (not: " .. table.concat(missed, ", ") .. ")") or "", a.stat, other, plans - missed_other, plans))
   end
 end
 
@@ -262,9 +281,9 @@ if a.executor == "vulkan" then
   end
 end
 print(string.format("request     %d samples; %s executor%s; BaN-OFF-folded networks; %d timed round%s over all budgets " ..
-  "(VBS, FBS, greedy in turn), medians; %s cost tables", B, a.executor,
+  "(VBS, FBS, greedy in turn), the %s round kept; %s cost tables", B, a.executor,
   a.threads and (", " .. a.threads .. " threads") or a.device and (", device " .. a.device) or "",
-  a["repeat"], a["repeat"] == 1 and "" or "s", a.raw and "raw (--raw)" or "fitted"))
+  a["repeat"], a["repeat"] == 1 and "" or "s", a.stat, a.raw and "raw (--raw)" or "fitted"))
 if a.time_layer then print("profile     layers timed with time_layer = " .. a.time_layer .. " (docs/COSTS.md)") end
 local t0 = frugal.clock()
 local notes = {}

@@ -55,3 +55,29 @@ TEST_CASE("frugal bench-vbs --time-layer: passed to the profiling executor, chec
   CHECK(contains(r.output, "'time_layer'"));
   CHECK(contains(r.output, "hot"));
 }
+
+// --stat picks which round is a plan's measured time: the fastest (default) or
+// the median; both are in the JSON, and the kept one is the measured time.
+TEST_CASE("frugal bench-vbs --stat: fastest or median round, both recorded", "[workflow]") {
+  ScratchDir dir("benchvbs_stat");
+  for (const char* stat : {"fastest", "median"}) {
+    INFO(stat);
+    FrugalRun r = frugal_in(dir, std::string("bench-vbs --nets toy_linear --batch 2 --budgets 1 --repeat 3 ") +
+                                     "--threads 1 --quiet --stat " + stat + " --json b.json");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(contains(r.output, std::string("the ") + stat + " round kept"));
+    const nlohmann::json b = read_json(dir / "b.json");
+    REQUIRE(b["rows"].size() == 3);
+    for (const auto& row : b["rows"]) {
+      if (!row.contains("measured_s_per_sample")) continue;
+      const double fastest = row["fastest_s_per_sample"], median = row["median_s_per_sample"];
+      CHECK(fastest <= median);
+      CHECK(row["measured_s_per_sample"].get<double>() == (std::string(stat) == "fastest" ? fastest : median));
+    }
+  }
+  FrugalRun r = frugal_in(dir, "bench-vbs --nets toy_linear --batch 2 --budgets 1 --quiet --stat mean");
+  CHECK(r.code != 0);
+  CHECK(contains(r.output, "--stat"));
+  CHECK(contains(r.output, "mean"));
+}
