@@ -34,7 +34,7 @@ local a = argparse.parse(arg, {
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured tables, not the fitted ones (per layer, per-batch time = fixed + " ..
      "per-sample x b)"},
-    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is " ..
+    {"min_gain", "number", "take a VBS plan that differs from the faster of fixed batch and greedy only when it is " ..
      "predicted at least this fraction faster (docs/PLANNER.md, \"Minimum gain\")", default = 0.03, min = 0, max = 0.99},
     {"explain", "flag", "after each budget's row, per plan: steps, kernel calls, bytes moved, and predicted " ..
      "against measured time of its worst layers"},

@@ -17,7 +17,7 @@ local a = argparse.parse(arg, {
     {"planner", "string", "vbs (variable batch size, never worse than the baselines), fbs (fixed batch size), " ..
      "greedy (greedy VBS) or a planner plugin on FRUGAL_PLUGIN_PATH", default = "vbs"},
     {"latency", "number", "bound on each phase's seconds (vbs)", default_text = "none"},
-    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is predicted " ..
+    {"min_gain", "number", "take a VBS plan that differs from the faster of fixed batch and greedy only when it is predicted " ..
      "at least this fraction faster (frugal workflow and bench-vbs: 0.03; docs/PLANNER.md)", default = 0, min = 0,
      max = 0.99},
     {"output", "output", "write the plan as JSON (for frugal run --plan FILE, frugal plot)", short = "o",

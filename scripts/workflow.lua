@@ -34,7 +34,7 @@ local a = argparse.parse(arg, {
     {"no_cache", "flag", "profile again even if the cost table is cached"},
     {"raw", "flag", "plan on the raw measured (or predicted) times, not the fitted ones (per layer, per-batch " ..
      "time = fixed + per-sample x b; docs/PLANNER.md says why fitted is the default)"},
-    {"min_gain", "number", "take a VBS plan with more steps than fixed batch or greedy only when it is " ..
+    {"min_gain", "number", "take a VBS plan that differs from the faster of fixed batch and greedy only when it is " ..
      "predicted at least this fraction faster (docs/PLANNER.md, \"Minimum gain\")", default = 0.03, min = 0, max = 0.99},
     {"predict", "input", "plan from a table the predictor in FILE fills (frugal predictor train) instead of " ..
      "profiling: it measures only --batches; memory stays exact", default_text = "profile"},

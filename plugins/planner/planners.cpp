@@ -412,8 +412,10 @@ PlanOptions parse_plan_options(const json& j, const std::string& planner) {
   return o;
 }
 
-// `best`, or the faster of fbs and greedy when that has fewer steps and best is
-// not at least `min_gain` faster than it.
+// `best`, or the faster of fbs and greedy when best is another plan and not at
+// least `min_gain` faster than it: a gain inside the table's error is no gain,
+// whether the other plan has more steps (each priced with its error) or fewer
+// (steps at batch sizes whose in-run cache state the table does not see).
 const Candidate& simplest_within_gain(const Candidate& best, const std::vector<Candidate>& cands,
                                       double min_gain) {
   const Candidate* simple = nullptr;
@@ -421,7 +423,7 @@ const Candidate& simplest_within_gain(const Candidate& best, const std::vector<C
     const Candidate* c = find_method(cands, m);
     if (c && c->ok() && (!simple || c->check.time_per_sample_s < simple->check.time_per_sample_s)) simple = c;
   }
-  if (min_gain <= 0 || !simple || simple->steps.size() >= best.steps.size()) return best;
+  if (min_gain <= 0 || !simple || simple->steps == best.steps) return best;
   const double gain = 1.0 - best.check.time_per_sample_s / simple->check.time_per_sample_s;
   return gain < min_gain ? *simple : best;
 }

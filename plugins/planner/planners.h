@@ -36,7 +36,7 @@ struct PlanOptions {
   // and every time reported. Not applied to the table mode's other budgets.
   std::map<std::string, double> extra_time_s;
   bool candidate_steps = false;  // every candidate's steps in "candidates" (for the host to place them)
-  // A candidate with more steps than the better of fbs and greedy is taken only
+  // A candidate other than the better of fbs and greedy is taken only
   // when it is predicted at least this fraction faster (docs/PLANNER.md,
   // "Minimum gain"): below it, the gain is inside the time model's error.
   double min_gain = 0;

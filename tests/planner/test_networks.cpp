@@ -188,3 +188,31 @@ TEST_CASE("a plan with more steps than fbs and greedy is taken only above min_ga
     CHECK_THROWS_WITH(run_planner("vbs", table.dump(), b.dump()), Catch::Contains("min_gain"));
   }
 }
+
+TEST_CASE("a plan with fewer steps than fbs is also taken only above min_gain", "[planner]") {
+  // b's output is large: at this budget fbs runs the chain at batch 2 (6
+  // steps); vbs runs a once at 4, then b and c at 2 (5 steps), predicted 0.3%
+  // faster. A gain that small is inside the table's error either way.
+  using test::LayerSpec;
+  const std::vector<LayerSpec> layers = {{"a", {""}, 1000, {0, 0, 0, 0}, {1.0, 0.99, 0.985, 0.98}},
+                                         {"b", {"a"}, 10000, {0, 0, 0, 0}, {1.0, 1.0, 1.0, 1.0}},
+                                         {"c", {"b"}, 10, {0, 0, 0, 0}, {1.0, 1.0, 1.0, 1.0}}};
+  const json table = test::make_table_json(layers, 1000, 4);
+  const json o = {{"budget_bytes", 40000}, {"batch", 4}};
+  const json p0 = run_planner("vbs", table.dump(), o.dump());
+  const json* fbs = candidate(p0, "fbs");
+  REQUIRE(fbs);
+  REQUIRE(fbs->at("steps_count") == 6);
+  REQUIRE(p0["steps"].size() == 5);
+  const double t_fbs = fbs->at("time_per_sample_s").get<double>();
+  const double gain = 1.0 - p0["time_per_sample_s"].get<double>() / t_fbs;
+  CHECK(gain == Approx(1.0 - 2.98 / 2.98875));
+  json below = o, above = o;
+  below["min_gain"] = gain * 0.99;
+  above["min_gain"] = gain * 1.01;
+  CHECK(run_planner("vbs", table.dump(), below.dump())["steps"] == p0["steps"]);
+  const json fell = run_planner("vbs", table.dump(), above.dump());
+  CHECK(fell["steps"].size() == 6);
+  CHECK(fell["time_per_sample_s"].get<double>() == Approx(t_fbs));
+  CHECK(fell["min_gain_fallback"]["steps"] == 5);
+}

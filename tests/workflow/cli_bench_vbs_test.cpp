@@ -62,8 +62,9 @@ TEST_CASE("frugal bench-vbs --stat: fastest or median round, both recorded", "[w
   ScratchDir dir("benchvbs_stat");
   for (const char* stat : {"fastest", "median"}) {
     INFO(stat);
-    FrugalRun r = frugal_in(dir, std::string("bench-vbs --nets toy_linear --batch 2 --budgets 1 --repeat 3 ") +
-                                     "--threads 1 --quiet --stat " + stat + " --json b.json");
+    FrugalRun r =
+        frugal_in(dir, std::string("bench-vbs --nets toy_linear --batch 2 --budgets 1 --repeat 3 ") +
+                           "--threads 1 --quiet --stat " + stat + " --json b.json");
     INFO(r.output);
     REQUIRE(r.code == 0);
     CHECK(contains(r.output, std::string("the ") + stat + " round kept"));
@@ -73,7 +74,8 @@ TEST_CASE("frugal bench-vbs --stat: fastest or median round, both recorded", "[w
       if (!row.contains("measured_s_per_sample")) continue;
       const double fastest = row["fastest_s_per_sample"], median = row["median_s_per_sample"];
       CHECK(fastest <= median);
-      CHECK(row["measured_s_per_sample"].get<double>() == (std::string(stat) == "fastest" ? fastest : median));
+      CHECK(row["measured_s_per_sample"].get<double>() ==
+            (std::string(stat) == "fastest" ? fastest : median));
     }
   }
   FrugalRun r = frugal_in(dir, "bench-vbs --nets toy_linear --batch 2 --budgets 1 --quiet --stat mean");
