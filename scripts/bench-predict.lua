@@ -126,8 +126,9 @@ local function random_split(profiled, mode)
   return row("(a)", "basis, random 20%", all)
 end
 
--- (b) and (c): every profile of `set` against the predictor `file`, one row per network.
-local function per_network(exp, set, file, runs)
+-- (b) and (c): every profile of `set` against the predictor `file`, one row per network;
+-- kinds, when given, gathers the points per kind of layer (predict_eval.add_by_kind).
+local function per_network(exp, set, file, runs, kinds)
   local by_net, lat, floor, tab, order = {}, {}, {}, {}, {}
   local all, all_lat, all_floor, all_tab = {}, {}, {}, {}
   for _, p in ipairs(set) do
@@ -140,6 +141,7 @@ local function per_network(exp, set, file, runs)
         order[#order + 1] = p.network
       end
       ev.append(by_net[p.network], ev.errors(p.costs, costs))
+      if kinds then ev.add_by_kind(kinds, p.costs, costs) end
       ev.append(lat[p.network], latency_errors(p, costs, runs))
       ev.append(floor[p.network], latency_errors(p, p.costs, runs))
       ev.append(tab[p.network], table_errors(p.costs, costs))
@@ -153,6 +155,29 @@ local function per_network(exp, set, file, runs)
     ev.append(all_tab, tab[n])
   end
   return row(exp, "all", all, all_lat, all_floor, all_tab)
+end
+
+-- Which kinds of layer carry the error: one row per kind, those with the most
+-- points outside +-10% first; bias is the median of predicted / measured - 1,
+-- time and |err| the kind's shares of the measured batch seconds and of the
+-- absolute error in seconds over all points.
+local function kind_rows(exp, kinds)
+  local list, meas, err = {}, 0, 0
+  for k, e in pairs(kinds) do
+    local abs = {}
+    for i, x in ipairs(e.signed) do abs[i] = math.abs(x) end
+    local s = ev.summary(abs)
+    list[#list + 1] = {kind = k, s = s, out = s.n - math.floor(s.within10 * s.n + 0.5), e = e}
+    meas, err = meas + e.meas_s, err + e.err_s
+  end
+  table.sort(list, function(x, y) return x.out > y.out or (x.out == y.out and x.kind < y.kind) end)
+  local kp = bench.row_printer({-4, -52, 7, 8, 10, 8, 7, 7})
+  kp({exp, "kind of layer", "points", "MAPE", "within10", "bias", "time", "|err|"})
+  for _, r in ipairs(list) do
+    kp({exp, r.kind, tostring(r.s.n), common.percent(r.s.mape), common.percent(r.s.within10),
+        string.format("%+.1f%%", 100 * bench.median(r.e.signed)), common.percent(r.e.meas_s / meas),
+        common.percent(r.e.err_s / err)})
+  end
 end
 
 -- Time of a predicted table of resnet50 for batch 1..16 against profiling its measured batch sizes.
@@ -203,8 +228,11 @@ for _, mode in ipairs(basis.names(a.modes)) do
   header()
   random_split(base, mode)
   local file = train(base, mode, "basis")
-  local b = per_network("(b)", unseen, file, runs)
+  local kinds = {}
+  local b = per_network("(b)", unseen, file, runs, kinds)
   per_network("(c)", levels, file, runs)
+  print("")
+  kind_rows("(b)", kinds)
   progress:done()
   if not best or b.mape < best.mape then best = {mape = b.mape, file = file, mode = mode} end
 end

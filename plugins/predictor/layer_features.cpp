@@ -21,6 +21,12 @@ double family_code(const LayerFacts& f, const std::vector<std::string>& families
   return it == families.end() ? -1.0 : double(it - families.begin());
 }
 
+// The kind's index in `kinds`; NaN (missing, to XGBoost) for a kind training never saw.
+double kind_code(const LayerFacts& f, const std::vector<std::string>& kinds) {
+  const auto it = std::find(kinds.begin(), kinds.end(), f.kind);
+  return it == kinds.end() ? std::nan("") : double(it - kinds.begin());
+}
+
 // perf4sight's forward-pass features (section 5.2.1), per batch of b.
 void analytic(const LayerFacts& f, double b, std::vector<double>& x) {
   const double n = double(f.n), m = double(f.m), g = double(std::max<int64_t>(1, f.groups));
@@ -48,6 +54,7 @@ void analytic(const LayerFacts& f, double b, std::vector<double>& x) {
 
 const std::vector<std::string>& feature_names() {
   static const std::vector<std::string> names = {"family",
+                                                 "kind",
                                                  "batch",
                                                  "n",
                                                  "m",
@@ -89,8 +96,9 @@ double work(const LayerFacts& f, int b) {
   return f.macs_per_sample * b + window_ops(f, b) + bytes_moved(f, b) / 4.0;
 }
 
-std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families) {
-  std::vector<double> x = {family_code(f, families), double(b)};
+std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families,
+                             const std::vector<std::string>& kinds) {
+  std::vector<double> x = {family_code(f, families), kind_code(f, kinds), double(b)};
   analytic(f, double(b), x);
   const size_t i = size_t(b - 1);
   const double macs = f.macs_per_sample * b, moved = bytes_moved(f, b);

@@ -15,8 +15,11 @@ namespace frugal::predictor {
 const std::vector<std::string>& feature_names();
 
 // The features of layer `f` at batch `b` (1-based; b <= f.in_bytes.size()).
-// The first is the family's index in `families` (the codes training saw).
-std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families);
+// The first is the family's index in `families`, the second the kind's (head op
+// and kernel path) in `kinds`: the codes training saw; a kind it never saw is
+// NaN, which XGBoost takes as a missing value.
+std::vector<double> features(const LayerFacts& f, int b, const std::vector<std::string>& families,
+                             const std::vector<std::string>& kinds);
 
 // A pool's comparisons or additions: one per window element per output
 // (b n oh ow kh kw); 0 for other layers. The executor counts no MACs for pools,

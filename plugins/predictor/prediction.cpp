@@ -62,12 +62,16 @@ void check_bytes(const LayerFacts& f, int upto) {
                 std::to_string(f.in_bytes.size()) + ", the prediction needs 1.." + std::to_string(upto));
 }
 
-// Appends the rows of one layer for batch 1..upto; returns its warning or "".
+// Appends the rows of one layer for batch 1..upto; returns its warning or "":
+// a kind (kernel path) training never saw, else the first feature out of range.
 std::string add_rows(const nlohmann::json& file, const std::vector<std::string>& families,
-                     const LayerFacts& f, int upto, Rows& rows) {
+                     const std::vector<std::string>& kinds, const LayerFacts& f, int upto, Rows& rows) {
   std::string warning;
+  if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end())
+    warning = "warning: layer '" + f.name + "' is a " + f.kind +
+              ", a kernel path this predictor never saw in training: predicted from its other features";
   for (int b = 1; b <= upto; ++b) {
-    const std::vector<double> x = features(f, b, families);
+    const std::vector<double> x = features(f, b, families, kinds);
     rows.add(x);
     if (warning.empty()) warning = extrapolation(file["ranges"], f, x);
   }
@@ -104,11 +108,12 @@ nlohmann::json predict_table(const PredictorFile& predictor, const std::string& 
   check_families(file, facts, origin);
   // Every (layer, batch) in one call: the model is loaded and run once.
   const auto families = file["families"].get<std::vector<std::string>>();
+  const auto kinds = file["kinds"].get<std::vector<std::string>>();
   Rows rows;
   nlohmann::json warnings = nlohmann::json::array();
   for (const LayerFacts& f : facts) {
     check_bytes(f, upto);
-    const std::string w = add_rows(file, families, f, upto, rows);
+    const std::string w = add_rows(file, families, kinds, f, upto, rows);
     if (!w.empty()) warnings.push_back(w);
   }
   Booster booster;

@@ -99,7 +99,7 @@ PredictorFile read_predictor_file(const std::string& text, const std::string& or
                 std::to_string(kFormatVersion) + ": train it again");
   if (f.value("features", nlohmann::json()) != nlohmann::json(feature_names()))
     throw Error(origin + ": the file's feature schema differs from this predictor's: train it again");
-  for (const char* key : {"families", "ranges", "step_overhead", "xgboost"})
+  for (const char* key : {"families", "kinds", "ranges", "step_overhead", "xgboost"})
     if (!f.contains(key)) throw Error(origin + ": predictor file has no \"" + key + "\"");
   out.header = std::move(f);
   return out;

@@ -15,7 +15,7 @@
 
 namespace frugal::predictor {
 
-constexpr int kFormatVersion = 3;  // 2: "step_overhead"; 3: its "per_sample"
+constexpr int kFormatVersion = 4;  // 2: "step_overhead"; 3: its "per_sample"; 4: feature "kind"
 
 // This machine's processor ("model name" of /proc/cpuinfo), "" where unknown:
 // a CPU executor's device string names its threads, not the processor.

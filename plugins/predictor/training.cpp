@@ -47,7 +47,7 @@ void add_points(const Example& e, const std::vector<LayerFacts>& facts, Training
       const int b = int(i + 1);
       const double w = work(facts[l], b), seconds = t[i] * b;
       if (!measured(layers[l], i) || seconds <= 0 || w <= 0) continue;
-      s.rows.add(features(facts[l], b, s.families));
+      s.rows.add(features(facts[l], b, s.families, s.kinds));
       s.targets.push_back(float(std::log(seconds / w)));
       batches.insert(b);
       ++points;

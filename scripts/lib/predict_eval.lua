@@ -20,6 +20,35 @@ function M.errors(measured, predicted, keep)
   return out
 end
 
+-- A layer's kind as the executor runs it: its ops joined by "+" and its kernel
+-- path without the layout and threading details in parentheses
+-- ("Conv+Relu [oneDNN jit:avx512_core]"), to say which kinds carry an error.
+function M.kind(layer)
+  local path = (layer.algorithm or ""):gsub("%s*%b()", "")
+  local ops = table.concat(layer.ops or {}, "+")
+  return path ~= "" and (ops .. " [" .. path .. "]") or ops
+end
+
+-- Adds the measured points of `measured` to acc[kind] = {signed = {predicted /
+-- measured - 1, ...}, meas_s = measured batch seconds, err_s = |predicted -
+-- measured| batch seconds}; returns acc.
+function M.add_by_kind(acc, measured, predicted)
+  for l, layer in ipairs(measured.layers) do
+    local p, k = predicted.layers[l], M.kind(layer)
+    for b, t in ipairs(layer.time_s) do
+      local src = layer.source and layer.source[b] or "measured"
+      if src == "measured" and t > 0 and p.time_s[b] then
+        acc[k] = acc[k] or {signed = {}, meas_s = 0, err_s = 0}
+        local e = acc[k]
+        e.signed[#e.signed + 1] = p.time_s[b] / t - 1
+        e.meas_s = e.meas_s + t * b
+        e.err_s = e.err_s + math.abs(p.time_s[b] - t) * b
+      end
+    end
+  end
+  return acc
+end
+
 -- {mape =, within10 =, n =} of a list of relative errors (nil when empty).
 function M.summary(errors)
   if #errors == 0 then return nil end

@@ -41,8 +41,9 @@ TEST_CASE("features of a dense conv equal perf4sight's formulas worked by hand",
   CHECK(f.family == "conv");
   CHECK(f.kind == "Conv (im2col + sgemm)");
   CHECK((f.n == 8 && f.m == 4 && f.kh == 3 && f.kw == 3 && f.ih == 10 && f.oh == 10 && f.groups == 1));
-  const std::vector<double> x = predictor::features(f, 2, {"conv"});
+  const std::vector<double> x = predictor::features(f, 2, {"conv"}, {"Add", "Conv (im2col + sgemm)"});
   CHECK(feature(x, "family") == 0);
+  CHECK(feature(x, "kind") == 1);
   CHECK(feature(x, "batch") == 2);
   CHECK(feature(x, "mem_w") == 8 * 4 * 9);
   CHECK(feature(x, "mem_ifm") == 2 * 4 * 100);
@@ -73,13 +74,16 @@ TEST_CASE("a depthwise conv: family, weights and operations per group", "[predic
   REQUIRE(facts.size() == 1);
   CHECK(facts[0].family == "conv_depthwise");
   CHECK(facts[0].groups == 8);
-  const std::vector<double> x = predictor::features(facts[0], 1, {"conv", "conv_depthwise"});
+  const std::vector<double> x = predictor::features(facts[0], 1, {"conv", "conv_depthwise"}, {facts[0].kind});
+  CHECK(feature(x, "kind") == 0);
   CHECK(feature(x, "family") == 1);
   CHECK(feature(x, "mem_w") == 8 * 1 * 9);
   CHECK(feature(x, "ops_mm") == 8 * 36 * 9 * 1);
   CHECK(feature(x, "mem_i2c") == 36 * 9 * 8);
-  CHECK(feature(x, "ops_wino") == 8 * 1 * 9 * 1 * 16);         // 3x3 tiles of the 6x6 input
-  CHECK(predictor::features(facts[0], 1, {"conv"})[0] == -1);  // a family training never saw
+  CHECK(feature(x, "ops_wino") == 8 * 1 * 9 * 1 * 16);             // 3x3 tiles of the 6x6 input
+  CHECK(predictor::features(facts[0], 1, {"conv"}, {})[0] == -1);  // a family training never saw
+  CHECK(
+      std::isnan(feature(predictor::features(facts[0], 1, {"conv_depthwise"}, {"Add"}), "kind")));  // missing
 }
 
 TEST_CASE("a pool's work counts its window operations", "[predictor][unit]") {

@@ -43,6 +43,7 @@ TEST_CASE("predictor file: the header is parsed without the model, the model kep
                       {"format_version", frugal::predictor::kFormatVersion},
                       {"features", frugal::predictor::feature_names()},
                       {"families", {"conv"}},
+                      {"kinds", {"Conv (im2col + sgemm)"}},
                       {"ranges", nlohmann::json::object()},
                       {"step_overhead", nlohmann::json::object()},
                       {"xgboost", nullptr}};
@@ -56,6 +57,9 @@ TEST_CASE("predictor file: the header is parsed without the model, the model kep
   h.erase("xgboost");
   CHECK_THROWS_WITH(frugal::predictor::read_predictor_file(h.dump(), "p.json"),
                     Catch::Contains("p.json: predictor file has no \"xgboost\""));
+  h.erase("kinds");
+  CHECK_THROWS_WITH(frugal::predictor::read_predictor_file(h.dump(), "p.json"),
+                    Catch::Contains("p.json: predictor file has no \"kinds\""));
   CHECK_THROWS_WITH(frugal::predictor::read_predictor_file(R"({"xgboost": {"a": [1)", "p.json"),
                     Catch::Contains("p.json: not a JSON object"));
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "frugal/error.h"
@@ -119,7 +120,16 @@ TEST_CASE("xgb: training is deterministic, the file records what it was trained 
     CHECK(train_predictor(xgb(), basis().examples(), {{"mode", mode}}) == trained(mode));
   const json f = json::parse(trained("forest"));
   CHECK(f["format"] == "frugal-predictor");
-  CHECK(f["format_version"] == 3);
+  CHECK(f["format_version"] == 4);
+  // Every kind (head op and kernel path) of the training tables, in order: the codes of feature "kind".
+  CHECK(f["features"][1] == "kind");
+  std::set<std::string> kinds;
+  for (const json& t : basis().tables)
+    for (const json& l : t["layers"]) {
+      const std::string path = l.value("algorithm", std::string());
+      kinds.insert(l["ops"][0].get<std::string>() + (path.empty() ? "" : " (" + path + ")"));
+    }
+  CHECK(f["kinds"] == json(std::vector<std::string>(kinds.begin(), kinds.end())));
   CHECK(f["step_overhead"]["default"].get<double>() == Approx(predictor_test::kSyntheticStepOverhead));
   CHECK(f["executor"] == "cpu");
   CHECK(f["threads"] == 1);
@@ -158,7 +168,7 @@ TEST_CASE("xgb refuses files of another version, executor, device, threads or ma
     CHECK_THROWS_WITH(predict_costs(xgb(), g, table, {{"upto", 2}, {"file", path}}),
                       Catch::Contains(path) && Catch::Contains(message));
   };
-  refused("format_version", 1, "predictor file format version 1, this predictor reads version 3");
+  refused("format_version", 1, "predictor file format version 1, this predictor reads version 4");
   refused("executor", "vulkan", "trained for executor \"vulkan\", the model is on executor \"cpu\"");
   refused("device", "elsewhere", "trained for device \"elsewhere\"");
   refused("threads", 16, "trained for threads 16, the model is on threads 1");
@@ -208,4 +218,27 @@ TEST_CASE("xgb refuses a layer kind it never saw and warns when it extrapolates"
   const json inside =
       predict_costs(xgb(), resnet, predictor_test::unmeasured(resnet, 4), {{"upto", 4}, {"file", path}});
   CHECK(inside["warnings"].empty());
+}
+
+TEST_CASE("xgb predicts a kernel path it never saw from the other features, with a warning",
+          "[predictor][unit]") {
+  const Basis& b = basis();
+  const std::string path = write_file("paths.json", trained("forest"));
+  json table = predictor_test::unmeasured(b.models[0], 2);
+  const json known = predict_costs(xgb(), b.models[0], table, {{"upto", 2}, {"file", path}});
+  CHECK(known["warnings"].empty());
+  json& conv = table["layers"][0];
+  REQUIRE(conv["ops"][0] == "Conv");
+  conv["algorithm"] = "a path no table has";
+  const json out = predict_costs(xgb(), b.models[0], table, {{"upto", 2}, {"file", path}});
+  REQUIRE(out["warnings"].size() == 1);
+  CHECK(out["warnings"][0] == "warning: layer '" + conv["name"].get<std::string>() +
+                                  "' is a Conv (a path no table has), a kernel path this predictor never saw "
+                                  "in training: predicted from its other features");
+  for (int i = 0; i < 2; ++i) {
+    const double t = out["layers"][0]["time_s"][size_t(i)].get<double>();
+    CHECK((std::isfinite(t) && t > 0));
+  }
+  // The other layers are predicted as before.
+  CHECK(out["layers"][1]["time_s"] == known["layers"][1]["time_s"]);
 }

@@ -2,11 +2,31 @@
 // networks: the table's memory equals the measured table's, its times are
 // marked "predicted" (or "measured" for --measure), and bad input gets one
 // clear line.
+#include <map>
 #include <set>
+#include <string>
 
 #include "workflow_test_util.h"
 
 namespace {
+
+// `s` without its parenthesized parts and the spaces before them:
+// "oneDNN jit (nchw -> blocked, 2 slices)" -> "oneDNN jit".
+std::string without_parentheses(const std::string& s) {
+  std::string out;
+  int depth = 0;
+  for (const char c : s) {
+    if (c == '(') {
+      if (depth++ == 0)
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+    } else if (c == ')' && depth > 0) {
+      --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  return out;
+}
 
 // A predictor trained on three toys (batch 1, 2), in `dir`.
 void train_toys(const ScratchDir& dir) {
@@ -121,7 +141,7 @@ TEST_CASE("frugal predictor and --predict refuse bad input with one line", "[wor
   r = frugal_in(dir, "profile zoo:toy_tiny --predict v1.json");
   CHECK(r.code == 1);
   CHECK(contains(r.output,
-                 "frugal: xgb: v1.json: predictor file format version 1, this predictor reads version 3"));
+                 "frugal: xgb: v1.json: predictor file format version 1, this predictor reads version 4"));
   write_text(dir / "list.json", "[]");
   r = frugal_in(dir, "workflow zoo:toy_tiny --predict list.json");
   CHECK(r.code == 1);
@@ -148,11 +168,25 @@ TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured po
   CHECK(contains(r.output, "mode        forest"));
   CHECK(contains(r.output, "(a)   basis, random 20%"));
   // Trained on toy_tiny, toy_linear and toy_allops; every measured point of toy_branched predicted.
-  char row[80];
+  char row[200];
   std::snprintf(row, sizeof row, "(b)   %-22s  %7zu", "toy_branched", 2 * layers);
   CHECK(contains(r.output, row));
   CHECK(contains(r.output, "(c)   toy_tiny"));
   CHECK(contains(r.output, "(c)   all"));
+  // A row per kind of layer of the unseen network (ops joined by "+", the kernel
+  // path without its details in parentheses), with its measured points.
+  std::map<std::string, size_t> kinds;
+  for (const auto& l : read_json(dir / "m.json")["layers"]) {
+    std::string kind;
+    for (const auto& op : l["ops"]) kind += (kind.empty() ? "" : "+") + op.get<std::string>();
+    const std::string path = without_parentheses(l.value("algorithm", std::string()));
+    kinds[path.empty() ? kind : kind + " [" + path + "]"] += 2;  // batch 1 and 2
+  }
+  CHECK(contains(r.output, "(b)   kind of layer"));
+  for (const auto& [kind, points] : kinds) {
+    std::snprintf(row, sizeof row, "(b)   %-52s  %7zu", kind.c_str(), points);
+    CHECK(contains(r.output, row));
+  }
   // --keep: the trained files stay, each a predictor file of its mode.
   for (const char* f : {"kept_split_forest.json", "kept_basis_forest.json"}) {
     INFO(f);
