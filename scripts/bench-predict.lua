@@ -30,6 +30,8 @@ local a = argparse.parse(arg, {
     {"plan_nets", "string", "networks whose plans from predicted and measured tables are run (\"none\": skip)",
      default = "resnet50,mobilenet_v1,googlenet"},
     {"plan_batch", "integer", "samples in the planned request", default = 8, min = 1, max = 64},
+    {"min_gain", "number", "the plans' minimum gain for more steps than fixed batch or greedy (as frugal workflow)",
+     default = 0.03, min = 0, max = 0.99},
     {"runs", "integer", "timed whole runs (latency) and plan runs, median kept", default = 3, min = 1},
     {"repeat", "integer", "timed runs per layer and batch size when profiling", default = 5, min = 1},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
@@ -193,11 +195,12 @@ local function predict_time(file, unseen)
 end
 
 -- VBS plans at a budget half-way between the smallest plan and the whole batch, from both tables, run in turn.
+-- Planned as frugal workflow plans: fitted tables, arena moves priced by the executor, --min-gain.
 local function plan_pair(p, file)
   local n = a.plan_batch
   local measured = common.try(frugal.profile, p.model, {executor = "cpu", threads = a.threads, upto = n,
-    batches = batches, repeats = a["repeat"], cache = not a.no_cache, progress = false})
-  local pred = predicted(p, file, n)
+    batches = batches, repeats = a["repeat"], cache = not a.no_cache, fit = true, progress = false})
+  local pred = common.try(frugal.predict, p.model, nil, {model = file, upto = n, threads = a.threads, fit = true})
   local whole = common.try(frugal.plan, measured, {planner = "fbs", budget = 1 << 50, batch = n}).peak_bytes
   local smallest = common.try(frugal.plan, measured, {planner = "vbs", budget = whole, batch = n}).min_budget_bytes
   local budget = math.floor((smallest + whole) / 2)
@@ -205,13 +208,16 @@ local function plan_pair(p, file)
   local x = common.try(frugal.random_input, p.model, n, 0)
   local v = {}
   for _, t in ipairs({{"measured", measured}, {"predicted", pred}}) do
-    local plan = common.try(frugal.plan, t[2], {planner = "vbs", budget = budget, batch = n})
-    v[#v + 1] = {name = t[1], run = function() local _, r = common.try(ex.run, ex, x, {plan = plan}); return r.seconds end}
+    local plan = common.try(frugal.plan, t[2], {planner = "vbs", budget = budget, batch = n, executor = ex,
+                                                min_gain = a.min_gain})
+    v[#v + 1] = {name = t[1], plan = plan,
+                 run = function() local _, r = common.try(ex.run, ex, x, {plan = plan}); return r.seconds end}
   end
   bench.interleave(v, a.runs, progress, {})
-  print(string.format("plans       %-16s budget %s: VBS from the measured table %s per sample, from the predicted " ..
-    "%s (%+.1f%%)", p.network, common.bytes(budget), common.seconds(v[1].median / n), common.seconds(v[2].median / n),
-    100 * (v[2].median / v[1].median - 1)))
+  local function priced(x) return string.format("priced %s, %d steps", common.seconds(x.plan.time_per_sample_s), #x.plan.steps) end
+  print(string.format("plans       %-16s budget %s: VBS from the measured table %s per sample (%s), from the " ..
+    "predicted %s (%s): %+.1f%%", p.network, common.bytes(budget), common.seconds(v[1].median / n), priced(v[1]),
+    common.seconds(v[2].median / n), priced(v[2]), 100 * (v[2].median / v[1].median - 1)))
 end
 
 local pruning = a.pruning or {0, 30, 50, 70, 90}

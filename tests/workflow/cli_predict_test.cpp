@@ -161,7 +161,7 @@ TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured po
   REQUIRE(layers > 0);
   r = frugal_in(dir,
                 "bench-predict --basis toy_tiny,toy_linear,toy_allops --unseen toy_branched --batches 1,2 "
-                "--pruning 0,50 --test-pruning 30 --modes forest --plan-nets none --runs 1 --repeat 1 "
+                "--pruning 0,50 --test-pruning 30 --modes forest --plan-nets toy_branched --plan-batch 2 --runs 1 --repeat 1 "
                 "--threads 1 --keep kept");
   INFO(r.output);
   REQUIRE(r.code == 0);
@@ -173,6 +173,10 @@ TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured po
   CHECK(contains(r.output, row));
   CHECK(contains(r.output, "(c)   toy_tiny"));
   CHECK(contains(r.output, "(c)   all"));
+  // The plans from both tables, each with its price by its own table and its steps.
+  CHECK(contains(r.output, "plans       toy_branched     budget "));
+  CHECK(contains(r.output, "VBS from the measured table "));
+  CHECK(contains(r.output, " steps), from the predicted "));
   // A row per kind of layer of the unseen network (ops joined by "+", the kernel
   // path without its details in parentheses), with its measured points.
   std::map<std::string, size_t> kinds;
