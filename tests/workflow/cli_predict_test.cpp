@@ -161,7 +161,8 @@ TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured po
   REQUIRE(layers > 0);
   r = frugal_in(dir,
                 "bench-predict --basis toy_tiny,toy_linear,toy_allops --unseen toy_branched --batches 1,2 "
-                "--pruning 0,50 --test-pruning 30 --modes forest --plan-nets toy_branched --plan-batch 2 --runs 1 --repeat 1 "
+                "--pruning 0,50 --test-pruning 30 --modes forest --plan-nets toy_branched --plan-batch 2 "
+                "--runs 1 --repeat 1 "
                 "--threads 1 --keep kept");
   INFO(r.output);
   REQUIRE(r.code == 0);
@@ -180,7 +181,8 @@ TEST_CASE("frugal bench-predict on toys: a row per experiment, every measured po
   // A row per kind of layer of the unseen network (ops joined by "+", the kernel
   // path without its details in parentheses), with its measured points.
   std::map<std::string, size_t> kinds;
-  for (const auto& l : read_json(dir / "m.json")["layers"]) {
+  const nlohmann::json measured = read_json(dir / "m.json");  // kept: the loop reads its members
+  for (const auto& l : measured["layers"]) {
     std::string kind;
     for (const auto& op : l["ops"]) kind += (kind.empty() ? "" : "+") + op.get<std::string>();
     const std::string path = without_parentheses(l.value("algorithm", std::string()));
