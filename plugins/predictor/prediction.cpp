@@ -17,8 +17,9 @@ namespace frugal::predictor {
 
 namespace {
 
-// Features whose range the warning checks: sizes the trees cannot extend.
-const char* const kRangeChecked[] = {"batch", "n", "m", "k", "ip", "macs", "bytes_moved", "work"};
+// Features whose range the per-layer warning checks: sizes the trees cannot
+// extend. The batch size is checked once for the whole table (batch_warning).
+const char* const kRangeChecked[] = {"n", "m", "k", "ip", "macs", "bytes_moved", "work"};
 
 void check_families(const nlohmann::json& file, const std::vector<LayerFacts>& facts,
                     const std::string& origin) {
@@ -50,6 +51,15 @@ std::string extrapolation(const nlohmann::json& ranges, const LayerFacts& f, con
   return "";
 }
 
+// One line for the table when batch sizes 1..upto leave the trained range,
+// rather than the same line for every layer; "" when they do not.
+std::string batch_warning(const nlohmann::json& ranges, int upto) {
+  const double lo = ranges["batch"][0].get<double>(), hi = ranges["batch"][1].get<double>();
+  if (1 >= lo && double(upto) <= hi) return "";
+  return "warning: batch sizes 1.." + std::to_string(upto) + " leave the training range [" + number(lo) +
+         ", " + number(hi) + "]: every layer's prediction there extrapolates";
+}
+
 bool measured_at(const nlohmann::json& layer, size_t i) {
   return layer.contains("source") && i < layer["source"].size() && layer["source"][i] == "measured" &&
          layer.contains("time_s") && i < layer["time_s"].size();
@@ -73,7 +83,10 @@ std::string add_rows(const nlohmann::json& file, const std::vector<std::string>&
   for (int b = 1; b <= upto; ++b) {
     const std::vector<double> x = features(f, b, families, kinds);
     rows.add(x);
-    if (warning.empty()) warning = extrapolation(file["ranges"], f, x);
+    // Beyond the trained batch sizes, sizes that grow with the batch leave
+    // their range too: that is batch_warning's line, not this layer's.
+    if (warning.empty() && b <= file["ranges"]["batch"][1].get<double>())
+      warning = extrapolation(file["ranges"], f, x);
   }
   return warning;
 }
@@ -111,6 +124,7 @@ nlohmann::json predict_table(const PredictorFile& predictor, const std::string& 
   const auto kinds = file["kinds"].get<std::vector<std::string>>();
   Rows rows;
   nlohmann::json warnings = nlohmann::json::array();
+  if (const std::string w = batch_warning(file["ranges"], upto); !w.empty()) warnings.push_back(w);
   for (const LayerFacts& f : facts) {
     check_bytes(f, upto);
     const std::string w = add_rows(file, families, kinds, f, upto, rows);
