@@ -1,6 +1,7 @@
 #include "common/gate_params.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "frugal/error.h"
 
@@ -29,10 +30,27 @@ GateParams GateParams::from(const Graph& g, const GateMatch& m, std::optional<fl
   return p;
 }
 
+// The dot product in eight independent lanes (GCC vector types), then summed: one serial
+// chain of float additions waits out each addition's latency (squeezenet1_1's 25 gates are
+// about 0.2M MACs a sample). The order of the additions is the executor's own, as the
+// Vulkan shader's tree is.
+namespace {
+using Lanes = float __attribute__((vector_size(32)));
+}  // namespace
+
 bool GateParams::on(int64_t k, const float* pooled) const {
   const float* w = weights.data() + k * channels;
+  Lanes acc = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t c = 0;
+  for (; c + 8 <= channels; c += 8) {
+    Lanes a, b;
+    std::memcpy(&a, w + c, sizeof a);
+    std::memcpy(&b, pooled + c, sizeof b);
+    acc += a * b;
+  }
   float z = bias[size_t(k)];
-  for (int64_t c = 0; c < channels; ++c) z += w[c] * pooled[c];
+  for (int i = 0; i < 8; ++i) z += acc[i];
+  for (; c < channels; ++c) z += w[c] * pooled[c];
   const float sw = 1.0f / (1.0f + std::exp(-z));
   return strict ? sw > threshold : sw >= threshold;
 }
