@@ -72,6 +72,11 @@ bool StridedTensor::is_contiguous() const {
 Tensor StridedTensor::to_dense() const {
   Tensor out;
   out.dims = sizes;
+  if (numel() > 0 && is_contiguous()) {  // one copy (an executor's input at every run: 4.8 MB at batch 8)
+    const auto first = storage->begin() + static_cast<std::ptrdiff_t>(offset);
+    out.data.assign(first, first + static_cast<std::ptrdiff_t>(numel()));
+    return out;
+  }
   out.data.reserve(static_cast<size_t>(numel()));
   for_each_index(*this, [&](int64_t i) { out.data.push_back(at(i)); });
   return out;

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   std::vector<int> batches = {1, 8};
   int threads = 0, repeats = 5;
   std::string conv;  // the executor's "conv" option ("" = its default)
-  bool per_op = false, per_layer = false;
+  bool per_op = false, per_layer = false, per_step = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -149,16 +149,20 @@ int main(int argc, char** argv) {
       per_op = true;
     else if (a == "--layers")
       per_layer = true;
+    else if (a == "--steps")
+      per_step = true;
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--conv auto|blas|onednn] [--per-op] [--layers]\n"
+          "[--conv auto|blas|onednn] [--per-op] [--layers] [--steps]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
           "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
-          "each pooling layer\n");
+          "each pooling layer\n"
+          "--steps: also every step of the whole-graph runs in order, its median ms over the timed runs\n"
+          "         (inside a run: caches as the run leaves them, unlike time_layer)\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -236,7 +240,8 @@ int main(int argc, char** argv) {
       std::vector<double> times;
       uint64_t peak = 0, moved = 0;
       nlohmann::json last_report;
-      for (int r = 0; r <= repeats; ++r) {  // run 0 is the warm-up
+      std::vector<std::vector<double>> step_times;  // [step][timed run]
+      for (int r = 0; r <= repeats; ++r) {          // run 0 is the warm-up
         frugal_blob rep{};
         const double t0 = now();
         A.check(A.api->run(ex, nullptr, &in, 1, &out, 1, &rep, &err), err, "run");
@@ -247,6 +252,12 @@ int main(int argc, char** argv) {
         peak = report["peak_bytes"].get<uint64_t>();
         moved = report["moved_bytes"].get<uint64_t>();
         if (r > 0) times.push_back(t);
+        if (r > 0 && per_step) {
+          const auto& steps = report["steps"];
+          step_times.resize(steps.size());
+          for (size_t k = 0; k < steps.size(); ++k)
+            step_times[k].push_back(steps[k]["seconds"].get<double>());
+        }
         if (r == repeats) last_report = report;
       }
       const double t = median(times);
@@ -285,6 +296,17 @@ int main(int argc, char** argv) {
                   batch / t, 2.0 * double(macs) * batch / t / 1e9, conv_gflops, sgemm_now,
                   100.0 * conv_gflops / sgemm_now, double(peak) / 1e6, double(moved) / 1e6,
                   double(d["packed_weights_bytes"].get<uint64_t>()) / 1e6);
+      if (per_step)
+        for (size_t k = 0; k < step_times.size(); ++k) {
+          const std::string layer = last_report["steps"][k]["layer"].get<std::string>();
+          const auto& L = *std::find_if(d["layers"].begin(), d["layers"].end(),
+                                        [&](const nlohmann::json& x) { return x["name"] == layer; });
+          std::string ops;
+          for (const auto& o : L["ops"]) ops += (ops.empty() ? "" : "+") + o.get<std::string>();
+          std::printf("    step %-28s %-24s %-36s %-20s %8.3f ms\n", layer.c_str(), ops.c_str(),
+                      L["algorithm"].get<std::string>().c_str(), L["output_shape"].dump().c_str(),
+                      median(step_times[k]) * 1e3);
+        }
       if (per_op) {
         std::map<std::string, double> by_ops;
         for (const auto& st : last_report["steps"]) {
