@@ -318,9 +318,16 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void fill_interleav
   int64_t ih = 0, iw = 0;  // pixel p0 + k's row and column
   for (int64_t p0 = 0; p0 < P; p0 += kLanes) {
     const int64_t n = std::min<int64_t>(kLanes, P - p0);
+    // Whole vectors by a fixed-size copy (inlined), the plane's last few
+    // pixels one by one: a copy of variable size was a call into libc's
+    // memcpy per plane and vector, as long as the sums themselves on 7x7 planes.
     for (int l = 0; l < int(kLanes); ++l) {
       r[l] = v16{};
-      if (l < cnt) std::memcpy(&r[l], src[l] + p0, sizeof(float) * size_t(n));
+      if (l >= cnt) continue;
+      if (n == kLanes)
+        std::memcpy(&r[l], src[l] + p0, sizeof r[l]);
+      else
+        for (int64_t k = 0; k < n; ++k) r[l][k] = src[l][p0 + k];
     }
     transpose16(r);
     for (int64_t k = 0; k < n; ++k) {
@@ -370,14 +377,30 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void interleaved_pl
       if (++ow == w.Wo) ow = 0, ++oh;
     }
     transpose16(r);
-    for (int l = 0; l < cnt; ++l) std::memcpy(dst[l] + p0, &r[l], sizeof(float) * size_t(n));
+    for (int l = 0; l < cnt; ++l)
+      if (n == kLanes)
+        std::memcpy(dst[l] + p0, &r[l], sizeof r[l]);
+      else
+        for (int64_t k = 0; k < n; ++k) dst[l][p0 + k] = r[l][k];
   }
+}
+
+}  // namespace
+
+namespace {
+
+// [lo[j], hi[j]): the output columns whose input column under kernel column j lies inside the input.
+void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>& hi) {
+  lo.resize(size_t(w.kw));
+  hi.resize(size_t(w.kw));
+  for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
 }
 
 }  // namespace
 
 DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads)
     : w_(w), C_(C), M_(M), threads_(threads), weight_(std::move(weights)) {
+  valid_cols(w, lo_, hi_);
   const bool square = w.kh == w.kw && w.dh == 1 && w.dw == 1 && w.sh == w.sw;
   if (square && w.kh == 3 && w.sw == 2) {
     direct_3x3s2_ = true;
@@ -418,29 +441,16 @@ std::string DepthwiseConv::algorithm() const {
   return interleaved_ ? "depthwise interleaved" : K_ ? "depthwise padded" : "depthwise direct";
 }
 
-namespace {
-
-// [lo[j], hi[j]): the output columns whose input column under kernel column j lies inside the input.
-void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>& hi) {
-  lo.resize(size_t(w.kw));
-  hi.resize(size_t(w.kw));
-  for (int64_t j = 0; j < w.kw; ++j) w.valid_cols(j, lo[size_t(j)], hi[size_t(j)]);
-}
-
-}  // namespace
-
 // One output plane (channel m) from input plane x with weights wm; ws: one
 // padded plane. The padded path applies the epilogue too; the others leave it to run().
 void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e,
                           int64_t m) const {
   if (!K_) {
-    std::vector<int64_t> lo, hi;
-    valid_cols(w_, lo, hi);
     if (direct_3x3s2_)  // columns [a, b) have all 3 taps inside the input
-      depthwise_kxk_plane<3, 2>(x, wm, out, w_, zero_row_.data(), *std::max_element(lo.begin(), lo.end()),
-                                *std::min_element(hi.begin(), hi.end()));
+      depthwise_kxk_plane<3, 2>(x, wm, out, w_, zero_row_.data(), *std::max_element(lo_.begin(), lo_.end()),
+                                *std::min_element(hi_.begin(), hi_.end()));
     else
-      tap_by_tap_plane(x, wm, out, w_, lo.data(), hi.data());
+      tap_by_tap_plane(x, wm, out, w_, lo_.data(), hi_.data());
     return;
   }
   const Padded g{Hp_, Wq_, S_};

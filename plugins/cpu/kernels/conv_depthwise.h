@@ -70,6 +70,7 @@ class DepthwiseConv {
   int64_t Wv_ = 0;                // output columns computed per row: Wo rounded up to 16
   bool direct_3x3s2_ = false;     // 3x3 at stride 2: one pass on the input, no workspace
   std::vector<float> zero_row_;   // that pass's rows in the padding
+  std::vector<int64_t> lo_, hi_;  // per kernel column j: the output columns [lo, hi) inside the input
   bool interleaved_ = false;      // 16 channels in the lanes; Hp_, Wq_: the buffer's rows and columns
   std::vector<float> weight_il_;  // [ceil(M / 16), kh * kw, 16], lanes past M zero
 };
