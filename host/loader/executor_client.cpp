@@ -227,30 +227,48 @@ double ExecutorClient::time_move(uint64_t capacity, int repeats) {
   return median;
 }
 
-nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
-                                   const std::vector<Tensor>& inputs,
-                                   const std::vector<std::string>& output_names,
-                                   std::vector<Tensor>& outputs) {
+void ExecutorClient::run_into(const nlohmann::json& plan, const std::vector<std::string>& input_names,
+                              const std::vector<Tensor>& inputs, const std::vector<std::string>& output_names,
+                              std::vector<Tensor>& outputs, BlobHolder& report) {
   std::vector<frugal_tensor> in_views, out_views;
   make_views(input_names, inputs, "input", in_views);
   make_views(output_names, outputs, "output", out_views);
   const bool whole_batch = plan.is_null() || (plan.is_object() && plan.empty());
   const std::string plan_text = whole_batch ? std::string() : plan.dump();
-  BlobHolder report;
   frugal_error err = fresh_error();
   const int status = api().run(handle(), whole_batch ? nullptr : plan_text.c_str(), in_views.data(),
                                in_views.size(), out_views.data(), out_views.size(), report.out(), &err);
   check_status(*plugin_, status, err, "run");
+}
+
+nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<std::string>& input_names,
+                                   const std::vector<Tensor>& inputs,
+                                   const std::vector<std::string>& output_names,
+                                   std::vector<Tensor>& outputs) {
+  BlobHolder report;
+  run_into(plan, input_names, inputs, output_names, outputs, report);
   return blob_json(*plugin_, report, "run report", true, nlohmann::json::object());
 }
 
-nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
-                                   std::vector<Tensor>& outputs) {
+void ExecutorClient::allocate_outputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   if (inputs.empty() || inputs[0].dims.empty())
     throw Error(plugin_label(*plugin_) + ": run needs at least one input with a batch dimension");
   if (outputs.empty())
     for (auto& dims : output_shapes(inputs[0].dims[0])) outputs.emplace_back(std::move(dims));
+}
+
+nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+                                   std::vector<Tensor>& outputs) {
+  allocate_outputs(inputs, outputs);
   return run(plan, input_names(), inputs, output_names(), outputs);
+}
+
+std::string ExecutorClient::run_text(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+                                     std::vector<Tensor>& outputs) {
+  allocate_outputs(inputs, outputs);
+  BlobHolder report;
+  run_into(plan, input_names(), inputs, output_names(), outputs, report);
+  return blob_json_text(*plugin_, report, "run report");
 }
 
 }  // namespace frugal

@@ -16,6 +16,8 @@
 
 namespace frugal {
 
+class BlobHolder;
+
 struct LayerBytes {
   uint64_t in_bytes = 0, out_bytes = 0, ws_bytes = 0;
 };
@@ -81,8 +83,16 @@ class ExecutorClient {
   // allocated from output_shapes(batch of inputs[0]).
   nlohmann::json run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
                      std::vector<Tensor>& outputs);
+  // Same, the report as the plugin's JSON text, unparsed ("" when it sends none),
+  // for a caller that converts it itself (the Lua binding, straight into tables).
+  std::string run_text(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+                       std::vector<Tensor>& outputs);
 
  private:
+  void run_into(const nlohmann::json& plan, const std::vector<std::string>& input_names,
+                const std::vector<Tensor>& inputs, const std::vector<std::string>& output_names,
+                std::vector<Tensor>& outputs, BlobHolder& report);
+  void allocate_outputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   void create(const std::string& onnx_bytes, const nlohmann::json& options);
   void release() noexcept;
   const frugal_executor_api& api() const;

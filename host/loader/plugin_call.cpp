@@ -70,6 +70,12 @@ std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::st
   return std::string(static_cast<const char*>(blob.data), blob.size);
 }
 
+std::string blob_json_text(const LoadedPlugin& p, const BlobHolder& b, const std::string& what) {
+  std::string text = blob_bytes(p, b, what, kMaxJsonBlobBytes, true);
+  while (!text.empty() && text.back() == '\0') text.pop_back();  // C strings may carry their NUL
+  return text;
+}
+
 nlohmann::json blob_json(const LoadedPlugin& p, const BlobHolder& b, const std::string& what,
                          bool allow_empty, const nlohmann::json& empty_value) {
   std::string text = blob_bytes(p, b, what, kMaxJsonBlobBytes, allow_empty);

@@ -70,6 +70,8 @@ std::string blob_bytes(const LoadedPlugin& p, const BlobHolder& b, const std::st
 // when allow_empty, else an error.
 nlohmann::json blob_json(const LoadedPlugin& p, const BlobHolder& b, const std::string& what,
                          bool allow_empty, const nlohmann::json& empty_value = nullptr);
+// The blob as JSON text, unparsed, its trailing NULs dropped ("" when empty).
+std::string blob_json_text(const LoadedPlugin& p, const BlobHolder& b, const std::string& what);
 
 // ---- template definition ----
 template <class T>

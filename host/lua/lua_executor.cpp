@@ -126,9 +126,9 @@ int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::
   const int64_t batch = inputs.empty() || inputs[0].dims.empty() ? 0 : inputs[0].dims[0];
   if (!plan.is_null()) check_plan_for_model(plan, plan_origin, ex, batch);
   std::vector<Tensor> outputs;
-  nlohmann::json report;
+  std::string report;
   try {
-    report = ex.client.run(plan, inputs, outputs);
+    report = ex.client.run_text(plan, inputs, outputs);
   } catch (const PluginCallError& e) {
     if (e.status != FRUGAL_ERR_BUDGET) throw;
     if (!plan.is_null()) throw Error("the budget is too small for " + plan_origin + ": " + e.what());
@@ -149,7 +149,8 @@ int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::
       lua_setfield(L, -2, names.at(i).c_str());
     }
   }
-  push_record(L, report, Record::RunReport);
+  push_record_text(L, report, plugin_label(ex.client.plugin()) + ": the run report it returned",
+                   Record::RunReport);
   return 2;
 }
 

@@ -1,6 +1,8 @@
 #include "lua/lua_json.h"
 
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "frugal/error.h"
@@ -189,6 +191,112 @@ const LuaBinding kFunctions[] = {{"json_encode", l_json_encode},
 }  // namespace
 
 void push_json(lua_State* L, const nlohmann::json& j) { push_json_at(L, j, 0); }
+
+namespace {
+
+// nlohmann's SAX events -> Lua values: a container is a table on the stack until
+// it ends, then stored into its parent (or left as the result).
+class LuaSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  LuaSax(lua_State* L, std::string what) : L_(L), base_(lua_gettop(L)), what_(std::move(what)) {}
+
+  bool null() override {
+    return value([&] { lua_pushnil(L_); });
+  }
+  bool boolean(bool v) override {
+    return value([&] { lua_pushboolean(L_, v); });
+  }
+  bool number_integer(number_integer_t v) override {
+    return value([&] { lua_pushinteger(L_, v); });
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return value([&] {
+      if (v <= static_cast<uint64_t>(INT64_MAX))
+        lua_pushinteger(L_, static_cast<lua_Integer>(v));
+      else
+        lua_pushnumber(L_, static_cast<lua_Number>(v));
+    });
+  }
+  bool number_float(number_float_t v, const string_t&) override {
+    return value([&] { lua_pushnumber(L_, v); });
+  }
+  bool string(string_t& v) override {
+    return value([&] { lua_pushlstring(L_, v.data(), v.size()); });
+  }
+  bool binary(binary_t&) override { throw Error(what_ + ": JSON binary values have no Lua form"); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    lua_settop(L_, base_);
+    throw Error(what_ + " is not valid JSON: " + e.what());
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    lua_Integer next = 1;  // the next array index
+    std::string key;       // the key of the object's next value
+    bool empty = true;
+  };
+
+  template <class Push>
+  bool value(Push push) {
+    luaL_checkstack(L_, 3, "JSON to Lua");
+    push();
+    store();
+    return true;
+  }
+  // The value on top of the stack into the enclosing table, if any.
+  void store() {
+    if (frames_.empty()) return;
+    Frame& f = frames_.back();
+    f.empty = false;
+    if (f.array)
+      lua_rawseti(L_, -2, f.next++);
+    else
+      lua_setfield(L_, -2, f.key.c_str());
+  }
+  bool open(bool array) {
+    if (frames_.size() >= size_t(kMaxDepth))
+      throw Error(what_ + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    luaL_checkstack(L_, 3, "JSON to Lua");
+    lua_newtable(L_);
+    Frame& f = frames_.emplace_back();
+    f.array = array;
+    return true;
+  }
+  bool close() {
+    const bool marked_empty_object = !frames_.back().array && frames_.back().empty;
+    frames_.pop_back();
+    if (marked_empty_object) luaL_setmetatable(L_, kObjectMarker);
+    store();
+    return true;
+  }
+
+  lua_State* L_;
+  int base_;
+  std::string what_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+void push_json_text(lua_State* L, const std::string& text, const std::string& what) {
+  const int base = lua_gettop(L);
+  LuaSax sax(L, what);
+  try {
+    nlohmann::json::sax_parse(text, &sax);
+  } catch (...) {
+    lua_settop(L, base);
+    throw;
+  }
+}
 
 nlohmann::json lua_to_json(lua_State* L, int idx, const std::string& where) {
   return to_json_at(L, idx, where, 0);

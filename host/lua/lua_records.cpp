@@ -77,6 +77,14 @@ void push_record(lua_State* L, const nlohmann::json& j, Record kind) {
   luaL_setmetatable(L, kMetatables[static_cast<int>(kind)]);
 }
 
+void push_record_text(lua_State* L, const std::string& text, const std::string& what, Record kind) {
+  if (text.empty())
+    push_json(L, nlohmann::json::object());
+  else
+    push_json_text(L, text, what);
+  luaL_setmetatable(L, kMetatables[static_cast<int>(kind)]);
+}
+
 void open_lua_records(lua_State* L) {
   static const LuaBinding kPlan[] = {{"__tostring", plan_tostring, "tostring(plan)"}, {nullptr, nullptr}};
   static const LuaBinding kRun[] = {{"__tostring", run_report_tostring, "tostring(report)"},

@@ -120,11 +120,17 @@ void check_outputs(const LayerGraph& m, frugal_tensor* outputs, size_t n, int64_
   }
 }
 
-Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs,
-                      size_t n_inputs, frugal_tensor* outputs, size_t n_outputs) {
+Request check_io(const LayerGraph& m, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
+                 size_t n_outputs) {
   Request r;
   r.batch = check_inputs(m, inputs, n_inputs, r.inputs);
   check_outputs(m, outputs, n_outputs, r.batch, r.outputs);
+  return r;
+}
+
+Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs,
+                      size_t n_inputs, frugal_tensor* outputs, size_t n_outputs) {
+  Request r = check_io(m, inputs, n_inputs, outputs, n_outputs);
   r.plan = plan_json ? parse_plan(plan_json, m) : whole_batch_plan(m, r.batch);
   return r;
 }

@@ -42,6 +42,10 @@ struct Request {
 };
 Request check_request(const LayerGraph& m, const char* plan_json, const frugal_tensor* inputs,
                       size_t n_inputs, frugal_tensor* outputs, size_t n_outputs);
+// check_request's checks of the inputs and outputs alone (r.plan left empty), for an
+// executor that keeps the plan it parsed for the same plan text and batch before.
+Request check_io(const LayerGraph& m, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
+                 size_t n_outputs);
 
 // `what` ("layer_bytes", "time_layer"): layer index in range, batch >= 1.
 void check_layer_and_batch(const LayerGraph& m, const char* what, int layer, int batch);

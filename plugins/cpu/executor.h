@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,11 +73,34 @@ class Executor {
                exec::GateStats* stats) const;
   void use_threads() const;
 
+  // What a step's report entry needs, recorded while the run is timed (the report's
+  // JSON is written once the run's clock has stopped).
+  struct StepRecord {
+    int layer = 0;
+    int64_t first = 0, count = 0;
+    int calls = 0;
+    uint64_t moved_bytes = 0;
+    double move_seconds = 0, seconds = 0;
+  };
+  std::string report_json(const nlohmann::json& head);
+
   Model model_;
   ExecutorOptions options_;
   mutable ThreadPool pool_;  // shared by const run paths; holds no model state
   Arena arena_;
   bool budget_set_ = false;
+  // The last run's plan and its simulated memory, kept for the next run with the
+  // same plan text (none: the whole batch) and batch: a run repeated on the same
+  // request neither parses nor simulates its plan again.
+  struct PlanCache {
+    bool valid = false;
+    std::string plan_text;
+    int64_t batch = 0;
+    Plan plan;
+    PlanMemory memory;
+  } plan_cache_;
+  std::vector<StepRecord> step_records_;       // the run's steps, reused from run to run
+  std::vector<std::string> layer_names_json_;  // each layer's name as a JSON string, quoted and escaped
 };
 
 }  // namespace frugal::cpu

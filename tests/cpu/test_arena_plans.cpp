@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "cpu_plugin.h"
+#include "graph_helpers.h"
 #include "memory_model.h"
 #include "reference.h"
 #include "zoo/zoo.h"
@@ -337,4 +338,80 @@ TEST_CASE("the placement extension prices a moved byte, and refuses what it cann
   CHECK(bad.code == FRUGAL_ERR_INVALID_ARGUMENT);
   CHECK_THAT(bad.message, Catch::Contains("no_such_layer"));
   CHECK(ex.place(placement, nullptr, 0, 0, nullptr).code == FRUGAL_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE(
+    "the run report lists every step with its fields; repeated and changed requests report their own plan",
+    "[cpu][plan]") {
+  // Layer names that JSON must escape; Relu then Sigmoid, each a layer of its own.
+  cpu_test::GraphMaker gm;
+  gm.input("x", {1, 4, 5, 5}, true);
+  gm.node("Relu", {"x"}, "relu \"a\\b\"");
+  gm.node("Sigmoid", {"relu \"a\\b\""}, "out");
+  gm.output("out");
+  cpu_test::Executor ex(gm.graph(), "{\"threads\": 2}");
+  REQUIRE(ex.ok());
+  MemoryModel mm(ex);
+  const nlohmann::json& layers = mm.description()["layers"];
+  REQUIRE(layers.size() == 2);
+  CHECK(layers[0]["name"] == "relu \"a\\b\"");
+
+  // The report's steps against the plan that ran: layer names, samples, calls, fields.
+  const auto check_report = [&](const nlohmann::json& report, const std::vector<cpu_test::Step>& steps,
+                                int64_t batch) {
+    INFO(report.dump());
+    CHECK(report["batch"] == batch);
+    CHECK(report["peak_bytes"].get<uint64_t>() == mm.peak(steps, batch));
+    CHECK(report["predicted_peak_bytes"].get<uint64_t>() == mm.peak(steps, batch));
+    REQUIRE(report["steps"].size() == steps.size());
+    double step_seconds = 0;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const nlohmann::json& s = report["steps"][i];
+      CHECK(s.size() == 7);
+      CHECK(s["layer"] == layers[size_t(steps[i].layer)]["name"]);
+      CHECK(s["first"] == steps[i].first);
+      CHECK(s["count"] == steps[i].count);
+      CHECK(s["calls"] == 1);
+      CHECK(s["moved_bytes"].is_number_unsigned());
+      CHECK(s["move_seconds"].get<double>() >= 0);
+      CHECK(s["seconds"].get<double>() >= 0);
+      step_seconds += s["seconds"].get<double>();
+    }
+    CHECK(step_seconds <= report["seconds"].get<double>());
+  };
+  // Outputs against sigmoid(relu(x)) in float64.
+  const auto check_output = [](const std::vector<HostTensor>& in, const std::vector<HostTensor>& out) {
+    REQUIRE(out.size() == 1);
+    REQUIRE(out[0].data.size() == in[0].data.size());
+    double worst = 0;
+    for (size_t i = 0; i < in[0].data.size(); ++i) {
+      const double want = 1.0 / (1.0 + std::exp(-std::max(0.0, double(in[0].data[i]))));
+      worst = std::max(worst, std::fabs(double(out[0].data[i]) - want));
+    }
+    CHECK(worst <= 1e-6);
+  };
+
+  const std::vector<HostTensor> in3 = exec_test::random_inputs(mm.description(), 3, 7);
+  const std::vector<HostTensor> in2 = exec_test::random_inputs(mm.description(), 2, 8);
+  // Sample by sample: relu on 0, sigmoid on 0, then both layers on samples 1..2.
+  const std::vector<cpu_test::Step> split = {{0, 0, 1}, {1, 0, 1}, {0, 1, 2}, {1, 1, 2}};
+  const nlohmann::json split_plan = MemoryModel::to_json(split, mm.description());
+  struct Request {
+    const std::vector<HostTensor>* in;
+    int64_t batch;
+    bool split;
+  };
+  // The same request twice, then each change of plan or batch, and back.
+  for (const Request& r :
+       {Request{&in3, 3, false}, Request{&in3, 3, false}, Request{&in3, 3, true}, Request{&in3, 3, true},
+        Request{&in2, 2, false}, Request{&in3, 3, false}, Request{&in3, 3, true}}) {
+    INFO("batch " << r.batch << (r.split ? ", split plan" : ", whole batch"));
+    std::vector<HostTensor> out;
+    nlohmann::json report;
+    const cpu_test::Status st = ex.run(*r.in, out, r.split ? split_plan : nlohmann::json(nullptr), &report);
+    INFO(st.message);
+    REQUIRE(st.ok());
+    check_report(report, r.split ? split : mm.whole_batch(r.batch), r.batch);
+    check_output(*r.in, out);
+  }
 }
