@@ -74,3 +74,28 @@ float epilogue(float v, uint c) {
   v = epilogue_step(EP_K3, EP_O3, EP_LO3, EP_HI3, v, c);
   return v;
 }
+
+// The same epilogue on 4 values of one channel c: its parameters are read once
+// for the 4 (kernels that keep several outputs of a channel in registers call
+// it per quad, not per value). Component-wise the same arithmetic as epilogue().
+vec4 epilogue_step4(uint kind, uint off, float a, float b, vec4 v, uint c) {
+  if (kind == 1u) return w[pc.w_off + off + c] * v + w[pc.w_off + off + EP_C + c];
+  if (kind == 2u) return mix(vec4(0.0), v, greaterThan(v, vec4(0.0)));  // NaN -> 0
+  if (kind == 3u) {
+    v = mix(v, vec4(a), lessThan(v, vec4(a)));
+    return mix(v, vec4(b), lessThan(vec4(b), v));
+  }
+  if (kind == 4u) return 1.0 / (1.0 + exp(-v));
+  if (kind == 5u) return clamp(a * v + b, 0.0, 1.0);
+  if (kind == 6u) return v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
+  if (kind == 7u) return mix(a * v, v, greaterThanEqual(v, vec4(0.0)));
+  return v;
+}
+
+vec4 epilogue4(vec4 v, uint c) {
+  v = epilogue_step4(EP_K0, EP_O0, EP_LO0, EP_HI0, v, c);
+  v = epilogue_step4(EP_K1, EP_O1, EP_LO1, EP_HI1, v, c);
+  v = epilogue_step4(EP_K2, EP_O2, EP_LO2, EP_HI2, v, c);
+  v = epilogue_step4(EP_K3, EP_O3, EP_LO3, EP_HI3, v, c);
+  return v;
+}

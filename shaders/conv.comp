@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Convolution with one group (1-D and 2-D; strides, dilations, asymmetric
 // pads; 1x1 convs are the same shader with the tap arithmetic specialised
 // away) as a tiled implicit GEMM: out[m][p] = sum_k W[m][k] * X[k][p] with
@@ -93,7 +94,7 @@ void main() {
   const uint kchunk = ((ktot + ks - 1u) / ks + BK - 1u) / BK * BK;  // whole steps per slice
   const uint kbeg = slice * kchunk, kend = min(ktot, kbeg + kchunk);
   vec4 acc[4u * TMQ * TPQ];  // [kernel j][pixel quad q]: 4 pixels of kernel j
-  for (uint i = 0; i < 4u * TMQ * TPQ; ++i) acc[i] = vec4(0.0);
+  [[unroll]] for (uint i = 0; i < 4u * TMQ * TPQ; ++i) acc[i] = vec4(0.0);
   barrier();
   for (uint k0 = kbeg; k0 < kend; k0 += BK) {
     // Stage BK x BN input values (consecutive invocations: consecutive pixels).
@@ -124,24 +125,33 @@ void main() {
     barrier();
     for (uint kk = 0; kk < BK; ++kk) {
       vec4 a[TPQ], b[TMQ];
-      for (uint q = 0; q < TPQ; ++q) a[q] = xs[kk * XQ + q * NX + lx];
-      for (uint r = 0; r < TMQ; ++r) b[r] = ws[kk * WQ + r * NY + ly];
-      for (uint j = 0; j < 4u * TMQ; ++j)
-        for (uint q = 0; q < TPQ; ++q) acc[j * TPQ + q] += a[q] * b[j / 4u][j % 4u];
+      [[unroll]] for (uint q = 0; q < TPQ; ++q) a[q] = xs[kk * XQ + q * NX + lx];
+      [[unroll]] for (uint r = 0; r < TMQ; ++r) b[r] = ws[kk * WQ + r * NY + ly];
+      [[unroll]] for (uint j = 0; j < 4u * TMQ; ++j)
+        [[unroll]] for (uint q = 0; q < TPQ; ++q) acc[j * TPQ + q] += a[q] * b[j / 4u][j % 4u];
     }
     barrier();
   }
   const uint obase = pc.o_off + (sample_index * ks + slice) * M * HWO;
-  for (uint j = 0; j < 4u * TMQ; ++j) {
+  // The epilogue per quad (a kernel's parameters read once for its 4 pixels,
+  // outside the bounds tests), then the quad's stores.
+  [[unroll]] for (uint j = 0; j < 4u * TMQ; ++j) {
     const uint m = ms[4u * ((j / 4u) * NY + ly) + j % 4u];
-    if (m >= M) continue;
-    for (uint q = 0; q < TPQ; ++q) {
+    const uint mc = min(m, M - 1u);
+    [[unroll]] for (uint q = 0; q < TPQ; ++q) {
       const uint p = p0 + 4u * (q * NX + lx);
-      for (uint e = 0; e < 4u; ++e)
-        if (p + e < HWO) {
-          const float v = acc[j * TPQ + q][e];
-          o[obase + m * HWO + p + e] = ks > 1u ? v : epilogue(v, m);
-        }
+      const vec4 v = ks > 1u ? acc[j * TPQ + q] : epilogue4(acc[j * TPQ + q], mc);
+      if (m >= M) continue;
+      const uint ob = obase + m * HWO + p;
+      if (p + 3u < HWO) {
+        o[ob] = v.x;
+        o[ob + 1u] = v.y;
+        o[ob + 2u] = v.z;
+        o[ob + 3u] = v.w;
+      } else {
+        [[unroll]] for (uint e = 0; e < 4u; ++e)
+          if (p + e < HWO) o[ob + e] = v[e];
+      }
     }
   }
 }

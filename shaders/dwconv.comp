@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Depthwise convolution (one input channel per group; a channel multiplier
 // MG >= 1 allowed): output kernel m reads input channel m / MG only, so there
 // is no reduction over channels to tile. A work group covers WG consecutive
@@ -50,23 +51,23 @@ void main() {
   const uint wb = pc.w_off + m * KH * KW;
   const int h0 = int(oh * SH) - PT, w0 = int(ow0 * SW) - PL;
   float acc[OPT];
-  for (uint q = 0; q < OPT; ++q) acc[q] = 0.0;
+  [[unroll]] for (uint q = 0; q < OPT; ++q) acc[q] = 0.0;
   const bool inside = w0 >= 0 && w0 + int(SPAN) <= int(W);
   for (uint i = 0; i < KH; ++i) {
     const int ih = h0 + int(i * DH);
     if (ih < 0 || ih >= int(H)) continue;
     const uint row = xc + uint(ih) * W;
     float v[SPAN];
-    for (uint c = 0; c < SPAN; ++c) {
+    [[unroll]] for (uint c = 0; c < SPAN; ++c) {
       const int iw = w0 + int(c);
       v[c] = (inside || (iw >= 0 && iw < int(W))) ? x[row + uint(iw)] : 0.0;
     }
-    for (uint j = 0; j < KW; ++j) {
+    [[unroll]] for (uint j = 0; j < KW; ++j) {
       const float wt = w[wb + i * KW + j];
-      for (uint q = 0; q < OPT; ++q) acc[q] += v[q * SW + j * DW] * wt;
+      [[unroll]] for (uint q = 0; q < OPT; ++q) acc[q] += v[q * SW + j * DW] * wt;
     }
   }
   const uint ob = pc.o_off + (sample_index * M + m) * HO * WO + oh * WO;
-  for (uint q = 0; q < OPT; ++q)
+  [[unroll]] for (uint q = 0; q < OPT; ++q)
     if (ow0 + q < WO) o[ob + ow0 + q] = epilogue(acc[q], m);
 }

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Tiled matrix product for Gemm and MatMul:
 //   o[b][i][j] = epilogue(ALPHA * sum_k A[b][i][k] B[b][k][j] + BETA * C[i][j], j)
 // A is binding x, B binding y, C binding z; each is read through strides, so
@@ -51,18 +52,18 @@ void main() {
   const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
   const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
   uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
-  for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
+  [[unroll]] for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
   float acc[RB];
-  for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
+  [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
   for (uint k = lx; k < K; k += KT) {
     const float bv = y[bbase + k * B_SK];
-    for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
+    [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
   }
-  for (uint r = 0; r < RB; ++r) part[r * KT + lx] = acc[r];
+  [[unroll]] for (uint r = 0; r < RB; ++r) part[r * KT + lx] = acc[r];
   barrier();
   for (uint h = KT / 2u; h > 0u; h /= 2u) {
     if (lx < h)
-      for (uint r = 0; r < RB; ++r) part[r * KT + lx] += part[r * KT + lx + h];
+      [[unroll]] for (uint r = 0; r < RB; ++r) part[r * KT + lx] += part[r * KT + lx + h];
     barrier();
   }
   if (lx >= RB || row0 + lx >= rows) return;
@@ -90,15 +91,15 @@ void main() {
   const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
   const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
   uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
-  for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
+  [[unroll]] for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
   float acc[RB];
-  for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
+  [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
   for (uint k = 0; k < K; ++k) {
     const float bv = y[bbase + k * B_SK];
-    for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
+    [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
   }
   const uint j = col0 + lcol;
-  for (uint r = 0; r < RB; ++r) {
+  [[unroll]] for (uint r = 0; r < RB; ++r) {
     const uint row = row0 + r;
     if (row >= rows) break;
     float v = ALPHA * acc[r];

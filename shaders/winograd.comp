@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // The transforms of a Winograd convolution F(R x R, 3 x 3) (3x3 kernels,
 // stride 1, dilation 1, one group; kernels/conv.cpp). A tile of R x R output
 // pixels needs N x N = (R + 2) x (R + 2) input pixels; in the Winograd domain
@@ -68,52 +69,52 @@ void main() {
   float d[N * N];
   const int ih0 = int(th * R) - PT, iw0 = int(tw * R) - PL;
   const uint xb = pc.x_off + sc * H * W;
-  for (uint a = 0; a < N; ++a)
-    for (uint b = 0; b < N; ++b) {
+  [[unroll]] for (uint a = 0; a < N; ++a)
+    [[unroll]] for (uint b = 0; b < N; ++b) {
       const int ih = ih0 + int(a), iw = iw0 + int(b);
       float v = 0.0;
       if (ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) v = x[xb + uint(ih) * W + uint(iw)];
       d[a * N + b] = v;
     }
   float e[N * N];  // B^T d
-  for (uint a = 0; a < N; ++a)
-    for (uint b = 0; b < N; ++b) {
+  [[unroll]] for (uint a = 0; a < N; ++a)
+    [[unroll]] for (uint b = 0; b < N; ++b) {
       float v = 0.0;
-      for (uint k = 0; k < N; ++k) v += BT[a * N + k] * d[k * N + b];
+      [[unroll]] for (uint k = 0; k < N; ++k) v += BT[a * N + k] * d[k * N + b];
       e[a * N + b] = v;
     }
   const uint ob = pc.o_off + (s * P * C + c) * T + t;
-  for (uint a = 0; a < N; ++a)
-    for (uint b = 0; b < N; ++b) {
+  [[unroll]] for (uint a = 0; a < N; ++a)
+    [[unroll]] for (uint b = 0; b < N; ++b) {
       float v = 0.0;
-      for (uint k = 0; k < N; ++k) v += e[a * N + k] * BT[b * N + k];
+      [[unroll]] for (uint k = 0; k < N; ++k) v += e[a * N + k] * BT[b * N + k];
       o[ob + (a * N + b) * C * T] = v;  // V[s][p][c][t]
     }
 #else
   float y[N * N];
   const uint ks = max(pc.p0, 1u);  // the products' reduction slices (split-K), summed here
   const uint yb = pc.x_off + (s * P * ks * C + c) * T + t;
-  for (uint p = 0; p < P; ++p) {
+  [[unroll]] for (uint p = 0; p < P; ++p) {
     float v = 0.0;
     for (uint j = 0; j < ks; ++j) v += x[yb + (p * ks + j) * C * T];  // Y[s][p][slice][m][t]
     y[p] = v;
   }
   float e[R * N];                                          // A^T y
-  for (uint a = 0; a < R; ++a)
-    for (uint b = 0; b < N; ++b) {
+  [[unroll]] for (uint a = 0; a < R; ++a)
+    [[unroll]] for (uint b = 0; b < N; ++b) {
       float v = 0.0;
-      for (uint k = 0; k < N; ++k) v += AT[a * N + k] * y[k * N + b];
+      [[unroll]] for (uint k = 0; k < N; ++k) v += AT[a * N + k] * y[k * N + b];
       e[a * N + b] = v;
     }
   const uint ob = pc.o_off + sc * H * W;
-  for (uint a = 0; a < R; ++a) {
+  [[unroll]] for (uint a = 0; a < R; ++a) {
     const uint oh = th * R + a;
     if (oh >= H) break;
-    for (uint b = 0; b < R; ++b) {
+    [[unroll]] for (uint b = 0; b < R; ++b) {
       const uint ow = tw * R + b;
       if (ow >= W) break;
       float v = 0.0;
-      for (uint k = 0; k < N; ++k) v += e[a * N + k] * AT[b * N + k];
+      [[unroll]] for (uint k = 0; k < N; ++k) v += e[a * N + k] * AT[b * N + k];
       o[ob + oh * W + ow] = epilogue(v, c);
     }
   }
