@@ -168,6 +168,42 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
   if (!sgemm_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(packed == 40);
 }
 
+TEST_CASE("1x1 convs whose planes end in a few columns (rows in the lanes) match the float64 reference",
+          "[cpu][conv]") {
+  // The last columns of a plane that fill less than a vector go through the
+  // lane tile when they are at most half the block's rows: 7x7 (49 = 3 x 16 + 1
+  // on AVX-512, 6 x 8 + 1 on AVX2), 14x14 (196: 4 left on AVX-512), 3x3 (9: 1
+  // on AVX2, 9 on AVX-512: the masked vector), 2x10 (20: 4 left), 5x5;
+  // output channels in blocks of every size from 1 to 12 (M = 1, 5, 12, 13,
+  // 24, 40) and every epilogue, the affine step per lane.
+  const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
+  std::mt19937_64 rng(20261127);
+  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
+                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
+  const int64_t planes[][2] = {{7, 7}, {14, 14}, {3, 3}, {2, 10}, {5, 5}};
+  const bool packed_kernel = !(isa_env && std::string(isa_env) == "none") && __builtin_cpu_supports("avx2") &&
+                             __builtin_cpu_supports("fma");
+  const int64_t channels[] = {1, 5, 12, 13, 24, 40};
+  int t = 0;
+  for (const auto& hw : planes)
+    for (int64_t M : channels) {
+      const Tail tail = tails[t % 10];
+      const int64_t C = 3 + (t * 37) % 90, N = t % 2 == 0 ? 1 : 3;
+      ++t;
+      std::ostringstream what;
+      what << "Conv 1x1 x=[" << N << "," << C << "," << hw[0] << "," << hw[1] << "] M " << M << " epilogue "
+           << tail_name(tail) << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : "");
+      INFO(what.str());
+      GraphMaker m = conv_with_tail(N, C, M, hw[0], hw[1], tail, rng);
+      for (const cpu_test::ReferenceRun& r :
+           cpu_test::check_against_reference(m.graph(), {N, C, hw[0], hw[1]}, rng, 1e-5)) {
+        INFO("threads " << r.threads << ", algorithm " << algorithm_of(r));
+        CHECK(r.ws_bytes == 0);
+        if (packed_kernel) CHECK(algorithm_of(r).find("packed") != std::string::npos);
+      }
+    }
+}
+
 TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the float64 reference",
           "[cpu][conv]") {
   std::mt19937_64 rng(7081);

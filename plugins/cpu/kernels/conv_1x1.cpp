@@ -26,6 +26,9 @@ inline V vzero() { return _mm512_setzero_ps(); }
 inline V vset1(float a) { return _mm512_set1_ps(a); }
 inline V vload(const float* p) { return _mm512_loadu_ps(p); }
 inline V vload_n(const float* p, int n) { return _mm512_maskz_loadu_ps(first(n), p); }
+using Mask = __mmask16;
+inline Mask vmask(int n) { return first(n); }
+inline V vload_m(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
 inline void vstore_n(float* p, V v, int n) { _mm512_mask_storeu_ps(p, first(n), v); }
 inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
@@ -61,6 +64,9 @@ inline V vzero() { return _mm256_setzero_ps(); }
 inline V vset1(float a) { return _mm256_set1_ps(a); }
 inline V vload(const float* p) { return _mm256_loadu_ps(p); }
 inline V vload_n(const float* p, int n) { return _mm256_maskload_ps(p, first(n)); }
+using Mask = __m256i;
+inline Mask vmask(int n) { return first(n); }
+inline V vload_m(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
 inline void vstore_n(float* p, V v, int n) { _mm256_maskstore_ps(p, first(n), v); }
 inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
