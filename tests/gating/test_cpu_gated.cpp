@@ -12,6 +12,7 @@
 #include "cpu_plugin.h"
 #include "frugal/model/onnx_export.h"
 #include "gated_graphs.h"
+#include "gating/gate_insert.h"
 #include "graph_helpers.h"
 #include "reference.h"
 
@@ -305,5 +306,52 @@ TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference wi
       const nlohmann::json& conv = gate_entry(r.report, "conv1");
       CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
     }
+  }
+}
+
+TEST_CASE("cpu gated: a gated conv that is also a gate's consumer pools and skips exactly", "[gating][cpu]") {
+  // conv1 gated -> MaxPool -> conv2, gated too (frugal gate's form): conv2's one pass over its
+  // input gives both the pooled vector of its gate and the all-zero channels it skips. Planes of
+  // 11 x 11 (121 values: the pass's 32-value blocks, its 8-value blocks and single values).
+  for (float t : {0.0f, 0.5f, 1.0f}) {
+    GatedGraphOptions o;
+    o.size = 22;
+    o.kernels = o.gate_channels = 12;
+    o.threshold = t;
+    frugal::Graph g = gated_graph(o);
+    const std::vector<frugal::InsertedGate> gates = frugal::insert_gates(g, {"conv2"}, 3, t);
+    REQUIRE(gates.size() == 1);
+    INFO("threshold " << t);
+    const int64_t n = 6;
+    const Outcome r = run_both(g, gate_input(o, n, 17));
+    INFO(r.detail);
+    CHECK(r.worst <= 1.0);
+    if (t == 0.5f) CHECK(masks_differ(r.mask));
+    const nlohmann::json& conv2 = gate_entry(r.report, "conv2");
+    CHECK(conv2.at("gated") == true);
+    CHECK(conv2.at("skips_off_channels") == true);
+    // The reference's own values: conv2's switches (sigmoid(z) against t) and, per sample, its input
+    // channels that are not all zero; effective MACs: the gate's 1x1 (5 x 12) and the active pairs.
+    const frugal::RefTensor& z = r.all.at(gates[0].z);
+    const frugal::RefTensor& in = r.all.at("pool");
+    REQUIRE(z.data.size() == size_t(n * 5));
+    const int64_t plane = 11 * 11;
+    int64_t on_total = 0, want_macs = 0, skipped = 0;
+    for (int64_t s = 0; s < n; ++s) {
+      int64_t on = 0, active = 0;
+      for (int64_t k = 0; k < 5; ++k) on += 1.0 / (1.0 + std::exp(-z.data[size_t(s * 5 + k)])) >= t;
+      for (int64_t c = 0; c < 12; ++c) {
+        bool any = false;
+        for (int64_t i = 0; i < plane; ++i) any = any || in.data[size_t((s * 12 + c) * plane + i)] != 0.0;
+        active += any;
+      }
+      skipped += 12 - active;
+      on_total += on;
+      want_macs += 5 * 12 + on * active * 9 * plane;
+    }
+    CHECK(conv2.at("kernels_on") == on_total);
+    CHECK(conv2.at("effective_macs") == want_macs);
+    if (t == 0.5f) CHECK(skipped > 0);  // conv1's off kernels are exact zeros
+    if (t == 1.0f) CHECK(on_total == 0);
   }
 }
