@@ -119,8 +119,8 @@ print(fmt.table(rows, {"r", nil, nil, nil, "r"}, "  "))
 print("total MACs  " .. fmt.commas(total) .. " (" .. fmt.si(total) .. ") at " .. batch_note ..
       (missing > 0 and ", not counting " .. missing .. " node(s) without a count" or ""))
 if #gating.gates > 0 then
-  print("gates       " .. #gating.gates .. " gated conv layer(s) (docs/GATING.md; the cpu executor runs only " ..
-        "their switched-on kernels, vulkan runs them densely)")
+  print("gates       " .. #gating.gates .. " gated conv layer(s) (docs/GATING.md; the cpu and vulkan executors " ..
+        "run only their switched-on kernels)")
   local rows = {{"gated conv", "switched by", "threshold", "channels", "consumers that skip off channels"}}
   for _, gt in ipairs(gating.gates) do
     rows[#rows + 1] = {gt.conv, gt.mul, (gt.strict and "> " or ">= ") .. string.format("%.4g", gt.threshold),

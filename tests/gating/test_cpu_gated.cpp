@@ -255,6 +255,40 @@ TEST_CASE("cpu gated: the gated layer counts its workspace and describes its gat
   CHECK(found);
 }
 
+TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating][cpu]") {
+  // The dense path is the conv the same layer takes without a gate (a soft gate runs densely);
+  // 7 x 7 and 3 x 3 output planes take it from 0.45 of the kernel x channel pairs.
+  GatedGraphOptions o, soft;
+  soft.soft = true;
+  auto layer = [](const nlohmann::json& d, const std::string& name) {
+    for (const nlohmann::json& L : d.at("layers"))
+      if (L.at("name") == name) return L;
+    FAIL("no layer " << name << " in " << d.dump());
+    return nlohmann::json();
+  };
+  for (const char* options : {"{\"threads\": 2}", "{\"threads\": 2, \"conv\": \"blas\"}"}) {
+    INFO(options);
+    cpu_test::Executor gated(gated_graph(o), options), dense(gated_graph(soft), options);
+    REQUIRE(gated.ok());
+    REQUIRE(dense.ok());
+    const nlohmann::json g = gated.describe(), d = dense.describe();
+    const std::string reduced = "im2col + sgemm on the active kernels x channels";
+    CHECK(layer(g, "conv1").at("algorithm") ==
+          "gated: " + layer(d, "conv1").at("algorithm").get<std::string>() +
+              " from 0.45 of the kernel x channel pairs, else " + reduced);
+    CHECK(layer(g, "conv2").at("algorithm") ==
+          "skipping off input channels: " + layer(d, "conv2").at("algorithm").get<std::string>() +
+              " from 0.45 of the kernel x channel pairs, else " + reduced);
+  }
+  GatedGraphOptions gemm;
+  gemm.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm: the Gemm is the consumer
+  cpu_test::Executor ex(gated_graph(gemm), "");
+  REQUIRE(ex.ok());
+  CHECK(layer(ex.describe(), "y").at("algorithm") ==
+        "skipping off input channels: one sgemm when every sample has 0.8 of its columns active, else sgemv "
+        "over nonzero input blocks");
+}
+
 TEST_CASE("cpu gated: a plan that runs the gated layers one sample at a time gives the same bits",
           "[gating][cpu]") {
   GatedGraphOptions o;

@@ -17,6 +17,9 @@ TEST_CASE("gate cli: gate, info, run --json and --gate-threshold on a toy", "[ga
   r = run_frugal("info " + sh_quote(out));
   REQUIRE(r.code == 0);
   CHECK_THAT(r.output, Contains("gates       2 gated conv layer(s)"));
+  // Both executors run gates gated (Vulkan since its indirect dispatch per sample).
+  CHECK_THAT(r.output, Contains("the cpu and vulkan executors run only their switched-on kernels"));
+  CHECK_THAT(r.output, !Contains("densely"));
   const nlohmann::json info = nlohmann::json::parse(run_frugal("info --json " + sh_quote(out)).output);
   CHECK(info["gates"].size() == 2);
   CHECK(info["gate_near_misses"].empty());

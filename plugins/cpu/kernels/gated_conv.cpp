@@ -13,6 +13,7 @@
 // [K, M], so that its active input channels are whole rows to gather.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "common/gate_activity.h"
@@ -152,9 +153,17 @@ class GatedConvKernel : public Kernel {
   }
   uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
 
+  // Both paths a sample may take: the dense conv (the registry's, named as the dense network's
+  // layer is) from a share of the active kernel x channel pairs, else the reduced conv.
   std::string algorithm() const override {
-    return std::string(has_gate_ ? "gated " : "") + (skip_inputs_ ? "skipping off input channels, " : "") +
-           "im2col + sgemm";
+    std::string what = has_gate_ ? "gated" : "";
+    if (skip_inputs_) what += what.empty() ? "skipping off input channels" : ", skipping off input channels";
+    const std::string reduced = "im2col + sgemm on the active kernels x channels";
+    if (!dense_) return what + ": " + reduced;
+    char share[32];
+    std::snprintf(share, sizeof share, "%g", dense_share());
+    return what + ": " + dense_->algorithm() + " from " + share + " of the kernel x channel pairs, else " +
+           reduced;
   }
 
   void run(const KernelArgs& a) const override {
@@ -176,6 +185,7 @@ class GatedConvKernel : public Kernel {
   // (resnet18's layer4 at half its pairs took 1.03-1.21 of the dense conv's time), so from 0.45.
   static constexpr double kDenseShare = 0.6, kSmallPlaneDenseShare = 0.45;
   static constexpr int64_t kSmallPlane = 100;
+  double dense_share() const { return win_.Ho * win_.Wo < kSmallPlane ? kSmallPlaneDenseShare : kDenseShare; }
 
   struct Scratch {
     float *pooled, *weights, *cols, *rest;  // cols: the slots' im2col and output chunks
@@ -239,8 +249,7 @@ class GatedConvKernel : public Kernel {
     // Effective MACs: those of the active (kernel, channel) pairs, whichever path computes them
     // (as the Vulkan executor counts; the dense path's extra work is the kernel's choice).
     stats.macs += nout * nin * taps_ * out_plane;
-    const double dense_share = out_plane < kSmallPlane ? kSmallPlaneDenseShare : kDenseShare;
-    if (dense_ && double(nout) * double(nin) >= dense_share * double(M_) * double(C_)) {
+    if (dense_ && double(nout) * double(nin) >= dense_share() * double(M_) * double(C_)) {
       run_dense(a, s, w, nout);
       return;
     }
