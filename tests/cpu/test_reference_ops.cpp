@@ -4,8 +4,11 @@
 // after conv and Gemm) against the float64 reference evaluator.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include "cpu_plugin.h"
 #include "graph_helpers.h"
@@ -401,6 +404,73 @@ TEST_CASE("Gemm on random shapes matches the float64 reference", "[cpu][referenc
     const double err = compare(m.graph(), rng(), detail);
     INFO(describe(m.graph()) << " -> " << detail);
     CHECK(err <= 1.0);
+  }
+}
+
+TEST_CASE("Gemm on the packed kernel: many rows, features and threads, a row's values whatever the batch",
+          "[cpu][reference]") {
+  // A constant B with the bias folded: the packed path (output features in the
+  // lanes, rows of A in groups of 8). Rows 1..19 (groups of 8 and the rest),
+  // features around the blocks (12 on AVX-512, 6 on AVX2) over several blocks
+  // and threads, transB both ways, alpha, bias [N] or [1, N], BN and Relu after.
+  const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
+  const bool packed_kernel = !(isa_env && std::string(isa_env) == "none") && __builtin_cpu_supports("avx2") &&
+                             __builtin_cpu_supports("fma");
+  std::mt19937_64 rng(20261128);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const int64_t features[] = {1, 5, 12, 13, 40, 100, 1000};
+  for (int t = 0; t < 14; ++t) {
+    const int64_t N = features[t % 7], K = t == 6 ? 1280 : pick(1, 300), M = t % 2 ? pick(9, 19) : pick(1, 8);
+    const bool tb = t % 3 != 0;
+    GraphMaker m;
+    m.input("x", {M, K}, true);
+    const std::vector<int64_t> bd = tb ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
+    m.constant("b", bd, cpu_test::random_floats(size_t(K * N), rng()));
+    std::vector<std::string> ins = {"x", "b"};
+    if (t % 4 != 3) {
+      const std::vector<int64_t> cd = t % 2 ? std::vector<int64_t>{N} : std::vector<int64_t>{1, N};
+      m.constant("c", cd, cpu_test::random_floats(size_t(N), rng()));
+      ins.push_back("c");
+    }
+    frugal::Node& n = m.node("Gemm", ins, "y");
+    n.set_attr_int("transB", tb);
+    if (t % 5 == 1) n.set_attr_float("alpha", 0.5f);
+    if (t % 5 == 2) n.set_attr_float("beta", -1.5f);
+    std::string last = "y";
+    if (t % 3 == 1) last = add_bn_tail(m, rng, "y", N);
+    if (t % 2 == 0) {
+      m.node("Relu", {last}, "out");
+    } else {
+      m.node("Identity", {last}, "out");
+    }
+    m.output("out");
+    INFO("Gemm x=[" << M << "," << K << "] N " << N << " transB " << tb << (isa_env ? " isa " : "")
+                    << (isa_env ? isa_env : ""));
+    for (const cpu_test::ReferenceRun& r : cpu_test::check_against_reference(m.graph(), {M, K}, rng, 1e-5)) {
+      const std::string algo = r.describe["layers"][0]["algorithm"].get<std::string>();
+      INFO("threads " << r.threads << ", algorithm " << algo);
+      CHECK((algo.find("packed") != std::string::npos) == packed_kernel);
+      CHECK(r.ws_bytes == 0);
+    }
+    // Each row alone gives the bits it gets among all M rows (plans split batches;
+    // sgemm, the path without AVX2, does not promise that).
+    if (!packed_kernel) continue;
+    cpu_test::Executor ex(m.graph(), "{\"threads\": 2}");
+    REQUIRE(ex.ok());
+    const std::vector<HostTensor> all = exec_test::random_inputs(ex.describe(), M, uint64_t(t));
+    std::vector<HostTensor> out_all;
+    REQUIRE(ex.run(all, out_all).ok());
+    for (int64_t j = 0; j < M; ++j) {
+      std::vector<HostTensor> one = all;
+      one[0].dims[0] = 1;
+      one[0].data.assign(all[0].data.begin() + j * K, all[0].data.begin() + (j + 1) * K);
+      std::vector<HostTensor> out_one;
+      REQUIRE(ex.run(one, out_one).ok());
+      REQUIRE(out_one[0].data.size() == size_t(N));
+      INFO("row " << j);
+      CHECK(std::memcmp(out_one[0].data.data(), out_all[0].data.data() + j * N, size_t(N) * sizeof(float)) ==
+            0);
+    }
   }
 }
 

@@ -145,6 +145,16 @@ void Conv1x1::run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t co
                      int(steps_.size()));
 }
 
+void Conv1x1::run_rows(const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy, int64_t b0,
+                       int64_t b1) const {
+  if (isa_ == PackedIsa::Avx512)
+    avx512::run_rows(packed_.data(), block_row_.data(), b0, b1, K_, a, lda, rows, y, ldy, steps_.data(),
+                     int(steps_.size()));
+  else
+    avx2::run_rows(packed_.data(), block_row_.data(), b0, b1, K_, a, lda, rows, y, ldy, steps_.data(),
+                   int(steps_.size()));
+}
+
 std::string Conv1x1::algorithm() const {
   return isa_ == PackedIsa::Avx512 ? "1x1 packed avx512 (epilogue in registers)"
                                    : "1x1 packed avx2 (epilogue in registers)";

@@ -41,6 +41,14 @@ class Conv1x1 {
   // [b0, b1) and columns j in [0, cols); x rows are ldx floats apart, y rows ldy.
   void run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1) const;
 
+  // The same weights as a fully connected layer: y[j, m] = epilogue_m(sum_k w[m, k]
+  // * a[j, k]) for rows j in [0, rows) of a (lda floats apart; y rows ldy) and the
+  // channels of blocks [b0, b1). The block's channels in the lanes, rows of a in
+  // groups of 8, each group one pass over the weights; every output is one chain
+  // of FMAs over k in order, so a row's values do not depend on the row count.
+  void run_rows(const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy, int64_t b0,
+                int64_t b1) const;
+
   uint64_t weight_bytes() const { return packed_.size() * sizeof(float); }
   std::string algorithm() const;
 

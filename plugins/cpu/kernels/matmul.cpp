@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
+#include "kernels/conv_1x1.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
 
@@ -50,6 +52,8 @@ class GemmKernel : public Kernel {
     }
     // A constant bias of one value per column (shape [N] or [1, N]) is an epilogue shift.
     const int64_t N = s.output[1];
+    n_ = N;
+    k_ = trans_b_ ? s.inputs[1].dims[1] : s.inputs[1].dims[0];
     if (has_c_ && c_.constant && product(c_dims_) == N && !c_dims_.empty() && c_dims_.back() == N &&
         c_dims_.size() <= 2) {
       std::vector<float> shift(static_cast<size_t>(N));
@@ -61,7 +65,45 @@ class GemmKernel : public Kernel {
 
   Epilogue* epilogue() override { return &epilogue_; }
 
+  // A constant B without a C left over (a bias folds into the epilogue) and A
+  // not transposed: the weights packed once for Conv1x1::run_rows, alpha folded
+  // into them, the plain copy dropped.
+  void prepare() override {
+    if (trans_a_ || has_c_ || !b_.constant || packed_isa() == PackedIsa::None) return;
+    const int64_t N = n_, K = k_;
+    std::vector<float> w(size_t(N * K));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        w[size_t(n * K + k)] =
+            alpha_ * (trans_b_ ? b_.values[size_t(n * K + k)] : b_.values[size_t(k * N + n)]);
+    packed_ = std::make_unique<Conv1x1>(N, K, w.data(), epilogue_, packed_isa());
+    b_.values.clear();
+    b_.values.shrink_to_fit();
+  }
+  uint64_t packed_weight_bytes() const override { return packed_ ? packed_->weight_bytes() : 0; }
+  std::string algorithm() const override {
+    if (!packed_) return "sgemm";
+    return packed_isa() == PackedIsa::Avx512 ? "packed avx512 (features in the lanes, epilogue in registers)"
+                                             : "packed avx2 (features in the lanes, epilogue in registers)";
+  }
+
   void run(const KernelArgs& a) const override {
+    if (packed_) {
+      const int64_t M = a.out_dims[0], N = a.out_dims[1], K = a.in_dims[0][1];
+      const float* A = a.in[0];
+      const int64_t blocks = packed_->blocks();
+      int parts = a.pool ? a.pool->size() : 1;
+      if (2.0 * double(M) * double(N) * double(K) < 2e6) parts = 1;  // too small to share
+      parts = int(std::min<int64_t>(parts, blocks));
+      if (parts <= 1) {
+        packed_->run_rows(A, K, M, a.out, N, 0, blocks);
+        return;
+      }
+      a.pool->parallel_for(parts, [&](int64_t p, int) {
+        packed_->run_rows(A, K, M, a.out, N, blocks * p / parts, blocks * (p + 1) / parts);
+      });
+      return;
+    }
     const Dims& ad = a.in_dims[0];
     const int64_t M = a.out_dims[0], N = a.out_dims[1], K = trans_a_ ? ad[0] : ad[1];
     float beta = 0.0f;
@@ -84,7 +126,9 @@ class GemmKernel : public Kernel {
   Dims c_dims_;
   bool trans_a_ = false, trans_b_ = false, has_c_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
+  int64_t n_ = 0, k_ = 0;  // B's output features and inner size
   Epilogue epilogue_;
+  std::unique_ptr<Conv1x1> packed_;  // set by prepare(): the packed path
 };
 
 class MatMulKernel : public Kernel {
