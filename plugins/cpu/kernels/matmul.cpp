@@ -1,5 +1,7 @@
 // Gemm (Y = alpha * A' B' + beta * C, C broadcast to [M, N]) and MatMul (numpy
-// semantics: 1-D promotion, broadcast batch dims), both through cblas_sgemm.
+// semantics: 1-D promotion, broadcast batch dims) through cblas_sgemm; a Gemm
+// with a constant B, A not transposed and no C left over on the packed 1x1
+// kernel's weights instead (Conv1x1::run_rows, kernels/conv_1x1.h).
 // A Gemm bias that is one value per column becomes the first epilogue step, so a
 // BatchNormalization bundled after it folds into the same per-column affine map.
 #include "frugal/model/ops/matmul.h"
