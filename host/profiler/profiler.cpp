@@ -101,8 +101,9 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
 nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, const ProfileOptions& opt,
                          const std::vector<int>& batches) {
   nlohmann::json key = {
-      {"format",
-       6},  // 3: step_overhead_s; 4: step_overhead_per_sample_s; 5: layers timed cold; 6: Vulkan warms up
+      // 3: step_overhead_s; 4: step_overhead_per_sample_s; 5: layers timed cold; 6: Vulkan warms up;
+      // 7: run_overhead_s, and Vulkan steps timed from the previous step's end
+      {"format", 7},
       {"model_hash", subject.model_hash},
       {"executor", subject.executor},
       {"device", f.device},
@@ -250,7 +251,7 @@ double median_of(std::vector<double> v) {
 // False when there is nothing to measure: an executor whose reports give no
 // per-step seconds, or one that cannot run the plan (then with a warning).
 bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int batch, int runs, FastestPass& best,
-                       std::string& warnings) {
+                       double& run_excess, std::string& warnings) {
   const size_t n = f.layers->size();
   nlohmann::json steps = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i)
@@ -259,16 +260,21 @@ bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int batch, in
   const std::optional<std::vector<Tensor>> inputs = batch_inputs(ex, batch);
   if (!inputs) return false;
   std::vector<std::vector<double>> seconds(n);
+  std::vector<double> excess;  // per run: its seconds beyond its steps'
   try {
     for (int r = 0; r <= runs; ++r) {  // r = 0: warm-up
       std::vector<Tensor> outputs;
       const nlohmann::json rep = ex.run(plan, *inputs, outputs);
       if (!rep.contains("steps") || !rep["steps"].is_array() || rep["steps"].size() != n) return false;
+      double in_steps = 0;
       for (size_t k = 0; k < n; ++k) {
         const auto& st = rep["steps"][k];
         if (!st.contains("seconds") || !st["seconds"].is_number()) return false;
         if (r > 0) seconds[k].push_back(st["seconds"].get<double>());
+        in_steps += st["seconds"].get<double>();
       }
+      if (r > 0 && rep.contains("seconds") && rep["seconds"].is_number())
+        excess.push_back(rep["seconds"].get<double>() - in_steps);
     }
   } catch (const Error& e) {
     warnings +=
@@ -279,10 +285,13 @@ bool step_seconds_pass(ExecutorClient& ex, const ExecutorFacts& f, int batch, in
     return false;
   }
   for (size_t k = 0; k < n; ++k) best.add(k, median_of(seconds[k]), 0.0);
+  if (!excess.empty()) run_excess = std::min(run_excess, median_of(excess));
   return true;
 }
 
 // Per layer: its excess at batch 1 and (when measured) at batch B, split.
+constexpr double kNoExcess = 1e300;  // no run measured
+
 void add_step_overheads(const FastestPass& at1, const FastestPass* atB, int B, nlohmann::json& layers) {
   for (size_t k = 0; k < layers.size(); ++k) {
     const double d1 = at1.median(k) - layers[k]["time_s"][0].get<double>();
@@ -332,15 +341,18 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   ProgressCounter progress{opt, subject, n, 0, n * batches.size() * size_t(opt.passes)};
   FastestPass best(n * batches.size()), step_best(n), step_best_B(n);
   bool overhead = opt.step_overhead, overhead_B = opt.step_overhead && opt.batch_max > 1;
+  // A run's seconds beyond its steps, at batch 1 and B: the fastest pass's median.
+  double run_excess_1 = kNoExcess, run_excess_B = kNoExcess;
   for (int pass = 0; pass < opt.passes; ++pass) {
     time_pass(ex, facts, batches, pass, opt, progress, best);
     if (!overhead) continue;
     if (opt.progress)
       opt.progress("profiling " + subject.model_name + ": per-step overhead in a run",
                    static_cast<double>(progress.done) / static_cast<double>(progress.total));
-    overhead = step_seconds_pass(ex, facts, 1, opt.repeats, step_best, r.warnings);
+    overhead = step_seconds_pass(ex, facts, 1, opt.repeats, step_best, run_excess_1, r.warnings);
     if (overhead && overhead_B)
-      overhead_B = step_seconds_pass(ex, facts, opt.batch_max, opt.repeats, step_best_B, r.warnings);
+      overhead_B =
+          step_seconds_pass(ex, facts, opt.batch_max, opt.repeats, step_best_B, run_excess_B, r.warnings);
   }
   nlohmann::json layers = nlohmann::json::array();
   for (size_t i = 0; i < n; ++i) layers.push_back(profile_layer(ex, facts, i, batches, opt, best));
@@ -366,6 +378,12 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
         {"per_sample_batch", overhead_B ? opt.batch_max : 1},
         {"runs", opt.repeats},
         {"passes", opt.passes}};
+  if (overhead && run_excess_1 < kNoExcess) {
+    const StepOverhead o = split_step_overhead(run_excess_1, overhead_B ? run_excess_B : run_excess_1,
+                                               overhead_B ? opt.batch_max : 1);
+    r.costs["run_overhead_s"] = o.fixed_s;
+    r.costs["run_overhead_per_sample_s"] = o.per_sample_s;
+  }
   add_move_price(ex, kMoveRepeats, r.costs);
   add_executor_facts(r.costs, ex.describe());
   if (opt.write_cache) cache.store(key, r.costs, &r.warnings);

@@ -119,6 +119,11 @@ void parse_header(const json& j, const std::string& origin, CostTable& t) {
   t.batch_max = static_cast<int>(bm.get<int64_t>());
   if (j.contains("step_overhead_s"))
     t.step_overhead_s = as_seconds(j["step_overhead_s"], origin, "the table's \"step_overhead_s\"");
+  if (j.contains("run_overhead_s"))
+    t.run_overhead_s = as_seconds(j["run_overhead_s"], origin, "the table's \"run_overhead_s\"");
+  if (j.contains("run_overhead_per_sample_s"))
+    t.run_overhead_per_sample_s =
+        as_seconds(j["run_overhead_per_sample_s"], origin, "the table's \"run_overhead_per_sample_s\"");
 }
 
 // Layer name -> index, read before the layers themselves so that a reference

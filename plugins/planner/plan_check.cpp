@@ -127,6 +127,7 @@ PlanCheck check_plan(const CostTable& costs, int batch, const std::vector<Step>&
       if (!done[k][smp])
         throw Error("plan: layer '" + costs.layers[k].name + "' never runs on sample " + std::to_string(smp) +
                     " of " + std::to_string(batch));
+  c.time_total_s += costs.run_overhead_s + costs.run_overhead_per_sample_s * batch;
   c.time_per_sample_s = c.time_total_s / batch;
   return c;
 }

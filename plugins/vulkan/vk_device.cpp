@@ -401,12 +401,27 @@ uint64_t Device::largest_device_heap() const {
   return local ? local : any;
 }
 
-void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes, double timeout_s) {
+const Buffer& Device::staging() {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
   if (!staging_)
     staging_ =
         Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                true, "staging buffer");
+  return staging_;
+}
+
+void Device::staged_submit(VkCommandBuffer cb, const std::function<void(void*)>& fill,
+                           const std::function<void(const void*)>& drain, double timeout_s, Fault fault) {
+  std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
+  void* mapped = staging().mapped();
+  fill(mapped);
+  submit_and_wait(cb, timeout_s, fault);
+  drain(mapped);
+}
+
+void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_t bytes, double timeout_s) {
+  std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
+  staging();
   const auto* p = static_cast<const unsigned char*>(src);
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());
@@ -423,10 +438,7 @@ void Device::upload(const Buffer& dst, uint64_t offset, const void* src, uint64_
 
 void Device::download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes, double timeout_s) {
   std::lock_guard<std::recursive_mutex> lock(queue_mutex_);
-  if (!staging_)
-    staging_ =
-        Buffer(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-               true, "staging buffer");
+  staging();
   auto* p = static_cast<unsigned char*>(dst);
   for (uint64_t done = 0; done < bytes;) {
     const uint64_t n = std::min(bytes - done, staging_.size());

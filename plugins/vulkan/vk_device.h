@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -131,6 +132,15 @@ class Device {
               double timeout_s = kDefaultWaitSeconds);
   void download(const Buffer& src, uint64_t offset, void* dst, uint64_t bytes,
                 double timeout_s = kDefaultWaitSeconds);
+
+  // The staging buffer (made on first use; it lives as long as the device), for
+  // command buffers that copy through it themselves. Only while staged_submit
+  // holds the queue may its contents be relied on.
+  const Buffer& staging();
+  // Under the queue's lock: fill(staging's mapped memory), submit `cb` and wait,
+  // drain(the mapped memory). A run's inputs, kernels and outputs in one submission.
+  void staged_submit(VkCommandBuffer cb, const std::function<void(void*)>& fill,
+                     const std::function<void(const void*)>& drain, double timeout_s, Fault fault);
 
   // The largest device-local memory heap (the largest heap when none is
   // device-local): no single buffer, the arena included, can be larger.

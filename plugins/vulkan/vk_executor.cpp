@@ -145,6 +145,17 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
               v.dump());
         o.min_groups = v.get<int64_t>();
       }
+      if (j.contains("staged_io")) {
+        if (!j["staged_io"].is_boolean())
+          throw Error("option 'staged_io' must be true or false, got " + j["staged_io"].dump());
+        o.staged_io = j["staged_io"].get<bool>();
+      }
+      if (j.contains("warm_up_ms")) {
+        const auto& v = j["warm_up_ms"];
+        if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1000)
+          throw Error("option 'warm_up_ms' must be a number of milliseconds in [0, 1000], got " + v.dump());
+        o.warm_up_ms = v.get<double>();
+      }
       if (j.contains("max_binding_bytes")) {
         const auto& v = j["max_binding_bytes"];
         if (!v.is_number_integer() || v.get<int64_t>() < 256)
@@ -161,6 +172,17 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       if (*end != '\0' || v < 0 || v > 1000000)
         throw Error(std::string("FRUGAL_VULKAN_MIN_GROUPS must be an integer in [0, 1000000], got ") + env);
       o.min_groups = v;
+    }
+  }
+  if (o.warm_up_ms < 0) {
+    o.warm_up_ms = kDefaultWarmUpMs;
+    const char* env = std::getenv("FRUGAL_VULKAN_WARM_UP_MS");
+    if (env && *env) {
+      char* end = nullptr;
+      const double v = std::strtod(env, &end);
+      if (*end != '\0' || !(v >= 0) || v > 1000)
+        throw Error(std::string("FRUGAL_VULKAN_WARM_UP_MS must be a number in [0, 1000], got ") + env);
+      o.warm_up_ms = v;
     }
   }
   if (o.shader_dir.empty()) {
@@ -180,6 +202,16 @@ struct Executor::Recording {
   VkBuffer arena = VK_NULL_HANDLE;
   std::vector<PlanStep> steps;
   uint32_t queries = 0;
+  // Inputs and outputs copied through the device's staging buffer inside the
+  // recording (one submission per run), when they fit in it.
+  struct StagedCopy {
+    size_t tensor = 0;             // input or output index
+    uint64_t staging_offset = 0;   // in the staging buffer
+    uint64_t host_offset = 0;      // in the caller's tensor
+    uint64_t bytes = 0;
+  };
+  bool staged = false;
+  std::vector<StagedCopy> staged_inputs, staged_outputs;
 };
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
@@ -313,6 +345,7 @@ std::string Executor::describe_json() const {
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"winograd", winograd_name(options_.winograd)},
                  {"min_groups", options_.min_groups},
+                 {"warm_up_ms", options_.warm_up_ms},
                  {"split_layers", split_layers()},
                  {"shader_dir", shaders_.dir},
                  {"pipeline_cache", device_->pipeline_cache_path()},
@@ -411,7 +444,7 @@ VkQueryPool Executor::query_pool(uint32_t queries) {
   return query_pool_;
 }
 
-std::vector<double> Executor::read_timestamps(uint32_t queries, uint32_t first) const {
+std::vector<double> Executor::read_timestamps(uint32_t queries, uint32_t first, bool chained) const {
   std::vector<double> seconds;
   if (!query_pool_ || queries == 0) return seconds;
   std::vector<uint64_t> ticks(queries);
@@ -422,7 +455,7 @@ std::vector<double> Executor::read_timestamps(uint32_t queries, uint32_t first) 
   const uint32_t bits = device_->info().timestamp_valid_bits;
   const uint64_t mask = bits >= 64 ? ~uint64_t(0) : ((uint64_t(1) << bits) - 1);
   for (uint32_t q = 0; q + 1 < queries; q += 2) {
-    const uint64_t d = (ticks[q + 1] - ticks[q]) & mask;
+    const uint64_t d = (ticks[q + 1] - ticks[chained && q > 0 ? q - 1 : q]) & mask;
     seconds.push_back(double(d) * device_->timestamp_period_ns() * 1e-9);
   }
   return seconds;
@@ -470,6 +503,31 @@ std::vector<exec::GateStats> Executor::gate_stats(const Plan& plan, const std::v
   return stats;
 }
 
+// Where a run's inputs and outputs lie in the staging buffer, when all fit in
+// it (16 MiB: a batch of 12 224 x 224 images is 7.2 MB); else none are staged
+// and run() copies them in submissions of their own.
+void Executor::plan_staged_copies(Recording& rec, const Placement& placed, int64_t batch) const {
+  const Model& m = model_;
+  rec.staged_inputs.clear();
+  rec.staged_outputs.clear();
+  uint64_t at = 0;
+  auto place = [&](size_t tensor, uint64_t host_offset, uint64_t bytes, std::vector<Recording::StagedCopy>& to) {
+    to.push_back({tensor, at, host_offset, bytes});
+    at += (bytes + 255) & ~uint64_t(255);
+  };
+  for (size_t k = 0; k < placed.input_offsets.size(); ++k) {
+    const uint64_t bytes = m.sample_bytes(m.inputs()[k]) * uint64_t(batch);
+    if (bytes) place(k, 0, bytes, rec.staged_inputs);
+  }
+  for (size_t k = 0; k < placed.outputs.size(); ++k) {
+    const uint64_t sb = m.sample_bytes(m.outputs()[k]);
+    for (const exec::PlacedPiece& p : placed.outputs[k])
+      if (p.count) place(k, uint64_t(p.first) * sb, uint64_t(p.count) * sb, rec.staged_outputs);
+  }
+  rec.staged = options_.staged_io && at <= device_->staging().size();
+  if (!rec.staged) rec.staged_inputs.clear(), rec.staged_outputs.clear();
+}
+
 void Executor::record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
                           int64_t batch) {
   const DeviceFunctions& fn = device_->fn();
@@ -492,6 +550,10 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   Recorder r(*device_, rec.cb, rec.sets, options_.max_binding_bytes);
   if (pool) fn.vkCmdResetQueryPool(rec.cb, pool, 0, queries);
   if (gate_counts_) r.fill(Region{gate_counts_.handle(), 0, gate_counts_.size()}, 0);
+  plan_staged_copies(rec, placed, batch);
+  const VkBuffer staging = rec.staged ? device_->staging().handle() : VK_NULL_HANDLE;
+  for (const Recording::StagedCopy& c : rec.staged_inputs)
+    r.copy(Region{staging, c.staging_offset, c.bytes}, Region{arena.handle(), placed.input_offsets[c.tensor], c.bytes});
   r.barrier();  // the inputs' upload (and the counts' zeroing)
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
@@ -512,11 +574,37 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
     if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
   }
+  size_t piece = 0;
+  for (size_t k = 0; k < placed.outputs.size(); ++k)
+    for (const exec::PlacedPiece& p : placed.outputs[k])
+      if (p.count && rec.staged) {
+        const Recording::StagedCopy& c = rec.staged_outputs[piece++];
+        r.copy(Region{arena.handle(), p.offset, c.bytes}, Region{staging, c.staging_offset, c.bytes});
+      }
+  if (rec.staged) r.host_read_barrier();
   check(fn.vkEndCommandBuffer(rec.cb), "vkEndCommandBuffer");
   rec.batch = batch;
   rec.arena = arena.handle();
   rec.steps = plan.steps;
   rec.queries = pool ? queries : 0;
+}
+
+// The recorded run with its inputs and outputs copied through the staging
+// buffer: one submission, where separate uploads and downloads cost a round
+// trip each (a plan's output in 12 pieces: 12 of them).
+void Executor::submit_staged(const Recording& rec, const std::vector<const frugal_tensor*>& ins,
+                             const std::vector<frugal_tensor*>& outs, Fault fault) {
+  auto fill = [&](void* staging) {
+    for (const Recording::StagedCopy& c : rec.staged_inputs)
+      std::memcpy(static_cast<char*>(staging) + c.staging_offset,
+                  static_cast<const char*>(ins[c.tensor]->data) + c.host_offset, c.bytes);
+  };
+  auto drain = [&](const void* staging) {
+    for (const Recording::StagedCopy& c : rec.staged_outputs)
+      std::memcpy(static_cast<char*>(outs[c.tensor]->data) + c.host_offset,
+                  static_cast<const char*>(staging) + c.staging_offset, c.bytes);
+  };
+  device_->staged_submit(rec.cb, fill, drain, options_.timeout_s, fault);
 }
 
 std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs,
@@ -558,18 +646,22 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
         !same_steps(recording_->steps, plan.steps))
       record_run(*recording_, plan, placed, *arena, batch);
     if (exec::arena_sentinel_on()) fill_arena_sentinel(*device_, *arena, timeout);
-    for (size_t k = 0; k < ins.size(); ++k)
-      if (ins[k]->bytes)
-        device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes, timeout);
-    device_->submit_and_wait(recording_->cb, timeout, fault);
-    check_validation("run");
-    for (size_t k = 0; k < outs.size(); ++k) {
-      const uint64_t sb = m.sample_bytes(m.outputs()[k]);
-      for (const exec::PlacedPiece& p : placed.outputs[k])
-        if (sb && p.count)
-          device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
-                            uint64_t(p.count) * sb, timeout);
+    if (recording_->staged) {
+      submit_staged(*recording_, ins, outs, fault);
+    } else {
+      for (size_t k = 0; k < ins.size(); ++k)
+        if (ins[k]->bytes)
+          device_->upload(*arena, placed.input_offsets[k], ins[k]->data, ins[k]->bytes, timeout);
+      device_->submit_and_wait(recording_->cb, timeout, fault);
+      for (size_t k = 0; k < outs.size(); ++k) {
+        const uint64_t sb = m.sample_bytes(m.outputs()[k]);
+        for (const exec::PlacedPiece& p : placed.outputs[k])
+          if (sb && p.count)
+            device_->download(*arena, p.offset, static_cast<char*>(outs[k]->data) + uint64_t(p.first) * sb,
+                              uint64_t(p.count) * sb, timeout);
+      }
     }
+    check_validation("run");
     if (exec::arena_sentinel_on()) touched = arena_touched_bytes(*device_, *arena, timeout);
     if (gate_counts_) {
       gate_on.resize(2 * m.layers().size());
@@ -580,7 +672,10 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     fail_after_device_failure("run", f, temporary);
   }
   const double seconds = now_seconds() - t0;
-  const std::vector<double> gpu = read_timestamps(recording_->queries);
+  // A step's time runs from the previous step's end: the barrier, moves and
+  // pipeline refill before its kernels are a cost of having the step (on an
+  // H100, about 10 us a step that the kernels' own stamps left out).
+  const std::vector<double> gpu = read_timestamps(recording_->queries, 0, true);
   if (auto_budget) {  // the temporary arena goes; so does the recording that points into it
     device_->free_sets(recording_->sets);
     recording_->batch = -1;
@@ -755,7 +850,7 @@ std::vector<double> Executor::time_commands(int repeats, const std::function<voi
   record(cbs[0], VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, 1, warm_query);
   const double wall = submit({cbs[0]});
   const double one = pool ? read_timestamps(2, warm_query).at(0) : wall;
-  const int warm_runs = int(std::min<double>(kMaxWarmRuns, std::ceil(kWarmSeconds / std::max(one, 1e-7))));
+  const int warm_runs = int(std::min<double>(kMaxWarmRuns, std::ceil(options_.warm_up_ms * 1e-3 / std::max(one, 1e-7))));
   const std::vector<VkCommandBuffer> warm(size_t(warm_runs), cbs[0]);
   if (!pool) {  // no timestamps on this queue: wall clock per submission
     submit(warm);

@@ -35,9 +35,13 @@ namespace frugal::vk {
 using exec::format_bytes;  // "12.3 MB (12345678 bytes)"
 
 // Work groups a conv dispatch should have before its reduction is left whole,
-// on GPUs (docs/VULKAN.md, "Split-K"): about two groups of 128 invocations per
-// compute unit of a 132-unit GPU.
-constexpr int64_t kDefaultMinGroups = 256;
+// on GPUs (docs/VULKAN.md, "Split-K"): on an H100 every network's conv time fell
+// from 256 to 512, 1024 and 2048 (resnet18 at batch 1: 1.71, 1.22, 1.03, 0.96
+// ms), since a split still keeps slices of at least 64 (kMinSlice).
+constexpr int64_t kDefaultMinGroups = 2048;
+// Milliseconds of device time a layer runs before time_layer times it (the
+// option warm_up_ms; docs/VULKAN.md, "Clock state").
+constexpr double kDefaultWarmUpMs = 5.0;
 using exec::Placement;
 using exec::Plan;
 using exec::PlanStep;
@@ -52,8 +56,15 @@ struct ExecutorOptions {
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
   // on GPUs and 0 on CPU devices (lavapipe).
   int64_t min_groups = -1;
+  // {"warm_up_ms": X}: before timing a layer (time_layer), run it back to back for
+  // about X ms of device time in the same submission, so a GPU that idled is at
+  // its working clock; 0: one untimed run only. -1: env FRUGAL_VULKAN_WARM_UP_MS, else 5.
+  double warm_up_ms = -1;
   std::string
       pipeline_cache;  // {"pipeline_cache": false | "file"}; default the per-device file in the cache folder
+  // {"staged_io": false}: inputs and outputs in submissions of their own, as
+  // when they do not fit in the staging buffer (tests); default: inside the run's.
+  bool staged_io = true;
   uint64_t max_binding_bytes = 0;  // {"max_binding_bytes": N}: smaller windows than the device allows (tests)
   double timeout_s = kDefaultWaitSeconds;  // {"timeout_s": N}: longest wait for one submission
   bool validation = false;                 // env FRUGAL_VULKAN_VALIDATION
@@ -124,11 +135,16 @@ class Executor {
   // queue without timestamps, one submission each, by the wall clock).
   std::vector<double> time_commands(int repeats, const std::function<void(Recorder&)>& record_one);
   // Seconds between the timestamp pairs of queries [first, first + queries).
-  std::vector<double> read_timestamps(uint32_t queries, uint32_t first = 0) const;
+  // Seconds between pairs of stamps [first + 2i, first + 2i + 1]; chained: each
+  // interval from the previous pair's end instead (the first from its start).
+  std::vector<double> read_timestamps(uint32_t queries, uint32_t first = 0, bool chained = false) const;
   // Per layer, what its model gate did over a run of `plan` (on: kernels switched on per layer).
   std::vector<exec::GateStats> gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const;
   void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
                   int64_t batch);
+  void plan_staged_copies(Recording& rec, const Placement& placed, int64_t batch) const;
+  void submit_staged(const Recording& rec, const std::vector<const frugal_tensor*>& ins,
+                     const std::vector<frugal_tensor*>& outs, Fault fault);
   // Layer l on n samples: per head-node input the byte offset of its first
   // sample (constants: ignored), the output's and the workspace's offsets.
   LayerIO layer_io(int l, int64_t n, const std::vector<uint64_t>& in_offsets, uint64_t out_offset,

@@ -128,6 +128,15 @@ void Recorder::barrier() {
                                nullptr, 0, nullptr);
 }
 
+void Recorder::host_read_barrier() {
+  VkMemoryBarrier mb{};
+  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  d_.fn().vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr,
+                               0, nullptr);
+}
+
 void Recorder::fill(const Region& r, uint32_t value) {
   if (r.bytes == 0) return;
   d_.fn().vkCmdFillBuffer(cb_, r.buffer, r.offset, r.bytes, value);

@@ -69,6 +69,8 @@ class Recorder {
   // Makes every earlier shader or transfer write visible to later reads and
   // indirect-argument fetches, and orders later writes after earlier reads.
   void barrier();
+  // Transfers before it visible to the host once the submission has finished.
+  void host_read_barrier();
   void fill(const Region& r, uint32_t value);
   void copy(const Region& from, const Region& to);
   // Moves `bytes` bytes of `buffer` from offset `from` to `to`, as the arena's
