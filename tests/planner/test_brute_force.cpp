@@ -328,3 +328,41 @@ TEST_CASE("a per-sample step overhead plans as time_s plus that constant", "[pla
   }
   CHECK(planned >= 300);
 }
+
+// A run's overhead beyond its steps (docs/COSTS.md, run_overhead_s and
+// run_overhead_per_sample_s) is added once to every plan of a request: each
+// planner's plan is the one it makes without the term, priced by this test's
+// own arithmetic plus fixed + r x per-sample.
+TEST_CASE("a run overhead adds the same to every plan and changes no choice", "[planner][brute]") {
+  std::mt19937_64 rng(4343);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int planned = 0;
+  for (int it = 0; it < 200; ++it) {
+    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
+    const int r = std::uniform_int_distribution<int>(1, 5)(rng);
+    uint64_t in_ps = 0;
+    auto layers = test::random_linear(rng, n, bmax, in_ps);
+    add_random_overheads(rng, layers);
+    json bare = test::make_table_json(layers, in_ps, bmax), with = bare;
+    const double fixed = 10.0 * u(rng), per_sample = 3.0 * u(rng);
+    with["run_overhead_s"] = fixed;
+    with["run_overhead_per_sample_s"] = per_sample;
+    const uint64_t budget = pick_budget(rng, parse_cost_table(with), r);
+    for (const char* planner : {"vbs", "fbs", "greedy"}) {
+      const json req = {{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", 1}};
+      json a, b;
+      try {
+        a = run_planner(planner, with.dump(), req.dump());
+      } catch (const BudgetError&) {
+        CHECK_THROWS_AS(run_planner(planner, bare.dump(), req.dump()), BudgetError);
+        continue;
+      }
+      b = run_planner(planner, bare.dump(), req.dump());
+      ++planned;
+      CHECK(same_time(plan_seconds(bare, a), plan_seconds(bare, b)));  // no other choice
+      CHECK(same_time(a["time_per_sample_s"].get<double>() * r, plan_seconds(bare, b) + fixed + per_sample * r));
+    }
+  }
+  CHECK(planned >= 200);
+}

@@ -237,6 +237,20 @@ TEST_CASE("random plans with split-K convs run within their peak", "[vulkan][pla
   CHECK(vk.layer_bytes(0, 4).ws_bytes == vk.layer_bytes(0, 1).ws_bytes);
 }
 
+// A call's samples run side by side, so a call on n samples splits its
+// reduction only as far as min_groups needs: c2 has one work group per
+// sample, so at min_groups 2 one sample takes 2 slices and 2 or more samples
+// none, and its workspace does not grow with the batch.
+TEST_CASE("a split conv splits less as its call has more samples", "[vulkan][plans][splitk]") {
+  VK_REQUIRE_DEVICE();
+  vk_test::Executor vk(split_net(), "{\"min_groups\": 2, \"winograd\": \"off\"}");
+  REQUIRE(vk.ok());
+  CHECK(vk.layer_bytes(1, 1).ws_bytes == 2 * 24 * 4 * 4 * 4);  // 2 slices x 24 kernels x 4 x 4 pixels
+  CHECK(vk.layer_bytes(1, 2).ws_bytes == 0);
+  CHECK(vk.layer_bytes(1, 4).ws_bytes == 0);
+  check_plans(split_net(), 4, 6, 109, "{\"min_groups\": 2, \"winograd\": \"off\"}");
+}
+
 TEST_CASE("random plans on SqueezeNet 1.1 at batch 2", "[vulkan][plans][slow]") {
   VK_REQUIRE_DEVICE();
   g_winograd_layers = 0;

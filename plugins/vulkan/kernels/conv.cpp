@@ -82,10 +82,10 @@ class ConvKernel : public Kernel {
   // of input channels that are not all zero [1 + C].
   // A Winograd conv: one sample's transformed input [P][C][T] and products
   // [P][M][T] (samples run one after the other through the same space).
-  // A split conv: the partial sums of the call's samples [n][split][M][Ho*Wo].
+  // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
     if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_tiles()) * 4;
-    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words())) * 4;
+    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
   bool skips_off_channels() const override { return skip_in_; }
@@ -130,8 +130,11 @@ class ConvKernel : public Kernel {
     else if (gemm_ && !gate_ && !skip_in_)
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
-    args_off_ =
-        p.add_words({groups_x_, uint32_t(list_len_ / kpt_), split_});  // the ungated indirect dispatch
+    min_groups_ = p.tiles.min_groups;
+    // The ungated indirect dispatch, one per split a call can take (1..split_).
+    std::vector<uint32_t> args;
+    for (uint32_t s = 1; s <= split_; ++s) args.insert(args.end(), {groups_x_, uint32_t(list_len_ / kpt_), s});
+    args_off_ = p.add_words(args);
     if (gate_) {
       gate_w_off_ = p.add_floats(gate_->weights);
       gate_b_off_ = p.add_floats(gate_->bias);
@@ -218,8 +221,8 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const int64_t g = samples_per_dispatch(
-        r, io, {in_sample, out_sample, out_sample * std::max<uint32_t>(split_, 1)}, label_);
+    const uint32_t own_split = split_for(n);
+    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample, out_sample * own_split}, label_);
     Gating own;
     const Gating* gating = gating_;
     if (gate_)
@@ -229,7 +232,7 @@ class ConvKernel : public Kernel {
     const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
     if (gated) record_gate_lists(r, io, *gating, n);
-    const uint32_t split = gated ? 1u : split_;  // device-written gated arguments have z = 1
+    const uint32_t split = gated ? 1u : own_split;  // device-written gated arguments have z = 1
     const uint64_t part_sample = out_sample * split;
     const Region parts =
         io.ws.sub(uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4, uint64_t(n) * part_sample);
@@ -255,7 +258,7 @@ class ConvKernel : public Kernel {
       }
       if (split > 1)
         record_split_sum(r, b.slot[kO], io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample),
-                         io.weights, k);
+                         io.weights, k, split);
     }
   }
 
@@ -290,7 +293,8 @@ class ConvKernel : public Kernel {
       b.slot[kU] = io.weights.sub(uint64_t(index_off_) * 4, uint64_t(list_len_) * 4);
     r.bind(pipeline_, b, pc, label_);
     const uint32_t list0 = pc.u_off;
-    const uint32_t known[3] = {groups_x_, uint32_t(list_len_ / kpt_), split_};  // the ungated arguments
+    const uint32_t split = std::max<uint32_t>(pc.p0, 1);
+    const uint32_t known[3] = {groups_x_, uint32_t(list_len_ / kpt_), split};  // the ungated arguments
     for (int64_t s = 0; s < k; ++s) {
       pc.s = uint32_t(s);
       pc.u_off = list0 + (gated ? uint32_t(s * list_len_) : 0u);
@@ -299,13 +303,14 @@ class ConvKernel : public Kernel {
       if (gated)
         r.dispatch_indirect(gating->args.buffer, gating->args.offset + uint64_t(s0 + s) * 12);
       else
-        r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_) * 4, known);
+        r.dispatch_indirect(io.weights.buffer, io.weights.offset + uint64_t(args_off_ + 3 * (split - 1)) * 4,
+                            known);
     }
   }
 
   // The second pass of a split conv: k samples' partial sums -> out, with the epilogue.
-  void record_split_sum(Recorder& r, const Region& parts, const Region& out, const Region& weights,
-                        int64_t k) const {
+  void record_split_sum(Recorder& r, const Region& parts, const Region& out, const Region& weights, int64_t k,
+                        uint32_t split) const {
     r.barrier();
     Bindings b;
     b.slot[kX] = parts;
@@ -313,7 +318,7 @@ class ConvKernel : public Kernel {
     b.slot[kW] = weights;
     PushConstants pc;
     pc.n = uint32_t(k);
-    pc.p0 = split_;
+    pc.p0 = split;
     r.bind(splitk_pipeline_, b, pc, label_ + " (split sum)");
     r.dispatch_flat(uint64_t(k * M_ * win_.Ho * win_.Wo), wg_);
   }
@@ -380,7 +385,18 @@ class ConvKernel : public Kernel {
     const int64_t want = (int64_t(min_groups) + groups - 1) / groups;
     return uint32_t(std::max<int64_t>(1, std::min({want, k / kMinSlice, kMaxSplit})));
   }
-  int64_t partial_words() const { return split_ > 1 && wino_r_ == 0 ? split_ * M_ * win_.Ho * win_.Wo : 0; }
+  // Slices of a direct conv's call on n samples: a call's samples run side by
+  // side, so n samples need 1/n of one sample's split to fill the device (and
+  // their partial sums stay about one split sample's, whatever the batch).
+  uint32_t split_for(int64_t n) const {
+    if (split_ <= 1 || wino_r_ > 0) return split_;
+    const int64_t groups = int64_t(groups_x_) * (list_len_ / kpt_) * std::max<int64_t>(n, 1);
+    return std::min(split_, choose_split(groups, C_ * win_.kh * win_.kw, min_groups_));
+  }
+  int64_t partial_words(int64_t n) const {
+    const uint32_t s = split_for(n);
+    return s > 1 && wino_r_ == 0 ? int64_t(s) * M_ * win_.Ho * win_.Wo : 0;
+  }
   int64_t reduction_length() const { return wino_r_ > 0 ? C_ : Cg_ * win_.kh * win_.kw; }
 
   // ---- Winograd F(R x R, 3 x 3) ----
@@ -634,7 +650,8 @@ class ConvKernel : public Kernel {
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
   int64_t wino_r_ = 0;  // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
   Tile wino_tile_;      // the tile of its GEMMs
-  uint32_t split_ = 1;  // slices of the reduction (split-K); 1: not split
+  uint32_t split_ = 1;  // slices of the reduction (split-K) at batch 1; 1: not split
+  uint32_t min_groups_ = 0;  // TileLimits::min_groups
   VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
   VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
              wino_out_pipeline_ = VK_NULL_HANDLE;
