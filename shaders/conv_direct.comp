@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Direct convolution (1-D and 2-D; groups, depthwise, strides, dilations,
 // asymmetric pads) with the layer's per-channel epilogue (bias, BatchNorm,
 // Relu/Clip/Sigmoid), for grouped and depthwise convs (one group: conv.comp).
@@ -43,7 +44,7 @@ void main() {
   const uint pix = gl_GlobalInvocationID.x;
   if (pix >= HO * WO) return;
   uint m[KPT];
-  for (uint t = 0; t < KPT; ++t) {
+  [[unroll]] for (uint t = 0; t < KPT; ++t) {
 #ifdef DENSE
     m[t] = gl_WorkGroupID.y * KPT + t;
 #else
@@ -62,7 +63,7 @@ void main() {
   const uint xbase = pc.x_off + (sample_index * C + g * CG) * H * W;
   uint wbase[KPT];
   float acc[KPT];
-  for (uint t = 0; t < KPT; ++t) {
+  [[unroll]] for (uint t = 0; t < KPT; ++t) {
     wbase[t] = pc.w_off + min(m[t], M - 1u) * CG * KH * KW;
     acc[t] = 0.0;
   }
@@ -79,10 +80,10 @@ void main() {
         const int iw = w0 + int(j * DW);
         if (iw < 0 || iw >= int(W)) continue;
         const float v = x[xc + uint(ih) * W + uint(iw)];
-        for (uint t = 0; t < KPT; ++t) acc[t] += v * w[wbase[t] + wc + i * KW + j];
+        [[unroll]] for (uint t = 0; t < KPT; ++t) acc[t] += v * w[wbase[t] + wc + i * KW + j];
       }
     }
   }
-  for (uint t = 0; t < KPT; ++t)
+  [[unroll]] for (uint t = 0; t < KPT; ++t)
     if (m[t] < M) o[pc.o_off + (sample_index * M + m[t]) * HO * WO + pix] = epilogue(acc[t], m[t]);
 }
