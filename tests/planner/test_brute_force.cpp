@@ -283,6 +283,20 @@ TEST_CASE("vbs vs exhaustive search with step overheads: branched graphs", "[pla
   CHECK(st.refused_feasible <= st.instances - st.min_budget_exact);
 }
 
+// Plans request `req` from two tables that must agree on feasibility: false
+// (both refused, checked) or true with a from `first` and b from `second`.
+static bool plan_both(const char* planner, const json& first, const json& second, const json& req, json& a,
+                      json& b) {
+  try {
+    a = run_planner(planner, first.dump(), req.dump());
+  } catch (const BudgetError&) {
+    CHECK_THROWS_AS(run_planner(planner, second.dump(), req.dump()), BudgetError);
+    return false;
+  }
+  b = run_planner(planner, second.dump(), req.dump());
+  return true;
+}
+
 // A per-sample step overhead (docs/COSTS.md, step_overhead_per_sample_s) is a
 // constant added to the layer's per-sample time at every batch size: every
 // planner must price a table carrying it exactly as the table with the constant
@@ -311,13 +325,7 @@ TEST_CASE("a per-sample step overhead plans as time_s plus that constant", "[pla
     for (const char* planner : {"vbs", "fbs", "greedy"}) {
       const json req = {{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", 1}};
       json a, b;
-      try {
-        a = run_planner(planner, with.dump(), req.dump());
-      } catch (const BudgetError&) {
-        CHECK_THROWS_AS(run_planner(planner, folded.dump(), req.dump()), BudgetError);
-        continue;
-      }
-      b = run_planner(planner, folded.dump(), req.dump());
+      if (!plan_both(planner, with, folded, req, a, b)) continue;
       ++planned;
       CHECK(same_time(a["time_per_sample_s"].get<double>(), b["time_per_sample_s"].get<double>()));
       CHECK(same_time(plan_seconds(folded, a) / r, a["time_per_sample_s"].get<double>()));
@@ -352,16 +360,11 @@ TEST_CASE("a run overhead adds the same to every plan and changes no choice", "[
     for (const char* planner : {"vbs", "fbs", "greedy"}) {
       const json req = {{"budget_bytes", budget}, {"batch", r}, {"unit_bytes", 1}};
       json a, b;
-      try {
-        a = run_planner(planner, with.dump(), req.dump());
-      } catch (const BudgetError&) {
-        CHECK_THROWS_AS(run_planner(planner, bare.dump(), req.dump()), BudgetError);
-        continue;
-      }
-      b = run_planner(planner, bare.dump(), req.dump());
+      if (!plan_both(planner, with, bare, req, a, b)) continue;
       ++planned;
       CHECK(same_time(plan_seconds(bare, a), plan_seconds(bare, b)));  // no other choice
-      CHECK(same_time(a["time_per_sample_s"].get<double>() * r, plan_seconds(bare, b) + fixed + per_sample * r));
+      CHECK(same_time(a["time_per_sample_s"].get<double>() * r,
+                      plan_seconds(bare, b) + fixed + per_sample * r));
     }
   }
   CHECK(planned >= 200);
