@@ -38,8 +38,8 @@ struct LayerCost {
 struct CostTable {
   std::string model;
   std::string executor;
-  int batch_max = 0;              // B: the arrays hold batch sizes 1..B
-  double step_overhead_s = 0;     // the table's "step_overhead_s": the default of its layers
+  int batch_max = 0;           // B: the arrays hold batch sizes 1..B
+  double step_overhead_s = 0;  // the table's "step_overhead_s": the default of its layers
   // A run's cost beyond its steps (the table's "run_overhead_s" and
   // "run_overhead_per_sample_s", else 0): copying inputs in and outputs out,
   // submitting. The same for every plan of a request, so it moves predictions

@@ -8,9 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>

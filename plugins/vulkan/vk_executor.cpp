@@ -205,9 +205,9 @@ struct Executor::Recording {
   // Inputs and outputs copied through the device's staging buffer inside the
   // recording (one submission per run), when they fit in it.
   struct StagedCopy {
-    size_t tensor = 0;             // input or output index
-    uint64_t staging_offset = 0;   // in the staging buffer
-    uint64_t host_offset = 0;      // in the caller's tensor
+    size_t tensor = 0;            // input or output index
+    uint64_t staging_offset = 0;  // in the staging buffer
+    uint64_t host_offset = 0;     // in the caller's tensor
     uint64_t bytes = 0;
   };
   bool staged = false;
@@ -511,7 +511,8 @@ void Executor::plan_staged_copies(Recording& rec, const Placement& placed, int64
   rec.staged_inputs.clear();
   rec.staged_outputs.clear();
   uint64_t at = 0;
-  auto place = [&](size_t tensor, uint64_t host_offset, uint64_t bytes, std::vector<Recording::StagedCopy>& to) {
+  auto place = [&](size_t tensor, uint64_t host_offset, uint64_t bytes,
+                   std::vector<Recording::StagedCopy>& to) {
     to.push_back({tensor, at, host_offset, bytes});
     at += (bytes + 255) & ~uint64_t(255);
   };
@@ -553,7 +554,8 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   plan_staged_copies(rec, placed, batch);
   const VkBuffer staging = rec.staged ? device_->staging().handle() : VK_NULL_HANDLE;
   for (const Recording::StagedCopy& c : rec.staged_inputs)
-    r.copy(Region{staging, c.staging_offset, c.bytes}, Region{arena.handle(), placed.input_offsets[c.tensor], c.bytes});
+    r.copy(Region{staging, c.staging_offset, c.bytes},
+           Region{arena.handle(), placed.input_offsets[c.tensor], c.bytes});
   r.barrier();  // the inputs' upload (and the counts' zeroing)
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
@@ -850,7 +852,8 @@ std::vector<double> Executor::time_commands(int repeats, const std::function<voi
   record(cbs[0], VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT, 1, warm_query);
   const double wall = submit({cbs[0]});
   const double one = pool ? read_timestamps(2, warm_query).at(0) : wall;
-  const int warm_runs = int(std::min<double>(kMaxWarmRuns, std::ceil(options_.warm_up_ms * 1e-3 / std::max(one, 1e-7))));
+  const int warm_runs =
+      int(std::min<double>(kMaxWarmRuns, std::ceil(options_.warm_up_ms * 1e-3 / std::max(one, 1e-7))));
   const std::vector<VkCommandBuffer> warm(size_t(warm_runs), cbs[0]);
   if (!pool) {  // no timestamps on this queue: wall clock per submission
     submit(warm);

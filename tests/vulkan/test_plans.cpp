@@ -213,7 +213,8 @@ TEST_CASE("random plans on the zoo toys run within their peak and match the whol
   }
   // Inputs and outputs copied in submissions of their own (what runs whose
   // tensors do not fit in the staging buffer do), not inside the run's.
-  check_plans(frugal::build_zoo_model("toy_branched", 3), 4, 6, 107, "{\"min_groups\": 0, \"staged_io\": false}");
+  check_plans(frugal::build_zoo_model("toy_branched", 3), 4, 6, 107,
+              "{\"min_groups\": 0, \"staged_io\": false}");
   CHECK(g_compactions > 0);  // arenas of exactly the peak made the allocator slide chunks on the device
 }
 

@@ -133,7 +133,8 @@ class ConvKernel : public Kernel {
     min_groups_ = p.tiles.min_groups;
     // The ungated indirect dispatch, one per split a call can take (1..split_).
     std::vector<uint32_t> args;
-    for (uint32_t s = 1; s <= split_; ++s) args.insert(args.end(), {groups_x_, uint32_t(list_len_ / kpt_), s});
+    for (uint32_t s = 1; s <= split_; ++s)
+      args.insert(args.end(), {groups_x_, uint32_t(list_len_ / kpt_), s});
     args_off_ = p.add_words(args);
     if (gate_) {
       gate_w_off_ = p.add_floats(gate_->weights);
@@ -648,9 +649,9 @@ class ConvKernel : public Kernel {
   VkPipeline pool_pipeline_ = VK_NULL_HANDLE, switch_pipeline_ = VK_NULL_HANDLE;
   bool skip_in_ = false;  // a gate's consumer: skips input channels that are all zero
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
-  int64_t wino_r_ = 0;  // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
-  Tile wino_tile_;      // the tile of its GEMMs
-  uint32_t split_ = 1;  // slices of the reduction (split-K) at batch 1; 1: not split
+  int64_t wino_r_ = 0;       // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
+  Tile wino_tile_;           // the tile of its GEMMs
+  uint32_t split_ = 1;       // slices of the reduction (split-K) at batch 1; 1: not split
   uint32_t min_groups_ = 0;  // TileLimits::min_groups
   VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
   VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
