@@ -42,7 +42,7 @@ class GatedGemmKernel : public Kernel {
 
   // Two ints per run of nonzero blocks: at most one run per two blocks, plus one.
   uint64_t workspace_bytes(const std::vector<Dims>&) const override {
-    return uint64_t(F_ / block_ + 2) * sizeof(int32_t);
+    return (uint64_t(F_ / block_ + 2) * sizeof(int32_t) + 63) / 64 * 64;  // whole lines, as gated_conv.cpp
   }
   Epilogue* epilogue() override { return &epilogue_; }
   // Both paths: one sgemm over the batch, or per sample sgemv over its nonzero blocks.
