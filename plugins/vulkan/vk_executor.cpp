@@ -208,7 +208,8 @@ struct Executor::Recording {
     size_t tensor = 0;            // input or output index
     uint64_t staging_offset = 0;  // in the staging buffer
     uint64_t host_offset = 0;     // in the caller's tensor
-    uint64_t bytes = 0;
+    uint64_t arena_offset = 0;    // in the arena
+    uint64_t bytes = 0;           // > 0 (empty tensors are not copied)
   };
   bool staged = false;
   std::vector<StagedCopy> staged_inputs, staged_outputs;
@@ -511,19 +512,18 @@ void Executor::plan_staged_copies(Recording& rec, const Placement& placed, int64
   rec.staged_inputs.clear();
   rec.staged_outputs.clear();
   uint64_t at = 0;
-  auto place = [&](size_t tensor, uint64_t host_offset, uint64_t bytes,
+  auto place = [&](size_t tensor, uint64_t host_offset, uint64_t arena_offset, uint64_t bytes,
                    std::vector<Recording::StagedCopy>& to) {
-    to.push_back({tensor, at, host_offset, bytes});
+    if (bytes == 0) return;  // an empty tensor's data may be null: nothing to copy
+    to.push_back({tensor, at, host_offset, arena_offset, bytes});
     at += (bytes + 255) & ~uint64_t(255);
   };
-  for (size_t k = 0; k < placed.input_offsets.size(); ++k) {
-    const uint64_t bytes = m.sample_bytes(m.inputs()[k]) * uint64_t(batch);
-    if (bytes) place(k, 0, bytes, rec.staged_inputs);
-  }
+  for (size_t k = 0; k < placed.input_offsets.size(); ++k)
+    place(k, 0, placed.input_offsets[k], m.sample_bytes(m.inputs()[k]) * uint64_t(batch), rec.staged_inputs);
   for (size_t k = 0; k < placed.outputs.size(); ++k) {
     const uint64_t sb = m.sample_bytes(m.outputs()[k]);
     for (const exec::PlacedPiece& p : placed.outputs[k])
-      if (p.count) place(k, uint64_t(p.first) * sb, uint64_t(p.count) * sb, rec.staged_outputs);
+      place(k, uint64_t(p.first) * sb, p.offset, uint64_t(p.count) * sb, rec.staged_outputs);
   }
   rec.staged = options_.staged_io && at <= device_->staging().size();
   if (!rec.staged) rec.staged_inputs.clear(), rec.staged_outputs.clear();
@@ -554,8 +554,7 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
   plan_staged_copies(rec, placed, batch);
   const VkBuffer staging = rec.staged ? device_->staging().handle() : VK_NULL_HANDLE;
   for (const Recording::StagedCopy& c : rec.staged_inputs)
-    r.copy(Region{staging, c.staging_offset, c.bytes},
-           Region{arena.handle(), placed.input_offsets[c.tensor], c.bytes});
+    r.copy(Region{staging, c.staging_offset, c.bytes}, Region{arena.handle(), c.arena_offset, c.bytes});
   r.barrier();  // the inputs' upload (and the counts' zeroing)
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& s = plan.steps[i];
@@ -576,13 +575,8 @@ void Executor::record_run(Recording& rec, const Plan& plan, const Placement& pla
     if (pool) r.timestamp(pool, uint32_t(2 * i + 1), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
     r.barrier();
   }
-  size_t piece = 0;
-  for (size_t k = 0; k < placed.outputs.size(); ++k)
-    for (const exec::PlacedPiece& p : placed.outputs[k])
-      if (p.count && rec.staged) {
-        const Recording::StagedCopy& c = rec.staged_outputs[piece++];
-        r.copy(Region{arena.handle(), p.offset, c.bytes}, Region{staging, c.staging_offset, c.bytes});
-      }
+  for (const Recording::StagedCopy& c : rec.staged_outputs)
+    r.copy(Region{arena.handle(), c.arena_offset, c.bytes}, Region{staging, c.staging_offset, c.bytes});
   if (rec.staged) r.host_read_barrier();
   check(fn.vkEndCommandBuffer(rec.cb), "vkEndCommandBuffer");
   rec.batch = batch;
