@@ -849,8 +849,8 @@ std::vector<double> Executor::time_commands(int repeats, const std::function<voi
   const int warm_runs =
       int(std::min<double>(kMaxWarmRuns, std::ceil(options_.warm_up_ms * 1e-3 / std::max(one, 1e-7))));
   const std::vector<VkCommandBuffer> warm(size_t(warm_runs), cbs[0]);
-  if (!pool) {  // no timestamps on this queue: wall clock per submission
-    submit(warm);
+  if (!pool) {                        // no timestamps on this queue: wall clock per submission
+    if (!warm.empty()) submit(warm);  // warm_up_ms 0: the untimed run above only
     std::vector<double> times;
     for (int i = 0; i < repeats; ++i) times.push_back(submit({cbs[0]}));
     return times;
