@@ -64,9 +64,9 @@ const uint NT = NX * NY;
 const uint XQ = BN / 4u;  // pixel quads per tile
 const uint WQ = BM / 4u;  // kernel quads per tile
 
-shared vec4 xs[BK * XQ];  // [k][pixel quad]
-shared vec4 ws[BK * WQ];  // [k][kernel quad]
-shared uint ms[BM];       // the tile's kernels (M: none)
+shared vec4 xs[BK * XQ];   // [k][pixel quad]
+shared vec4 ws[BK * WQ];   // [k][kernel quad]
+shared uvec4 mq[WQ];       // the tile's kernels by quad (M: none)
 
 void main() {
   const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
@@ -81,9 +81,9 @@ void main() {
   for (uint i = t; i < BM; i += NT) {
     const uint slot = gl_WorkGroupID.y * BM + i;
 #ifdef DENSE
-    ms[i] = slot < M ? slot : M;
+    mq[i / 4u][i % 4u] = slot < M ? slot : M;
 #else
-    ms[i] = u[pc.u_off + slot];
+    mq[i / 4u][i % 4u] = u[pc.u_off + slot];
 #endif
   }
   const uint xbase = pc.x_off + sample_index * C * H * W;
@@ -97,30 +97,38 @@ void main() {
   [[unroll]] for (uint i = 0; i < 4u * TMQ * TPQ; ++i) acc[i] = vec4(0.0);
   barrier();
   for (uint k0 = kbeg; k0 < kend; k0 += BK) {
-    // Stage BK x BN input values (consecutive invocations: consecutive pixels).
-    for (uint i = t; i < BK * BN; i += NT) {
-      const uint kk = i / BN, pp = i % BN;
-      const uint k = k0 + kk, p = p0 + pp;
-      float v = 0.0;
-      if (k < kend && p < HWO) {
+    // Stage BK x BN input values by quads of 4 pixels (consecutive invocations:
+    // consecutive quads), one vec4 store each; the channel and tap of k once per quad.
+    for (uint i = t; i < BK * XQ; i += NT) {
+      const uint kk = i / XQ, pq = i % XQ;
+      const uint k = k0 + kk;
+      vec4 v = vec4(0.0);
+      if (k < kend) {
         const uint ci = k / TAPS, tap = k % TAPS;
         const uint c = SKIP_IN != 0u ? uint(y[list + 1u + ci]) : ci;
-        const int ih = int((p / WO) * SH + (tap / KW) * DH) - PT;
-        const int iw = int((p % WO) * SW + (tap % KW) * DW) - PL;
-        if (ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) v = x[xbase + (c * H + uint(ih)) * W + uint(iw)];
+        const uint cb = xbase + c * H * W;
+        const int dh = int((tap / KW) * DH) - PT, dw = int((tap % KW) * DW) - PL;
+        [[unroll]] for (uint e = 0; e < 4u; ++e) {
+          const uint p = p0 + 4u * pq + e;
+          const int ih = int((p / WO) * SH) + dh, iw = int((p % WO) * SW) + dw;
+          if (p < HWO && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) v[e] = x[cb + uint(ih) * W + uint(iw)];
+        }
       }
-      xs[kk * XQ + pp / 4u][pp % 4u] = v;
+      xs[kk * XQ + pq] = v;
     }
-    // Stage BK x BM weights ([M][C*TAPS] rows; consecutive invocations: consecutive k).
-    for (uint i = t; i < BK * BM; i += NT) {
-      const uint kk = i % BK, mm = i / BK;
-      const uint k = k0 + kk, m = ms[mm];
-      float v = 0.0;
-      if (k < kend && m < M) {
+    // Stage BK x BM weights ([M][C*TAPS] rows) by quads of 4 kernels, one vec4
+    // store each (consecutive invocations: consecutive k of the same kernels).
+    for (uint i = t; i < BK * WQ; i += NT) {
+      const uint kk = i % BK, q = i / BK;
+      const uint k = k0 + kk;
+      const uvec4 m = mq[q];
+      vec4 v = vec4(0.0);
+      if (k < kend) {
         const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
-        v = w[wbase + m * C * TAPS + wk];
+        [[unroll]] for (uint e = 0; e < 4u; ++e)
+          if (m[e] < M) v[e] = w[wbase + m[e] * C * TAPS + wk];
       }
-      ws[kk * WQ + mm / 4u][mm % 4u] = v;
+      ws[kk * WQ + q] = v;
     }
     barrier();
     for (uint kk = 0; kk < BK; ++kk) {
@@ -136,7 +144,7 @@ void main() {
   // The epilogue per quad (a kernel's parameters read once for its 4 pixels,
   // outside the bounds tests), then the quad's stores.
   [[unroll]] for (uint j = 0; j < 4u * TMQ; ++j) {
-    const uint m = ms[4u * ((j / 4u) * NY + ly) + j % 4u];
+    const uint m = mq[(j / 4u) * NY + ly][j % 4u];
     const uint mc = min(m, M - 1u);
     [[unroll]] for (uint q = 0; q < TPQ; ++q) {
       const uint p = p0 + 4u * (q * NX + lx);
