@@ -29,7 +29,19 @@ using cpu_test::numel;
 namespace {
 
 // The epilogue after the conv: what follows it in the graph.
-enum class Tail { None, Bias, BnRelu, Clip, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Swish, BiasBnSwish };
+enum class Tail {
+  None,
+  Bias,
+  BnRelu,
+  Clip,
+  Sigmoid,
+  HardSigmoid,
+  HardSwish,
+  LeakyRelu,
+  Swish,
+  BiasBnSwish,
+  BnClip
+};
 
 const char* tail_name(Tail t) {
   switch (t) {
@@ -53,6 +65,8 @@ const char* tail_name(Tail t) {
       return "Swish";
     case Tail::BiasBnSwish:
       return "bias+BN+Swish";
+    case Tail::BnClip:
+      return "BN+Clip";
   }
   return "?";
 }
@@ -79,7 +93,7 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
   n.set_attr_int("group", group);
   std::string last = "y";
-  if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish) {
+  if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish || tail == Tail::BnClip) {
     auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
     m.constant("g", {M}, vals(-1.5f, 1.5f));
     m.constant("b", {M}, vals(-0.5f, 0.5f));
@@ -93,6 +107,7 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
       m.node("Relu", {last}, "out");
       break;
     case Tail::Clip:
+    case Tail::BnClip:
       m.constant("lo", {}, {-0.25f});
       m.constant("hi", {}, {0.5f});
       m.node("Clip", {last, "lo", "hi"}, "out");
@@ -234,4 +249,33 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
   }
   CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
   CHECK(interleaved > 0);
+}
+
+TEST_CASE(
+    "depthwise convs on wide planes (two rows at a time, 3x3 stride-2 runs of 16) match the float64 "
+    "reference",
+    "[cpu][conv]") {
+  // The padded path computes two output rows per pass and each epilogue form
+  // (nothing, BN, BN + Relu, BN + Clip, BN + Swish, others) in its own
+  // kernel; 3x3 at stride 2 takes runs of 16 outputs from shuffled loads
+  // where the row holds their inputs, the rest column by column. Planes of
+  // odd and even heights, widths ending mid-run and on a run.
+  std::mt19937_64 rng(9127);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const Tail tails[] = {Tail::None,    Tail::Bias,        Tail::BnRelu,    Tail::Clip,
+                        Tail::Sigmoid, Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu,
+                        Tail::Swish,   Tail::BiasBnSwish, Tail::BnClip};
+  for (int t = 0; t < 22; ++t) {
+    const Tail tail = tails[t % 11];
+    const int64_t k = t % 4 < 2 ? 3 : 5, s = t % 2 == 0 ? 1 : 2;
+    const int64_t C = pick(2, 12), H = pick(9, 40), W = t % 5 == 0 ? 16 * s * pick(2, 4) : pick(34, 120);
+    const int64_t N = t % 3 == 0 ? 2 : 1;
+    INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
+                      << "] epilogue " << tail_name(tail));
+    GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
+      CHECK(algorithm_of(r) == (k == 3 && s == 2 ? "depthwise direct" : "depthwise padded"));
+    }
+  }
 }

@@ -158,14 +158,49 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_
     };
     for (int64_t ow = 0; ow < std::min(a, w.Wo); ++ow) edge(ow);
     const int64_t off = -w.pl;
-    for (int64_t ow = a; ow < b; ++ow) {
+    int64_t ow = a;
+    if constexpr (K == 3 && S == 2) {
+      // Runs of 16 outputs whose inputs lie inside the row (columns c .. c + 32,
+      // c = 2 ow - pl): each row's even, odd and next even columns taken from
+      // two pairs of loads by a shuffle each, the same sum in the same order
+      // as the loop below; the last run may overlap the one before it.
+      const int64_t last = std::min(b - kLanes, (w.W - 1 - 32 + w.pl) / 2);
+      typedef float v32 __attribute__((vector_size(128), aligned(4)));
+      for (int64_t o = a; last >= a && o <= last; o = o == last ? last + 1 : std::min(o + kLanes, last)) {
+        const int64_t c = o * S + off;
+        v16 acc{};
+        for (int i = 0; i < K; ++i) {
+          v16 p0, p1, q0, q1;
+          std::memcpy(&p0, r[i] + c, sizeof p0);
+          std::memcpy(&p1, r[i] + c + 16, sizeof p1);
+          std::memcpy(&q0, r[i] + c + 2, sizeof q0);
+          std::memcpy(&q1, r[i] + c + 17, sizeof q1);
+          const v32 p =
+              __builtin_shufflevector(p0, p1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                      18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+          const v16 even =
+              __builtin_shufflevector(p, p, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+          const v16 odd =
+              __builtin_shufflevector(p, p, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+          // q0 holds columns c + 2 .. c + 17, q1 c + 17 .. c + 32.
+          const v16 next =
+              __builtin_shufflevector(q0, q1, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+          acc += wk[i * K + 0] * even;
+          acc += wk[i * K + 1] * odd;
+          acc += wk[i * K + 2] * next;
+        }
+        std::memcpy(orow + o, &acc, sizeof acc);
+      }
+      if (last >= a) ow = last + kLanes;
+    }
+    for (; ow < b; ++ow) {
       const int64_t c = ow * S + off;
       float acc = 0.0f;
       for (int i = 0; i < K; ++i)
         for (int j = 0; j < K; ++j) acc += wk[i * K + j] * r[i][c + j];
       orow[ow] = acc;
     }
-    for (int64_t ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
+    for (ow = std::max(a, b); ow < w.Wo; ++ow) edge(ow);
   }
 }
 
@@ -238,40 +273,133 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void fill_padded(co
   }
 }
 
-// Output plane from the padded parts: each run of 16 outputs of a row summed
-// over all K*K taps in registers, then the epilogue of channel c on it there
-// (no second pass over the plane); the runs cover Wv >= Wo columns (the
-// parts hold zeros past the input), and the columns past Wo are dropped.
-template <int K, int S>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
-    const float* __restrict p, const float* __restrict wm, float* __restrict out, const Window& w,
-    const Padded& g, int64_t Wv, const Epilogue::Step* steps, int nsteps, int64_t c) {
-  float wk[K * K];
-  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
-  for (int64_t oh = 0; oh < w.Ho; ++oh) {
-    float* orow = out + oh * w.Wo;
-    const float* rows[K][S];
-    for (int i = 0; i < K; ++i)
-      for (int ph = 0; ph < S; ++ph) rows[i][ph] = p + (ph * g.Hp + oh * S + i) * g.Wq;
-    for (int64_t v = 0; v < Wv; v += kLanes) {
-      v16 acc[K] = {};  // one sum per tap row: K short dependency chains
-      for (int i = 0; i < K; ++i)
-        for (int j = 0; j < K; ++j) {
-          v16 in;
-          std::memcpy(&in, rows[i][j % S] + v + j / S, sizeof in);
-          acc[i] += wk[i * K + j] * in;
+// A channel's epilogue in the forms the padded path specialises (the common
+// ones: BN, BN + Relu, BN + Clip (ReLU6), BN + Swish, nothing): the affine
+// step's scale and shift of the plane's channel held as scalars for the whole
+// plane, the activation fixed at compile time; anything else runs the generic
+// steps per vector. The same operations as epilogue_v16, value for value.
+enum EpiForm { kEpiGeneric, kEpiNone, kEpiAffine, kEpiAffineRelu, kEpiAffineClip, kEpiAffineSwish };
+
+struct PlaneEpi {
+  const Epilogue::Step* steps;
+  int nsteps;
+  int64_t c;
+  float sc, sh, lo, hi;  // the affine step's scale and shift of channel c; Clip's bounds
+};
+
+EpiForm epi_form(const Epilogue::Step* steps, int nsteps) {
+  using ops::ActivationKind;
+  if (nsteps == 0) return kEpiNone;
+  if (steps[0].kind != Epilogue::kAffine || nsteps > 2) return kEpiGeneric;
+  if (nsteps == 1) return kEpiAffine;
+  const int k = steps[1].kind;
+  return k == int(ActivationKind::Relu)   ? kEpiAffineRelu
+         : k == int(ActivationKind::Clip) ? kEpiAffineClip
+         : k == Epilogue::kSwish          ? kEpiAffineSwish
+                                          : kEpiGeneric;
+}
+
+template <int E>
+__attribute__((always_inline)) inline void plane_epilogue(v16& x, const PlaneEpi& pe) {
+  if constexpr (E == kEpiGeneric) {
+    epilogue_v16(x, pe.steps, pe.nsteps, pe.c);
+  } else if constexpr (E != kEpiNone) {
+    x = pe.sc * x + pe.sh;
+    const v16 zero{};
+    if constexpr (E == kEpiAffineRelu) x = x > zero ? x : zero;
+    if constexpr (E == kEpiAffineClip) {
+      const v16 vlo = zero + pe.lo, vhi = zero + pe.hi;
+      x = x < vlo ? vlo : x;
+      x = vhi < x ? vhi : x;
+    }
+    if constexpr (E == kEpiAffineSwish) {
+      v16 sg = x;
+      sigmoid_v16(sg);
+      x = x * sg;
+    }
+  }
+}
+
+// R output rows from oh on, from the padded parts: each run of 16 outputs of a
+// row summed over all K*K taps in registers (one sum per tap row, each in tap
+// column order, then the tap rows' sums in order), the epilogue applied
+// there; the rows share the loads of the padded rows they have in common
+// (stride 1: R + K - 1 rows of loads for R rows of outputs, not R * K). The
+// runs cover Wv >= Wo columns (the parts hold zeros past the input), and the
+// columns past Wo are dropped: a run past Wo writes the next row's first
+// columns, so the runs go from the last to the first, and the next row's
+// first run, stored after, overwrites them (the plane's last run stops at its end).
+template <int K, int S, int R, int E>
+__attribute__((always_inline)) inline void padded_rows(const float* __restrict p, const float* wk,
+                                                       float* __restrict out, int64_t oh, const Window& w,
+                                                       const Padded& g, int64_t Wv, const PlaneEpi& pe) {
+  constexpr int T = (R - 1) * S + K;  // padded rows read
+  const float* rows[T][S];
+#pragma GCC unroll 16
+  for (int t = 0; t < T; ++t)
+#pragma GCC unroll 2
+    for (int ph = 0; ph < S; ++ph) rows[t][ph] = p + (ph * g.Hp + oh * S + t) * g.Wq;
+  for (int64_t v = Wv - kLanes; v >= 0; v -= kLanes) {
+    v16 acc[R][K] = {};
+#pragma GCC unroll 16
+    for (int t = 0; t < T; ++t)
+#pragma GCC unroll 8
+      for (int j = 0; j < K; ++j) {
+        v16 in;
+        std::memcpy(&in, rows[t][j % S] + v + j / S, sizeof in);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const int i = t - r * S;
+          if (i >= 0 && i < K) acc[r][i] += wk[i * K + j] * in;
         }
-      for (int i = 1; i < K; ++i) acc[0] += acc[i];
-      epilogue_v16(acc[0], steps, nsteps, c);
-      if (oh * w.Wo + v + kLanes <= w.Ho * w.Wo) {
-        // Past Wo it writes the next rows' first columns, which they overwrite.
-        std::memcpy(orow + v, &acc[0], sizeof acc[0]);
+      }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+      for (int i = 1; i < K; ++i) acc[r][0] += acc[r][i];
+      plane_epilogue<E>(acc[r][0], pe);
+      float* orow = out + (oh + r) * w.Wo;
+      if ((oh + r) * w.Wo + v + kLanes <= w.Ho * w.Wo) {
+        std::memcpy(orow + v, &acc[r][0], sizeof acc[r][0]);
       } else {
         float last[kLanes];
-        std::memcpy(last, &acc[0], sizeof acc[0]);
+        std::memcpy(last, &acc[r][0], sizeof acc[r][0]);
         for (int64_t k = 0; k < w.Wo - v; ++k) orow[v + k] = last[k];
       }
     }
+  }
+}
+
+// Output plane from the padded parts, two rows at a time (padded_rows), the
+// epilogue of channel c (form E) applied in registers: no second pass over
+// the plane.
+template <int K, int S, int E>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
+    const float* __restrict p, const float* __restrict wm, float* __restrict out, const Window& w,
+    const Padded& g, int64_t Wv, const PlaneEpi& pe) {
+  float wk[K * K];
+  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
+  int64_t oh = 0;
+  for (; oh + 2 <= w.Ho; oh += 2) padded_rows<K, S, 2, E>(p, wk, out, oh, w, g, Wv, pe);
+  if (oh < w.Ho) padded_rows<K, S, 1, E>(p, wk, out, oh, w, g, Wv, pe);
+}
+
+template <int K, int S>
+void padded_plane_epi(const float* p, const float* wm, float* out, const Window& w, const Padded& g,
+                      int64_t Wv, EpiForm form, const PlaneEpi& pe) {
+  switch (form) {
+    case kEpiNone:
+      return padded_plane<K, S, kEpiNone>(p, wm, out, w, g, Wv, pe);
+    case kEpiAffine:
+      return padded_plane<K, S, kEpiAffine>(p, wm, out, w, g, Wv, pe);
+    case kEpiAffineRelu:
+      return padded_plane<K, S, kEpiAffineRelu>(p, wm, out, w, g, Wv, pe);
+    case kEpiAffineClip:
+      return padded_plane<K, S, kEpiAffineClip>(p, wm, out, w, g, Wv, pe);
+    case kEpiAffineSwish:
+      return padded_plane<K, S, kEpiAffineSwish>(p, wm, out, w, g, Wv, pe);
+    default:
+      return padded_plane<K, S, kEpiGeneric>(p, wm, out, w, g, Wv, pe);
   }
 }
 
@@ -457,14 +585,21 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
   fill_padded(x, ws, w_, g);
   const Epilogue::Step* st = e.steps().data();
   const int ns = int(e.steps().size());
+  const EpiForm form = epi_form(st, ns);
+  PlaneEpi pe{st, ns, m, 1.0f, 0.0f, 0.0f, 0.0f};
+  if (form != kEpiGeneric && form != kEpiNone) {
+    pe.sc = st[0].scale[size_t(m)];
+    pe.sh = st[0].shift[size_t(m)];
+    if (form == kEpiAffineClip) pe.lo = st[1].a, pe.hi = st[1].b;
+  }
   if (K_ == 3 && S_ == 1)
-    padded_plane<3, 1>(ws, wm, out, w_, g, Wv_, st, ns, m);
+    padded_plane_epi<3, 1>(ws, wm, out, w_, g, Wv_, form, pe);
   else if (K_ == 3)
-    padded_plane<3, 2>(ws, wm, out, w_, g, Wv_, st, ns, m);
+    padded_plane_epi<3, 2>(ws, wm, out, w_, g, Wv_, form, pe);
   else if (S_ == 1)
-    padded_plane<5, 1>(ws, wm, out, w_, g, Wv_, st, ns, m);
+    padded_plane_epi<5, 1>(ws, wm, out, w_, g, Wv_, form, pe);
   else
-    padded_plane<5, 2>(ws, wm, out, w_, g, Wv_, st, ns, m);
+    padded_plane_epi<5, 2>(ws, wm, out, w_, g, Wv_, form, pe);
 }
 
 // Output channel m reads input channel m / (M / C). Planes in ranges, one
