@@ -279,3 +279,28 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("1x1 convs on one-value planes (squeeze-and-excite) take the packed weights, samples as rows",
+          "[cpu][conv]") {
+  // Conv1x1::run_rows: output channels in the lanes, blocks of every size,
+  // 1 to 19 samples (groups of 8 rows and a remainder), every epilogue.
+  std::mt19937_64 rng(5303);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  const Tail tails[] = {Tail::None,    Tail::Bias,        Tail::BnRelu,    Tail::Clip,
+                        Tail::Sigmoid, Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu,
+                        Tail::Swish,   Tail::BiasBnSwish, Tail::BnClip};
+  const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
+  const bool packed = !(isa_env && std::string(isa_env) == "none");
+  for (int t = 0; t < 22; ++t) {
+    const Tail tail = tails[t % 11];
+    const int64_t C = pick(1, 200), M = pick(1, 120), N = t % 4 == 0 ? pick(9, 19) : pick(1, 3);
+    INFO("1x1 on [" << N << "," << C << ",1,1] -> " << M << " epilogue " << tail_name(tail));
+    GraphMaker m = conv_with_tail(N, C, M, 1, 1, tail, rng);
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {N, C, 1, 1}, rng, 1e-5)) {
+      INFO("threads " << r.threads << ", algorithm " << algorithm_of(r));
+      CHECK(r.ws_bytes == 0);
+      CHECK((algorithm_of(r).find("samples as rows") != std::string::npos) == packed);
+    }
+  }
+}

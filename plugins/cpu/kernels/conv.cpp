@@ -93,11 +93,16 @@ class ConvKernel : public Kernel {
     if (!onednn_wanted_) {
       // 1x1 stride-1 convs: the packed kernel with the epilogue in registers
       // (kernels/conv_1x1.h) where the CPU has AVX2 or AVX-512; "blas" keeps sgemm.
-      // Planes of a few values (squeeze-and-excite's 1x1 convs on a pooled
-      // 1x1 plane) keep sgemm: the tile's vectors of columns would be mostly empty.
-      if (algo_ == Algo::Gemm1x1 && group_ == 1 && win_.Ho * win_.Wo >= 8 && conv_path_ != "blas" &&
-          packed_isa() != PackedIsa::None) {
+      // Planes of 2 to 7 values keep sgemm: the tile's vectors of columns would
+      // be mostly empty. Planes of one value (squeeze-and-excite's 1x1 convs on
+      // a pooled plane) take the same packed weights as a fully connected layer
+      // (Conv1x1::run_rows: the samples are the rows): sgemm packed the
+      // weights on every call, for a product of one column per sample.
+      const bool one_value = win_.Ho * win_.Wo == 1 && win_.H * win_.W == 1;
+      if (algo_ == Algo::Gemm1x1 && group_ == 1 && (win_.Ho * win_.Wo >= 8 || one_value) &&
+          conv_path_ != "blas" && packed_isa() != PackedIsa::None) {
         conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
+        rows_ = one_value;
         weight_.clear();
         weight_.shrink_to_fit();
       }
@@ -121,7 +126,7 @@ class ConvKernel : public Kernel {
   std::string algorithm() const override {
     if (onednn_) return onednn_->algorithm();
     if (depthwise_) return depthwise_->algorithm();
-    if (conv1x1_) return conv1x1_->algorithm();
+    if (conv1x1_) return conv1x1_->algorithm() + (rows_ ? ", samples as rows" : "");
     return algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
   }
 
@@ -133,6 +138,21 @@ class ConvKernel : public Kernel {
     }
     if (depthwise_) {
       depthwise_->run(a.in[0], a.out, n, a.ws, epilogue_, a.pool);
+      return;
+    }
+    if (rows_) {
+      // y[s, m] = epilogue_m(sum_k w[m, k] x[s, k]): blocks of output channels split over the pool.
+      const int64_t blocks = conv1x1_->blocks();
+      int64_t parts = a.pool ? a.pool->size() : 1;
+      if (2.0 * double(n) * double(M_) * double(K_) < 2e6) parts = 1;  // too small to share
+      parts = std::min(parts, blocks);
+      if (parts <= 1) {
+        conv1x1_->run_rows(a.in[0], K_, n, a.out, M_, 0, blocks);
+        return;
+      }
+      a.pool->parallel_for(parts, [&](int64_t p, int) {
+        conv1x1_->run_rows(a.in[0], K_, n, a.out, M_, blocks * p / parts, blocks * (p + 1) / parts);
+      });
       return;
     }
     const int64_t items = n * chunks_;
@@ -255,6 +275,7 @@ class ConvKernel : public Kernel {
   std::unique_ptr<OnednnConv> onednn_;        // set by prepare(): the layer runs on oneDNN
   std::unique_ptr<DepthwiseConv> depthwise_;  // set by prepare() for a depthwise conv not on oneDNN
   std::unique_ptr<Conv1x1> conv1x1_;          // set by prepare() for a 1x1 conv on the packed kernel
+  bool rows_ = false;                         // conv1x1_ on one-value planes: run_rows, samples as rows
 };
 
 }  // namespace
