@@ -165,7 +165,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_
       // two pairs of loads by a shuffle each, the same sum in the same order
       // as the loop below; the last run may overlap the one before it.
       const int64_t last = std::min(b - kLanes, (w.W - 1 - 32 + w.pl) / 2);
-      typedef float v32 __attribute__((vector_size(128), aligned(4)));
       for (int64_t o = a; last >= a && o <= last; o = o == last ? last + 1 : std::min(o + kLanes, last)) {
         const int64_t c = o * S + off;
         v16 acc{};
@@ -175,14 +174,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void depthwise_kxk_
           std::memcpy(&p1, r[i] + c + 16, sizeof p1);
           std::memcpy(&q0, r[i] + c + 2, sizeof q0);
           std::memcpy(&q1, r[i] + c + 17, sizeof q1);
-          const v32 p =
-              __builtin_shufflevector(p0, p1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
-                                      18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+          // Two-register shuffles (one permute each); q0 holds columns c + 2 ..
+          // c + 17, q1 c + 17 .. c + 32.
           const v16 even =
-              __builtin_shufflevector(p, p, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+              __builtin_shufflevector(p0, p1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
           const v16 odd =
-              __builtin_shufflevector(p, p, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-          // q0 holds columns c + 2 .. c + 17, q1 c + 17 .. c + 32.
+              __builtin_shufflevector(p0, p1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
           const v16 next =
               __builtin_shufflevector(q0, q1, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
           acc += wk[i * K + 0] * even;
@@ -215,13 +212,14 @@ struct Padded {
 
 // dst[q] = src[2 q] for q in [qlo, qhi); src[end] is the last float of the row.
 inline void deinterleave(const float* src, float* dst, int64_t qlo, int64_t qhi, int64_t end) {
-  typedef float v32 __attribute__((vector_size(128), aligned(4)));
   int64_t q = qlo;
   for (; q + kLanes <= qhi && 2 * q + 2 * kLanes - 1 <= end; q += kLanes) {
-    v32 pair;
-    std::memcpy(&pair, src + 2 * q, sizeof pair);
-    const v16 even =
-        __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    // Two loads and one two-register shuffle (a shuffle of one 32-float
+    // vector was built value by value, as wide as no register).
+    v16 a, b;
+    std::memcpy(&a, src + 2 * q, sizeof a);
+    std::memcpy(&b, src + 2 * q + kLanes, sizeof b);
+    const v16 even = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     std::memcpy(dst + q, &even, sizeof even);
   }
   for (; q < qhi; ++q) dst[q] = src[2 * q];
@@ -370,9 +368,10 @@ __attribute__((always_inline)) inline void padded_rows(const float* __restrict p
   }
 }
 
-// Output plane from the padded parts, two rows at a time (padded_rows), the
-// epilogue of channel c (form E) applied in registers: no second pass over
-// the plane.
+// Output plane from the padded parts, 3x3 two rows at a time (padded_rows;
+// 5x5 one: two rows' 10 sums and the 25 weights spilled registers, slower
+// than one row on 14x14 and 28x28 planes), the epilogue of channel c (form
+// E) applied in registers: no second pass over the plane.
 template <int K, int S, int E>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
     const float* __restrict p, const float* __restrict wm, float* __restrict out, const Window& w,
@@ -380,8 +379,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void padded_plane(
   float wk[K * K];
   for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
   int64_t oh = 0;
-  for (; oh + 2 <= w.Ho; oh += 2) padded_rows<K, S, 2, E>(p, wk, out, oh, w, g, Wv, pe);
-  if (oh < w.Ho) padded_rows<K, S, 1, E>(p, wk, out, oh, w, g, Wv, pe);
+  if constexpr (K == 3)
+    for (; oh + 2 <= w.Ho; oh += 2) padded_rows<K, S, 2, E>(p, wk, out, oh, w, g, Wv, pe);
+  for (; oh < w.Ho; ++oh) padded_rows<K, S, 1, E>(p, wk, out, oh, w, g, Wv, pe);
 }
 
 template <int K, int S>

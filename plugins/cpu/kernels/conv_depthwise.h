@@ -7,11 +7,17 @@
 // workspace, split by column parity at stride 2, so that every tap of a row
 // of outputs reads a contiguous, always-valid run of floats: rows of 16
 // outputs, each summed over all K*K taps in registers, with no edge cases
-// (the columns past the plane's width are computed and dropped), and the
-// layer's epilogue applied to them in registers before they are stored. 3x3 at
-// stride 2, where the copy cost more than it saved, reads the input directly
-// with all taps per output (edge columns checked); others tap by tap on the
-// input. Those two need no workspace.
+// (the columns past the plane's width are computed and dropped), 3x3: two
+// output rows per pass (they share the loads of the padded rows they have in
+// common; 5x5 one: 25 weights and twice 5 sums would not fit the registers),
+// and the layer's epilogue applied to them in registers before they are stored
+// (BN, BN + Relu, BN + Clip and BN + Swish compiled as such, the channel's
+// scale and shift held for the plane). 3x3 at stride 2, where the copy cost
+// more than it saved, reads the input directly with all taps per output: runs
+// of 16 outputs as one vector where the row holds their inputs (the even, odd
+// and next-even columns shuffled from two pairs of loads), edge columns
+// checked one by one; others tap by tap on the input. Those two need no
+// workspace.
 //
 // Planes at most kInterleaveMaxWo outputs wide (EfficientNet's and
 // MobileNet's 7x7), whose rows would fill at most half of the 16 lanes, put
