@@ -5,6 +5,7 @@
 //   frugal --help | help CMD | --version
 //   frugal --debug ...         Lua tracebacks for every error (else only for
 //                              errors in the user's own scripts)
+#include <malloc.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -165,6 +166,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Large blocks (weights, arenas, tensors) always in their own mappings, so
+  // that freeing one gives its memory back at once. glibc otherwise raises this
+  // threshold after each such free, and a model's freed weights then stay
+  // resident in the heap beside the executor's copy.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -62,7 +62,10 @@ ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model,
                                const nlohmann::json& options)
     : plugin_(&executor) {
   require_kind(executor, FRUGAL_KIND_EXECUTOR);
-  create(save_onnx_bytes(model), options);
+  // Weights by address where the plugin reads them so: not held once more as bytes.
+  const bool by_address =
+      executor.extension(FRUGAL_EXT_HOST_WEIGHTS, sizeof(frugal_host_weights_extension)) != nullptr;
+  create(save_onnx_bytes(model, by_address ? WeightsAs::HostAddresses : WeightsAs::Bytes), options);
 }
 
 ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,

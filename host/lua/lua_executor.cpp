@@ -353,11 +353,11 @@ LuaExecutor& push_executor(lua_State* L, int model_idx, const ExecutorSettings& 
   const LuaModel& m = check_model(L, model_idx);
   PluginRegistry& registry = PluginRegistry::instance();
   const LoadedPlugin& plugin = registry.require(FRUGAL_KIND_EXECUTOR, s.executor);
-  const std::string bytes = save_onnx_bytes(m.graph);
+  const std::string hash = model_fingerprint(m.graph);  // the cost cache's key
   LuaExecutor& ex = push_object<LuaExecutor>(
       L, kExecutorType,
-      LuaExecutor{ExecutorClient(plugin, bytes, s.options.empty() ? nlohmann::json() : s.options), s.executor,
-                  m.graph.name, m.origin, fnv1a64_hex(bytes), s.options});
+      LuaExecutor{ExecutorClient(plugin, m.graph, s.options.empty() ? nlohmann::json() : s.options),
+                  s.executor, m.graph.name, m.origin, hash, s.options});
   if (s.budget) ex.client.set_budget(*s.budget);
   return ex;
 }

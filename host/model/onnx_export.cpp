@@ -15,6 +15,9 @@ namespace frugal {
 
 namespace {
 
+// Smaller initializers stay inline: a reference would not save anything.
+constexpr size_t kSmallestReference = 4096;
+
 void write_value_info(const TensorDesc& d, onnx::ValueInfoProto& v) {
   v.set_name(d.name);
   if (!d.doc.empty()) v.set_doc_string(d.doc);
@@ -76,7 +79,7 @@ const TensorDesc& lookup(const Graph& g, const std::string& name, const char* ro
 
 }  // namespace
 
-std::string save_onnx_bytes(const Graph& g) {
+std::string save_onnx_bytes(const Graph& g, WeightsAs weights) {
   onnx::ModelProto m;
   m.set_ir_version(g.ir_version);
   for (const OpsetImport& op : g.opsets) {
@@ -123,7 +126,13 @@ std::string save_onnx_bytes(const Graph& g) {
     if (g.is_initializer(n) && seen.insert(n).second) inits.push_back(n);
   for (const auto& kv : g.tensors)
     if (kv.second.is_initializer && seen.insert(kv.first).second) inits.push_back(kv.first);
-  for (const std::string& n : inits) tensor_to_proto(g.tensors.at(n), *gp->add_initializer());
+  for (const std::string& n : inits) {
+    const TensorDesc& d = g.tensors.at(n);
+    if (weights != WeightsAs::Bytes && d.data.size() >= kSmallestReference)
+      tensor_to_proto_by_address(d, *gp->add_initializer(), weights == WeightsAs::HostAddresses);
+    else
+      tensor_to_proto(d, *gp->add_initializer());
+  }
 
   for (const std::string& n : g.inputs) write_value_info(lookup(g, n, "input"), *gp->add_input());
   if (g.ir_version < 4)

@@ -134,12 +134,15 @@ void read_model_fields(const onnx::ModelProto& m, Graph& g) {
 
 // Initializers first: a graph input of the same name is then not a real input
 // (IR < 4 lists initializers as inputs). Returns the names the inputs list.
-std::set<std::string> read_initializers_and_inputs(const onnx::GraphProto& gp, Graph& g,
-                                                   const std::string& origin) {
-  for (const onnx::TensorProto& t : gp.initializer()) {
+// Each initializer's bytes in the message are freed as soon as the graph holds
+// them, so that the weights are not held twice while a model loads.
+std::set<std::string> read_initializers_and_inputs(onnx::GraphProto& gp, Graph& g, const std::string& origin,
+                                                   bool host_memory) {
+  for (onnx::TensorProto& t : *gp.mutable_initializer()) {
     if (t.name().empty()) fail(origin, "an initializer has no name");
     if (g.tensors.count(t.name())) fail(origin, "initializer '" + t.name() + "' is defined twice");
-    TensorDesc d = tensor_from_proto(t, origin);
+    TensorDesc d = tensor_from_proto(t, origin, host_memory);
+    std::string().swap(*t.mutable_raw_data());
     d.is_initializer = true;
     g.initializer_order.push_back(d.name);
     g.tensors.emplace(d.name, std::move(d));
@@ -243,16 +246,16 @@ void read_outputs_and_value_infos(const onnx::GraphProto& gp, const std::set<std
   }
 }
 
-Graph convert(const onnx::ModelProto& m, const std::string& origin) {
+Graph convert(onnx::ModelProto& m, const std::string& origin, bool host_memory) {
   if (!m.has_graph()) fail(origin, "model has no graph");
   if (m.functions_size() > 0) fail(origin, "model-local functions are not supported");
-  const onnx::GraphProto& gp = m.graph();
+  onnx::GraphProto& gp = *m.mutable_graph();
   if (gp.node_size() == 0) fail(origin, "graph has no nodes");
   if (gp.output_size() == 0) fail(origin, "graph has no outputs");
   if (gp.sparse_initializer_size() > 0) fail(origin, "sparse initializers are not supported");
   Graph g;
   read_model_fields(m, g);
-  const std::set<std::string> input_names = read_initializers_and_inputs(gp, g, origin);
+  const std::set<std::string> input_names = read_initializers_and_inputs(gp, g, origin, host_memory);
   read_nodes(gp, g, origin);
   read_outputs_and_value_infos(gp, input_names, g, origin);
   try {
@@ -265,15 +268,17 @@ Graph convert(const onnx::ModelProto& m, const std::string& origin) {
 
 }  // namespace
 
-Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin) {
+Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory) {
   onnx::ModelProto m;
   parse_protobuf(m, data, size, origin, "an ONNX model");
-  return convert(m, origin);
+  return convert(m, origin, host_memory);
 }
 
+// Parsed from the file itself: its bytes are never held beside the message.
 Graph load_onnx_file(const std::string& path) {
-  const std::string bytes = read_file_bytes(path, "ONNX model");
-  return load_onnx_bytes(bytes.data(), bytes.size(), path);
+  onnx::ModelProto m;
+  parse_protobuf_file(m, path, "ONNX model", "an ONNX model");
+  return convert(m, path, false);
 }
 
 }  // namespace frugal

@@ -19,4 +19,12 @@ std::string read_file_bytes(const std::string& path, const std::string& what);
 void parse_protobuf(google::protobuf::MessageLite& msg, const void* data, size_t size,
                     const std::string& origin, const std::string& what);
 
+// The same, read straight from the file `path` without holding its bytes in
+// memory beside the parsed message (a model's weights are then held once).
+// Errors name the path as read_file_bytes's and parse_protobuf's do.
+// `file_what` names the file in read errors ("ONNX model"), `what` the message
+// in parse errors ("an ONNX model").
+void parse_protobuf_file(google::protobuf::MessageLite& msg, const std::string& path,
+                         const std::string& file_what, const std::string& what);
+
 }  // namespace frugal

@@ -62,19 +62,47 @@ int64_t checked_element_count(const std::vector<int64_t>& dims, const std::strin
   return n;
 }
 
-TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& origin) {
+namespace {
+
+std::string external_value(const onnx::TensorProto& t, const std::string& key) {
+  for (const auto& kv : t.external_data())
+    if (kv.key() == key) return kv.value();
+  return "";
+}
+
+// A host-memory reference (kHostMemoryLocation): the bytes at the address in
+// "offset", "length" of them, which must be what the dims and dtype need.
+void read_host_memory(const onnx::TensorProto& t, const std::string& label, int64_t expected_bytes,
+                      TensorDesc& d, const std::string& origin) {
+  uint64_t address = 0, length = 0;
+  try {
+    address = std::stoull(external_value(t, "offset"));
+    length = std::stoull(external_value(t, "length"));
+  } catch (const std::exception&) {
+    fail(origin, label + ": a host-memory reference without a valid offset and length");
+  }
+  if (address == 0) fail(origin, label + ": a host-memory reference without an address");
+  if (length != static_cast<uint64_t>(expected_bytes))
+    fail(origin, label + ": a host-memory reference of " + std::to_string(length) + " bytes where " +
+                     std::to_string(expected_bytes) + " are needed");
+  const auto* p = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(address));
+  d.data.assign(p, p + length);
+}
+
+}  // namespace
+
+TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& origin, bool host_memory) {
   const std::string label = tensor_label(t);
   TensorDesc d;
   d.name = t.name();
   d.doc = t.doc_string();
   d.has_shape = true;
 
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string file;
-    for (const auto& kv : t.external_data())
-      if (kv.key() == "location") file = kv.value();
-    fail(origin, "external data is not supported: tensor '" + t.name() + "' refers to file '" + file + "'");
-  }
+  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  const std::string location = external ? external_value(t, "location") : "";
+  if (external && !(host_memory && location == kHostMemoryLocation))
+    fail(origin,
+         "external data is not supported: tensor '" + t.name() + "' refers to file '" + location + "'");
   if (t.has_segment()) fail(origin, label + " is segmented, which is not supported");
 
   const int32_t dt = t.data_type();
@@ -97,6 +125,10 @@ TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& orig
     fail(origin, os.str());
   };
 
+  if (external) {
+    read_host_memory(t, label, expected_bytes, d, origin);
+    return d;
+  }
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     if (static_cast<int64_t>(raw.size()) != expected_bytes) mismatch(raw.size(), "raw_data");
@@ -170,7 +202,9 @@ TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& orig
   return d;
 }
 
-void tensor_to_proto(const TensorDesc& d, onnx::TensorProto& t) {
+namespace {
+
+void describe_tensor(const TensorDesc& d, onnx::TensorProto& t) {
   if (!d.has_shape || !shape_is_known(d.shape))
     throw Error("tensor '" + d.name + "' has no fully known shape " + shape_to_string(d.shape) +
                 "; cannot write it as an ONNX tensor");
@@ -178,7 +212,28 @@ void tensor_to_proto(const TensorDesc& d, onnx::TensorProto& t) {
   if (!d.doc.empty()) t.set_doc_string(d.doc);
   t.set_data_type(static_cast<int32_t>(d.dtype));
   for (const Dim& dim : d.shape) t.add_dims(dim.value);
+}
+
+void add_external_value(onnx::TensorProto& t, const std::string& key, const std::string& value) {
+  auto* kv = t.add_external_data();
+  kv->set_key(key);
+  kv->set_value(value);
+}
+
+}  // namespace
+
+void tensor_to_proto(const TensorDesc& d, onnx::TensorProto& t) {
+  describe_tensor(d, t);
   t.set_raw_data(d.data.data(), d.data.size());
+}
+
+void tensor_to_proto_by_address(const TensorDesc& d, onnx::TensorProto& t, bool with_address) {
+  describe_tensor(d, t);
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  add_external_value(t, "location", kHostMemoryLocation);
+  const uintptr_t address = with_address ? reinterpret_cast<uintptr_t>(d.data.data()) : 0;
+  add_external_value(t, "offset", std::to_string(address));
+  add_external_value(t, "length", std::to_string(d.data.size()));
 }
 
 TensorDesc load_tensor_pb(const std::string& path) {

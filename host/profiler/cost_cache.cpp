@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "frugal/model/onnx_export.h"
 #include "profiler/cost_numbers.h"
 #include "profiler/json_file.h"
 
@@ -43,15 +44,40 @@ void add_warning(std::string* warning, const std::string& line) {
 
 }  // namespace
 
-std::string fnv1a64_hex(const std::string& bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
+namespace {
+
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+
+uint64_t fnv1a64(uint64_t h, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
     h *= 1099511628211ull;
   }
+  return h;
+}
+
+std::string hex64(uint64_t h) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+}  // namespace
+
+std::string fnv1a64_hex(const std::string& bytes) {
+  return hex64(fnv1a64(kFnvOffset, bytes.data(), bytes.size()));
+}
+
+std::string model_fingerprint(const Graph& g) {
+  const std::string structure = save_onnx_bytes(g, WeightsAs::Omitted);
+  uint64_t h = fnv1a64(kFnvOffset, structure.data(), structure.size());
+  for (const auto& [name, t] : g.tensors) {
+    if (!t.is_initializer) continue;
+    h = fnv1a64(h, name.data(), name.size());
+    h = fnv1a64(h, t.data.data(), t.data.size());
+  }
+  return hex64(h);
 }
 
 std::string default_cost_cache_dir() {

@@ -12,10 +12,16 @@
 #include <optional>
 #include <string>
 
+#include "frugal/model/graph.h"
+
 namespace frugal {
 
 // 16 hex digits of FNV-1a 64 over the bytes (not cryptographic: cache keys only).
 std::string fnv1a64_hex(const std::string& bytes);
+
+// A model's key in the cache: FNV-1a over its ONNX structure and every
+// initializer's name and bytes, without a serialized copy of the weights.
+std::string model_fingerprint(const Graph& g);
 
 // The default cache folder, "" when neither XDG_CACHE_HOME nor HOME is set.
 std::string default_cost_cache_dir();

@@ -119,7 +119,7 @@ Dims with_batch(Dims d, int64_t n) {
 
 }  // namespace
 
-void LayerGraph::compile(const Graph& g) {
+void LayerGraph::compile(const Graph& g, const std::function<void(const std::string&)>& last_read) {
   CompileState c(g);
   for (const Node& n : g.nodes)
     for (const std::string& in : n.inputs)
@@ -130,7 +130,14 @@ void LayerGraph::compile(const Graph& g) {
   infer_node_shapes(g, c);
   if (runs_gates()) find_model_gates(g);
   if (fuses_swish()) find_swish(g, c);
-  for (size_t i = 0; i < g.nodes.size(); ++i) compile_node(g.nodes[i], i, c);
+  std::map<std::string, int> unread = c.readers;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    compile_node(g.nodes[i], i, c);
+    if (!last_read) continue;
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty() && --unread[in] == 0 && g.is_initializer(in) && !c.graph_outputs.count(in))
+        last_read(in);
+  }
   if (!c.problems.empty()) c.report(executor_);
   add_outputs(g, c);
   finish();

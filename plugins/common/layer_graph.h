@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -96,7 +97,10 @@ class LayerGraph {
   // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
   // batch) through the hooks. Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing
   // every part this executor cannot run, frugal::Error for a malformed model.
-  void compile(const Graph& g);
+  // `last_read(name)`, when given, is called for each initializer as soon as the
+  // last node that reads it is compiled: its owner may free the bytes then, so
+  // that the kernels' copies and the graph's never all exist at once.
+  void compile(const Graph& g, const std::function<void(const std::string&)>& last_read = {});
 
   // ---- the backend's hooks ----
   // True when the backend has a kernel for the op (its kernel registry).

@@ -81,7 +81,7 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 }
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model"), options.threads, options.gate_threshold,
+    : model_(load_onnx_bytes(onnx, size, "model", true), options.threads, options.gate_threshold,
              options.conv_path),
       options_(options),
       pool_(options.threads) {}

@@ -12,6 +12,14 @@ Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold, s
   for (auto& k : kernels_) k->prepare();
 }
 
+Model::Model(Graph&& g, int threads, std::optional<float> gate_threshold, std::string conv_path)
+    : LayerGraph("cpu"), threads_(threads), conv_path_(std::move(conv_path)) {
+  gate_threshold_ = gate_threshold;
+  compile(g, [&g](const std::string& name) { std::vector<uint8_t>().swap(g.tensors.at(name).data); });
+  g = Graph();
+  for (auto& k : kernels_) k->prepare();
+}
+
 uint64_t Model::packed_weight_bytes() const {
   uint64_t sum = 0;
   for (const auto& k : kernels_) sum += k->packed_weight_bytes();

@@ -27,6 +27,11 @@ class Model : public exec::LayerGraph {
   // `conv_path`: the Conv kernels' path (ExecutorOptions::conv_path).
   Model(const Graph& g, int threads, std::optional<float> gate_threshold = std::nullopt,
         std::string conv_path = "auto");
+  // The same from a graph the model may consume: each weight's bytes are freed
+  // as soon as its kernel holds its copy, and the rest of `g` before the
+  // kernels repack, so the weights exist about once at any moment, not twice.
+  Model(Graph&& g, int threads, std::optional<float> gate_threshold = std::nullopt,
+        std::string conv_path = "auto");
 
   const Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
   // Bytes of weights the kernels hold repacked for oneDNN.

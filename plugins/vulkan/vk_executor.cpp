@@ -216,7 +216,7 @@ struct Executor::Recording {
 };
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : options_(options), model_(load_onnx_bytes(onnx, size, "model"), options.gate_threshold) {
+    : options_(options), model_(load_onnx_bytes(onnx, size, "model", true), options.gate_threshold) {
   DeviceOptions dopt;
   dopt.device = options_.device;
   dopt.validation = options_.validation;

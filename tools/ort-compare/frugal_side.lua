@@ -25,6 +25,7 @@ if not ok then
   print("error " .. tostring(ex):gsub("\n", " "))
   os.exit(1)
 end
+collectgarbage()  -- the host's copy of the model: the executor holds its own, repacked
 print("ready " .. ex:describe().threads)
 
 local x, y

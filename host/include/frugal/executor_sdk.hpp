@@ -15,6 +15,8 @@
 // then Impl also provides
 //   std::string place_json(const char* plan_json, int32_t batch, uint64_t capacity_bytes);
 //   double time_move(uint64_t capacity_bytes, int32_t repeats);        // median seconds per byte
+// One that reads its model with load_onnx_bytes(..., host_memory = true) offers
+// FRUGAL_EXT_HOST_WEIGHTS too (host_weights_extension()): weights then come by address.
 //
 //   FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "mine", "1.0", "my executor",
 //                        frugal::sdk::executor_api<MyExecutor>())
@@ -128,6 +130,13 @@ const frugal_placement_extension& placement_extension() {
   using E = PlacementEntry<Impl>;
   static const frugal_placement_extension ext = {sizeof(frugal_placement_extension), &E::place,
                                                  &E::time_move};
+  return ext;
+}
+
+// FRUGAL_EXT_HOST_WEIGHTS (plugin.h): offered by an executor whose create reads
+// its model with frugal::load_onnx_bytes(..., host_memory = true).
+inline const frugal_host_weights_extension& host_weights_extension() {
+  static const frugal_host_weights_extension ext = {sizeof(frugal_host_weights_extension)};
   return ext;
 }
 

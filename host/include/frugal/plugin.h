@@ -237,6 +237,19 @@ typedef struct frugal_placement_extension {
                              double* out_seconds_per_byte, frugal_error* err);
 } frugal_placement_extension;
 
+/* "frugal.host-weights/1", offered by executors whose `create` reads weights
+ * from the host's memory: the host then writes each initializer of 4 KiB or more
+ * as ONNX external data with location "*frugal-host-memory*", "offset" the
+ * decimal address of its bytes in this process and "length" their count, valid
+ * until `create` returns (the plugin copies or repacks what it keeps). So a
+ * model's weights are not serialized, copied and parsed once more on their way
+ * in; without the extension every initializer is inline raw_data. A plugin must
+ * honour the location only in the bytes that `create` receives. */
+#define FRUGAL_EXT_HOST_WEIGHTS "frugal.host-weights/1"
+typedef struct frugal_host_weights_extension {
+  size_t struct_size;
+} frugal_host_weights_extension;
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,8 @@ namespace frugal {
 Graph load_onnx_file(const std::string& path);
 
 // Same from bytes in memory; `origin` (a file name, or "<memory>") starts messages.
-Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin);
+// `host_memory`: initializers may be host-memory references (tensor_pb.h), as a
+// plugin offering FRUGAL_EXT_HOST_WEIGHTS receives them in `create`.
+Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory = false);
 
 }  // namespace frugal
