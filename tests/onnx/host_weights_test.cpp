@@ -28,7 +28,8 @@ Graph model_with_large_weight() {
 
 }  // namespace
 
-TEST_CASE("weights by address: read back from host memory they equal the graph's bytes", "[onnx][host_weights]") {
+TEST_CASE("weights by address: read back from host memory they equal the graph's bytes",
+          "[onnx][host_weights]") {
   const Graph g = model_with_large_weight();
   const std::string by_bytes = save_onnx_bytes(g);
   const std::string by_address = save_onnx_bytes(g, WeightsAs::HostAddresses);
@@ -48,8 +49,9 @@ TEST_CASE("a host-memory reference is refused where not asked for, or when its l
         "file.onnx: external data is not supported: tensor 'fc_w' refers to file '*frugal-host-memory*'");
 
   const std::string omitted = save_onnx_bytes(g, WeightsAs::Omitted);  // offset 0: nothing to read
-  CHECK_THAT(error_of([&] { load_onnx_bytes(omitted.data(), omitted.size(), "<create>", true); }),
-             Catch::Contains("tensor 'fc_w'") && Catch::Contains("a host-memory reference without an address"));
+  CHECK_THAT(
+      error_of([&] { load_onnx_bytes(omitted.data(), omitted.size(), "<create>", true); }),
+      Catch::Contains("tensor 'fc_w'") && Catch::Contains("a host-memory reference without an address"));
 
   onnx::ModelProto m;
   REQUIRE(m.ParseFromString(by_address));
