@@ -3,7 +3,10 @@
 // computed first and cheaply: the input pooled, then the 1x1 on that vector);
 // the active kernels' weights for the active channels gathered into the
 // workspace, the im2col of the active channels only, one sgemm on
-// [K_active, C_active * kh * kw] per chunk of output rows, its rows scattered
+// [K_active, C_active * kh * kw] per chunk of output rows (oneDNN's sgemm where
+// the build has it and the conv path is not "blas": its AVX-512 kernels ran
+// 2.1-2.3x OpenBLAS 0.3.21's, which takes its Haswell kernels on this AMD EPYC
+// (CPU family 26); docs/BENCHMARKS.md, bench-gate 2026-11-26 14:47), its rows scattered
 // to their channels with the epilogue (bias, BN, activations); switched-off
 // channels are exact zeros. A sample with most of its work active (at least
 // kDenseShare of the kernel x channel pairs) runs the registry's dense conv
@@ -20,6 +23,7 @@
 #include "common/gate_params.h"
 #include "common/window.h"
 #include "frugal/model/ops/conv.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/gated.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
@@ -82,7 +86,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void plane_sums(con
 
 class GatedConvKernel : public Kernel {
  public:
-  explicit GatedConvKernel(const KernelSpec& s) : threads_(std::max(1, s.threads)) {
+  explicit GatedConvKernel(const KernelSpec& s)
+      : threads_(std::max(1, s.threads)), onednn_gemm_(s.conv_path != "blas" && onednn_available()) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     if (c.group != 1)
@@ -161,7 +166,8 @@ class GatedConvKernel : public Kernel {
   std::string algorithm() const override {
     std::string what = has_gate_ ? "gated" : "";
     if (skip_inputs_) what += what.empty() ? "skipping off input channels" : ", skipping off input channels";
-    const std::string reduced = "im2col + sgemm on the active kernels x channels";
+    const std::string reduced =
+        std::string("im2col + ") + (onednn_gemm_ ? "oneDNN " : "") + "sgemm on the active kernels x channels";
     if (!dense_) return what + ": " + reduced;
     char share[32];
     std::snprintf(share, sizeof share, "%g", dense_share());
@@ -288,8 +294,8 @@ class GatedConvKernel : public Kernel {
       float* C = dense_out ? ys + col0 : out_buf;
       const int64_t ldc = dense_out ? out_plane : cols;
       if (kc > 0)
-        parallel_sgemm(by_rows, false, nout, cols, kc, 1.0f, W, by_rows ? M_ : kc, B, ldb, 0.0f, C, ldc,
-                       pool);
+        parallel_sgemm(by_rows, false, nout, cols, kc, 1.0f, W, by_rows ? M_ : kc, B, ldb, 0.0f, C, ldc, pool,
+                       onednn_gemm_);
       else
         for (int64_t r = 0; r < nout; ++r) std::memset(C + r * ldc, 0, sizeof(float) * size_t(cols));
       parallel_range(pool, nout, 8, [&](int64_t r0, int64_t r1) {
@@ -399,6 +405,7 @@ class GatedConvKernel : public Kernel {
   std::vector<float> weight_t_;  // a consumer that is not gated: also [K, M]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
+  bool onednn_gemm_ = false;       // the reduced conv's sgemm on oneDNN (kernels/parallel_gemm.h)
   std::unique_ptr<Kernel> dense_;  // the registry's conv
   Epilogue own_epilogue_;          // used only when the dense conv has none
   Epilogue* epilogue_ = nullptr;
