@@ -260,7 +260,8 @@ TEST_CASE("cpu gated: the gated layer counts its workspace and describes its gat
 
 TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating][cpu]") {
   // The dense path is the conv the same layer takes without a gate (a soft gate runs densely);
-  // 7 x 7 and 3 x 3 output planes take it from 0.45 of the kernel x channel pairs.
+  // 7 x 7 and 3 x 3 output planes take it from 0.45 of the kernel x channel pairs (0.75 when the
+  // reduced conv's sgemm is oneDNN's).
   GatedGraphOptions o, soft;
   soft.soft = true;
   auto layer = [](const nlohmann::json& d, const std::string& name) {
@@ -282,12 +283,13 @@ TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating
 #endif
     const std::string reduced =
         std::string("im2col + ") + (onednn_gemm ? "oneDNN " : "") + "sgemm on the active kernels x channels";
+    const std::string share = onednn_gemm ? "0.75" : "0.45";
     CHECK(layer(g, "conv1").at("algorithm") ==
-          "gated: " + layer(d, "conv1").at("algorithm").get<std::string>() +
-              " from 0.45 of the kernel x channel pairs, else " + reduced);
+          "gated: " + layer(d, "conv1").at("algorithm").get<std::string>() + " from " + share +
+              " of the kernel x channel pairs, else " + reduced);
     CHECK(layer(g, "conv2").at("algorithm") ==
-          "skipping off input channels: " + layer(d, "conv2").at("algorithm").get<std::string>() +
-              " from 0.45 of the kernel x channel pairs, else " + reduced);
+          "skipping off input channels: " + layer(d, "conv2").at("algorithm").get<std::string>() + " from " +
+              share + " of the kernel x channel pairs, else " + reduced);
   }
   GatedGraphOptions gemm;
   gemm.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm: the Gemm is the consumer

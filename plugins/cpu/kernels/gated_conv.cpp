@@ -9,7 +9,7 @@
 // (CPU family 26); docs/BENCHMARKS.md, bench-gate 2026-11-26 14:47), its rows scattered
 // to their channels with the epilogue (bias, BN, activations); switched-off
 // channels are exact zeros. A sample with most of its work active (at least
-// kDenseShare of the kernel x channel pairs) runs the registry's dense conv
+// dense_share() of the kernel x channel pairs) runs the registry's dense conv
 // instead, then zeroes its off channels: at full activity a gated conv costs
 // the dense one plus its gate (the dense conv is the registry's, oneDNN where the
 // dense network takes it). A consumer that is not gated also keeps its weights as
@@ -185,16 +185,24 @@ class GatedConvKernel : public Kernel {
 
  private:
   static constexpr int64_t kChunkFloats = 96 * 1024;
-  // A sample with at least this share of its kernel x channel pairs on runs densely: the
-  // reduced conv runs at 0.45-0.67 of the dense conv's rate (docs/BENCHMARKS.md, bench-gate),
-  // so above about 0.6 of the work it costs more than the whole dense conv (0.8 before:
-  // squeezenet1_1's consumers of Relu outputs with a third of their channels all zero, and
-  // resnet18 at activity 0.75, ran slower than dense).
-  // On output planes under kSmallPlane (7x7) the reduced conv runs at about 0.45 of the dense rate
-  // (resnet18's layer4 at half its pairs took 1.03-1.21 of the dense conv's time), so from 0.45.
+  // A sample with at least this share of its kernel x channel pairs on runs densely. With
+  // OpenBLAS's sgemm (conv path "blas") the reduced conv runs at 0.45-0.67 of the dense conv's
+  // rate (docs/BENCHMARKS.md, bench-gate), so above about 0.6 of the work it costs more than the
+  // whole dense conv (0.8 before: squeezenet1_1's consumers of Relu outputs with a third of their
+  // channels all zero, and resnet18 at activity 0.75, ran slower than dense); on output planes
+  // under kSmallPlane (7x7) at about 0.45 (resnet18's layer4 at half its pairs took 1.03-1.21 of
+  // the dense conv's time), so from 0.45. With oneDNN's sgemm, 0.9 and 0.75: of 0.6/0.45,
+  // 0.75/0.6 and 0.9/0.75 (two rounds each, one timed call, 2026-11-26 15:14) the last gave
+  // resnet18 at activity 0.75 0.969 and 0.944 of dense (0.6/0.45: 1.049, 1.033), at 0.5 0.728
+  // and 0.711 (0.759, 0.772), squeezenet1_1 within the rounds' noise.
   static constexpr double kDenseShare = 0.6, kSmallPlaneDenseShare = 0.45;
+  static constexpr double kOnednnDenseShare = 0.9, kOnednnSmallPlaneDenseShare = 0.75;
   static constexpr int64_t kSmallPlane = 100;
-  double dense_share() const { return win_.Ho * win_.Wo < kSmallPlane ? kSmallPlaneDenseShare : kDenseShare; }
+  double dense_share() const {
+    const bool small = win_.Ho * win_.Wo < kSmallPlane;
+    if (onednn_gemm_) return small ? kOnednnSmallPlaneDenseShare : kOnednnDenseShare;
+    return small ? kSmallPlaneDenseShare : kDenseShare;
+  }
 
   struct Scratch {
     float *pooled, *weights, *cols, *rest;  // cols: the slots' im2col and output chunks
@@ -263,7 +271,7 @@ class GatedConvKernel : public Kernel {
       return;
     }
     const bool dense_in = nin == C_, dense_out = nout == M_;
-    if (!dense_out) std::memset(ys, 0, sizeof(float) * size_t(M_ * out_plane));
+    zero_off_channels(ys, w, nout);  // the active ones are written below
     if (nout == 0) return;
     const int64_t kc = nin * taps_;
     const float* W = weight_.data();
@@ -328,12 +336,18 @@ class GatedConvKernel : public Kernel {
     d.ws = w.rest;
     d.pool = a.pool;
     dense_->run(d);
+    zero_off_channels(d.out, w, nout);
+  }
+
+  // The planes of a sample's output ys whose kernels are off (not in out_idx, which is ascending) zeroed.
+  void zero_off_channels(float* ys, const Scratch& w, int64_t nout) const {
+    const int64_t out_plane = win_.Ho * win_.Wo;
     for (int64_t m = 0, r = 0; m < M_; ++m) {
       if (r < nout && w.out_idx[r] == m) {
         ++r;
         continue;
       }
-      std::memset(d.out + m * out_plane, 0, sizeof(float) * size_t(out_plane));
+      std::memset(ys + m * out_plane, 0, sizeof(float) * size_t(out_plane));
     }
   }
 
