@@ -4,9 +4,9 @@
 // the active kernels' weights for the active channels gathered into the
 // workspace, the im2col of the active channels only, one sgemm on
 // [K_active, C_active * kh * kw] per chunk of output rows (oneDNN's sgemm where
-// the build has it and the conv path is not "blas": its AVX-512 kernels ran
-// 2.1-2.3x OpenBLAS 0.3.21's, which takes its Haswell kernels on this AMD EPYC
-// (CPU family 26); docs/BENCHMARKS.md, bench-gate 2026-11-26 14:47), its rows scattered
+// the build has it and the conv path is not "blas": AVX-512 kernels, where
+// OpenBLAS 0.3.21 takes its Haswell ones on this AMD EPYC of CPU family 26;
+// docs/BENCHMARKS.md, bench-gate run of 2026-11-26 14:59), its rows scattered
 // to their channels with the epilogue (bias, BN, activations); switched-off
 // channels are exact zeros. A sample with most of its work active (at least
 // dense_share() of the kernel x channel pairs) runs the registry's dense conv
