@@ -293,11 +293,18 @@ TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating
   }
   GatedGraphOptions gemm;
   gemm.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm: the Gemm is the consumer
-  cpu_test::Executor ex(gated_graph(gemm), "");
-  REQUIRE(ex.ok());
-  CHECK(layer(ex.describe(), "y").at("algorithm") ==
-        "skipping off input channels: one sgemm when every sample has 0.8 of its columns active, else sgemv "
-        "over nonzero input blocks");
+  for (const std::string options : {"", "{\"conv\": \"blas\"}"}) {
+    INFO(options);
+    cpu_test::Executor ex(gated_graph(gemm), options);
+    REQUIRE(ex.ok());
+    bool onednn_gemm = false;  // the dense path's sgemm, as the reduced conv's
+#ifdef FRUGAL_HAVE_DNNL
+    onednn_gemm = options.empty();
+#endif
+    CHECK(layer(ex.describe(), "y").at("algorithm") ==
+          std::string("skipping off input channels: one ") + (onednn_gemm ? "oneDNN " : "") +
+              "sgemm when every sample has 0.8 of its columns active, else sgemv over nonzero input blocks");
+  }
 }
 
 TEST_CASE("cpu gated: a plan that runs the gated layers one sample at a time gives the same bits",

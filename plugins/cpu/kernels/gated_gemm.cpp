@@ -5,13 +5,16 @@
 // inputs is a contiguous block of rows of B; per sample, each run of nonzero
 // blocks goes through one sgemv on its rows, the outputs split over the threads,
 // and the weights of off channels are never read.
-// When every sample has most of its columns active, one sgemm, as the dense Gemm.
+// When every sample has most of its columns active, one sgemm over the batch, on
+// oneDNN's sgemm where the build has it (kernels/parallel_gemm.h: Debian's
+// OpenBLAS runs AVX2 kernels on CPUs it does not know, oneDNN AVX-512).
 #include <cblas.h>
 
 #include <cstring>
 
 #include "common/gate_params.h"
 #include "frugal/model/ops/matmul.h"
+#include "kernels/conv_onednn.h"
 #include "kernels/gated.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
@@ -23,7 +26,11 @@ namespace {
 class GatedGemmKernel : public Kernel {
  public:
   GatedGemmKernel(const KernelSpec& s, std::vector<float> b, int64_t features, int64_t block)
-      : b_(std::move(b)), F_(features), N_(s.output[1]), block_(block) {
+      : b_(std::move(b)),
+        F_(features),
+        N_(s.output[1]),
+        block_(block),
+        onednn_gemm_(s.conv_path != "blas" && onednn_available()) {
     const ops::Gemm& op = s.op_as<ops::Gemm>();
     if (op.trans_b) {  // kept as [F, N]: a block of inputs is then a contiguous block of rows of B
       std::vector<float> t(b_.size());
@@ -47,8 +54,8 @@ class GatedGemmKernel : public Kernel {
   Epilogue* epilogue() override { return &epilogue_; }
   // Both paths: one sgemm over the batch, or per sample sgemv over its nonzero blocks.
   std::string algorithm() const override {
-    return "skipping off input channels: one sgemm when every sample has 0.8 of its columns active, else "
-           "sgemv over nonzero input blocks";
+    return std::string("skipping off input channels: one ") + (onednn_gemm_ ? "oneDNN " : "") +
+           "sgemm when every sample has 0.8 of its columns active, else sgemv over nonzero input blocks";
   }
 
   void run(const KernelArgs& a) const override {
@@ -61,7 +68,8 @@ class GatedGemmKernel : public Kernel {
     exec::GateStats stats;
     stats.samples = n;
     if (!any_zero) {
-      parallel_sgemm(false, false, n, N_, F_, alpha_, a.in[0], F_, b_.data(), N_, 0.0f, a.out, N_, a.pool);
+      parallel_sgemm(false, false, n, N_, F_, alpha_, a.in[0], F_, b_.data(), N_, 0.0f, a.out, N_, a.pool,
+                     onednn_gemm_);
       epilogue_.apply_rows(a.out, n, N_);
       stats.macs = n * F_ * N_;
     } else {
@@ -117,6 +125,7 @@ class GatedGemmKernel : public Kernel {
   std::vector<float> b_;
   int64_t F_ = 0, N_ = 0, block_ = 1;
   float alpha_ = 1.0f;
+  bool onednn_gemm_ = false;  // the dense path's sgemm on oneDNN
   Epilogue epilogue_;
 };
 
