@@ -43,6 +43,11 @@ enum class Tail {
   BnClip
 };
 
+// Every tail in enum order; the older cases cycle through the first ten (all but BnClip).
+constexpr Tail kEveryTail[] = {Tail::None,    Tail::Bias,        Tail::BnRelu,    Tail::Clip,
+                               Tail::Sigmoid, Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu,
+                               Tail::Swish,   Tail::BiasBnSwish, Tail::BnClip};
+
 const char* tail_name(Tail t) {
   switch (t) {
     case Tail::None:
@@ -156,11 +161,9 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
   const bool sgemm_only = isa_env && std::string(isa_env) == "none";
   std::mt19937_64 rng(20261126);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
-                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
   int packed = 0;
   for (int t = 0; t < 20; ++t) {
-    const Tail tail = tails[t % 10];
+    const Tail tail = kEveryTail[t % 10];
     // Channel counts around the block sizes (6, 12) and wider; planes from 3x3
     // (one masked vector) to 30x31 (many panels, thin convs in chunks).
     const int64_t C = t < 10 ? pick(1, 40) : pick(40, 300), M = t % 3 == 0 ? pick(1, 13) : pick(14, 150);
@@ -193,8 +196,6 @@ TEST_CASE("1x1 convs whose planes end in a few columns (rows in the lanes) match
   // 24, 40) and every epilogue, the affine step per lane.
   const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
   std::mt19937_64 rng(20261127);
-  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
-                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
   const int64_t planes[][2] = {{7, 7}, {14, 14}, {3, 3}, {2, 10}, {5, 5}};
   const bool packed_kernel = !(isa_env && std::string(isa_env) == "none") && __builtin_cpu_supports("avx2") &&
                              __builtin_cpu_supports("fma");
@@ -202,7 +203,7 @@ TEST_CASE("1x1 convs whose planes end in a few columns (rows in the lanes) match
   int t = 0;
   for (const auto& hw : planes)
     for (int64_t M : channels) {
-      const Tail tail = tails[t % 10];
+      const Tail tail = kEveryTail[t % 10];
       const int64_t C = 3 + (t * 37) % 90, N = t % 2 == 0 ? 1 : 3;
       ++t;
       std::ostringstream what;
@@ -223,11 +224,9 @@ TEST_CASE("depthwise convs on the padded plane, epilogue in registers, match the
           "[cpu][conv]") {
   std::mt19937_64 rng(7081);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  const Tail tails[] = {Tail::None,        Tail::Bias,      Tail::BnRelu,    Tail::Clip,  Tail::Sigmoid,
-                        Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu, Tail::Swish, Tail::BiasBnSwish};
   int padded = 0, interleaved = 0;
   for (int t = 0; t < 20; ++t) {
-    const Tail tail = tails[t % 10];
+    const Tail tail = kEveryTail[t % 10];
     // 3x3 at stride 1 and 5x5 at stride 1 and 2 take the padded plane; 3x3 at
     // stride 2 the direct pass (epilogue as its own step), checked alike; any
     // of them with output planes at most 8 wide 16 channels in the lanes.
@@ -262,11 +261,8 @@ TEST_CASE(
   // odd and even heights, widths ending mid-run and on a run.
   std::mt19937_64 rng(9127);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  const Tail tails[] = {Tail::None,    Tail::Bias,        Tail::BnRelu,    Tail::Clip,
-                        Tail::Sigmoid, Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu,
-                        Tail::Swish,   Tail::BiasBnSwish, Tail::BnClip};
   for (int t = 0; t < 22; ++t) {
-    const Tail tail = tails[t % 11];
+    const Tail tail = kEveryTail[t % 11];
     const int64_t k = t % 4 < 2 ? 3 : 5, s = t % 2 == 0 ? 1 : 2;
     const int64_t C = pick(2, 12), H = pick(9, 40), W = t % 5 == 0 ? 16 * s * pick(2, 4) : pick(34, 120);
     const int64_t N = t % 3 == 0 ? 2 : 1;
@@ -286,13 +282,10 @@ TEST_CASE("1x1 convs on one-value planes (squeeze-and-excite) take the packed we
   // 1 to 19 samples (groups of 8 rows and a remainder), every epilogue.
   std::mt19937_64 rng(5303);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  const Tail tails[] = {Tail::None,    Tail::Bias,        Tail::BnRelu,    Tail::Clip,
-                        Tail::Sigmoid, Tail::HardSigmoid, Tail::HardSwish, Tail::LeakyRelu,
-                        Tail::Swish,   Tail::BiasBnSwish, Tail::BnClip};
   const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
   const bool packed = !(isa_env && std::string(isa_env) == "none");
   for (int t = 0; t < 22; ++t) {
-    const Tail tail = tails[t % 11];
+    const Tail tail = kEveryTail[t % 11];
     const int64_t C = pick(1, 200), M = pick(1, 120), N = t % 4 == 0 ? pick(9, 19) : pick(1, 3);
     INFO("1x1 on [" << N << "," << C << ",1,1] -> " << M << " epilogue " << tail_name(tail));
     GraphMaker m = conv_with_tail(N, C, M, 1, 1, tail, rng);
