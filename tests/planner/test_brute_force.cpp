@@ -220,18 +220,29 @@ void add_random_overheads(std::mt19937_64& rng, std::vector<test::LayerSpec>& la
   for (auto& l : layers) l.step_s = u(rng) < 0.2 ? 0.0 : 8.0 * u(rng);  // time_s is 0.2-10 per sample
 }
 
+// A random chain of 2-5 layers (batch sizes up to 1-4) with random step
+// overheads, as a cost table, and a request of r samples: 1..r_max, or
+// 1..r_max_short on chains of at most 3 layers.
+struct OverheadInstance {
+  int r = 1;
+  json table;
+};
+OverheadInstance random_overhead_instance(std::mt19937_64& rng, int r_max, int r_max_short) {
+  const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+  const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
+  const int r = std::uniform_int_distribution<int>(1, n <= 3 ? r_max_short : r_max)(rng);
+  uint64_t in_ps = 0;
+  auto layers = test::random_linear(rng, n, bmax, in_ps);
+  add_random_overheads(rng, layers);
+  return {r, test::make_table_json(layers, in_ps, bmax)};
+}
+
 TEST_CASE("vbs vs exhaustive search with step overheads: linear chains", "[planner][brute]") {
   std::mt19937_64 rng(31337);
   Stats st;
   int overhead_decides = 0;  // instances where the optimum with overheads is not one without them
   for (int it = 0; it < 800; ++it) {
-    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
-    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
-    const int r = std::uniform_int_distribution<int>(1, n <= 3 ? 6 : 5)(rng);
-    uint64_t in_ps = 0;
-    auto layers = test::random_linear(rng, n, bmax, in_ps);
-    add_random_overheads(rng, layers);
-    const json table = test::make_table_json(layers, in_ps, bmax);
+    const auto [r, table] = random_overhead_instance(rng, 5, 6);
     const CostTable costs = parse_cost_table(table);
     const uint64_t budget = pick_budget(rng, costs, r);
     run_instance(table, r, budget, st);
@@ -309,13 +320,8 @@ TEST_CASE("a per-sample step overhead plans as time_s plus that constant", "[pla
   std::uniform_real_distribution<double> u(0.0, 1.0);
   int planned = 0;
   for (int it = 0; it < 300; ++it) {
-    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
-    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
-    const int r = std::uniform_int_distribution<int>(1, 5)(rng);
-    uint64_t in_ps = 0;
-    auto layers = test::random_linear(rng, n, bmax, in_ps);
-    add_random_overheads(rng, layers);
-    json with = test::make_table_json(layers, in_ps, bmax), folded = with, bare = with;
+    auto [r, with] = random_overhead_instance(rng, 5, 5);
+    json folded = with, bare = with;
     for (size_t k = 0; k < with["layers"].size(); ++k) {
       const double p = u(rng) < 0.3 ? 0.0 : 5.0 * u(rng);
       with["layers"][k]["step_overhead_per_sample_s"] = p;
@@ -346,13 +352,8 @@ TEST_CASE("a run overhead adds the same to every plan and changes no choice", "[
   std::uniform_real_distribution<double> u(0.0, 1.0);
   int planned = 0;
   for (int it = 0; it < 200; ++it) {
-    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
-    const int bmax = std::uniform_int_distribution<int>(1, 4)(rng);
-    const int r = std::uniform_int_distribution<int>(1, 5)(rng);
-    uint64_t in_ps = 0;
-    auto layers = test::random_linear(rng, n, bmax, in_ps);
-    add_random_overheads(rng, layers);
-    json bare = test::make_table_json(layers, in_ps, bmax), with = bare;
+    const auto [r, bare] = random_overhead_instance(rng, 5, 5);
+    json with = bare;
     const double fixed = 10.0 * u(rng), per_sample = 3.0 * u(rng);
     with["run_overhead_s"] = fixed;
     with["run_overhead_per_sample_s"] = per_sample;
