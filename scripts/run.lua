@@ -68,14 +68,14 @@ if a.gate_threshold and a.executor ~= "cpu" and a.executor ~= "vulkan" then
   io.stderr:write("warning: --gate-threshold is applied by the cpu and vulkan executors only; " .. a.executor ..
                   " runs the gates densely with the model's threshold\n")
 end
-local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
-                                                  gate_threshold = a.gate_threshold})
-if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
--- The executor holds its own (repacked) copy of the weights: the host's is let
--- go before the run, so the process holds the model once, not twice.
+-- The executor holds its own (repacked) copy of the weights: the model is given
+-- away (consume), each weight freed as the executor takes it, so that the
+-- process holds the model about once, not twice, while the executor is made.
 local model_name, first_output = m:name(), m:outputs()[1].name
+local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
+                                                  gate_threshold = a.gate_threshold, consume = true})
 m = nil
-collectgarbage()
+if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 
 local y, report
 local times = {}

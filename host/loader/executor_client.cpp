@@ -1,6 +1,8 @@
 #include "loader/executor_client.h"
 
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
 #include <utility>
 
 #include "frugal/model/onnx_export.h"
@@ -64,8 +66,24 @@ ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const Graph& model,
   require_kind(executor, FRUGAL_KIND_EXECUTOR);
   // Weights by address where the plugin reads them so: not held once more as bytes.
   const bool by_address =
-      executor.extension(FRUGAL_EXT_HOST_WEIGHTS, sizeof(frugal_host_weights_extension)) != nullptr;
+      executor.extension(FRUGAL_EXT_HOST_WEIGHTS, FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE) != nullptr;
   create(save_onnx_bytes(model, by_address ? WeightsAs::HostAddresses : WeightsAs::Bytes), options);
+}
+
+ExecutorClient::ExecutorClient(const LoadedPlugin& executor, Graph&& model, const nlohmann::json& options)
+    : plugin_(&executor) {
+  Graph given = std::move(model);
+  model = Graph();
+  require_kind(executor, FRUGAL_KIND_EXECUTOR);
+  const auto* ext = static_cast<const frugal_host_weights_extension*>(
+      executor.extension(FRUGAL_EXT_HOST_WEIGHTS, sizeof(frugal_host_weights_extension)));
+  if (ext && ext->create_releasing) {
+    create_releasing(*ext, given, options);
+  } else {
+    const bool by_address =
+        ext || executor.extension(FRUGAL_EXT_HOST_WEIGHTS, FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE);
+    create(save_onnx_bytes(given, by_address ? WeightsAs::HostAddresses : WeightsAs::Bytes), options);
+  }
 }
 
 ExecutorClient::ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,
@@ -106,6 +124,43 @@ void ExecutorClient::create(const std::string& onnx_bytes, const nlohmann::json&
   frugal_error err = fresh_error();
   frugal_executor* h = nullptr;
   const int status = api().create(onnx_bytes.data(), onnx_bytes.size(), opts.c_str(), &h, &err);
+  adopt(status, h, err);
+}
+
+namespace {
+
+// The weights a plugin may still read during create_releasing, by address;
+// done() frees each one's bytes in the host's graph as the plugin reports it.
+struct LentWeights {
+  std::unordered_map<uint64_t, std::vector<uint8_t>*> by_address;
+
+  static void done(void* host, uint64_t address) {
+    auto& lent = static_cast<LentWeights*>(host)->by_address;
+    const auto it = lent.find(address);
+    if (it == lent.end()) return;  // not lent, or reported before: nothing to free
+    std::vector<uint8_t>().swap(*it->second);
+    lent.erase(it);
+  }
+};
+
+}  // namespace
+
+void ExecutorClient::create_releasing(const frugal_host_weights_extension& ext, Graph& model,
+                                      const nlohmann::json& options) {
+  const std::string opts = executor_options_with_host_paths(options).dump();
+  const std::string onnx = save_onnx_bytes(model, WeightsAs::HostAddresses);
+  LentWeights lent;
+  for (auto& [name, t] : model.tensors)
+    if (t.is_initializer && !t.data.empty())
+      lent.by_address.emplace(reinterpret_cast<uintptr_t>(t.data.data()), &t.data);
+  frugal_error err = fresh_error();
+  frugal_executor* h = nullptr;
+  const int status =
+      ext.create_releasing(onnx.data(), onnx.size(), opts.c_str(), &LentWeights::done, &lent, &h, &err);
+  adopt(status, h, err);
+}
+
+void ExecutorClient::adopt(int status, frugal_executor* h, const frugal_error& err) {
   if (status != FRUGAL_OK && h) api().destroy(h);  // a failed create must not leak a half-built one
   check_status(*plugin_, status, err, "create");
   if (!h) throw Error(plugin_label(*plugin_) + ": create returned OK but no executor");

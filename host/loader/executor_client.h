@@ -40,6 +40,12 @@ class ExecutorClient {
   // options: {"threads":T,"device":N,...} or null. The host adds what it knows
   // that the caller did not give (executor_options_with_host_paths).
   ExecutorClient(const LoadedPlugin& executor, const Graph& model, const nlohmann::json& options = nullptr);
+  // The same with a model given away: where the plugin offers create_releasing
+  // (plugin.h, FRUGAL_EXT_HOST_WEIGHTS) each weight of `model` is freed as soon
+  // as the plugin has read it, so the weights are not held twice while the
+  // executor is made; otherwise `model` is freed once create returns. `model`
+  // is empty afterwards, also when create fails.
+  ExecutorClient(const LoadedPlugin& executor, Graph&& model, const nlohmann::json& options = nullptr);
   ExecutorClient(const LoadedPlugin& executor, const std::string& onnx_bytes,
                  const nlohmann::json& options = nullptr);
   ~ExecutorClient();
@@ -94,6 +100,9 @@ class ExecutorClient {
                 std::vector<Tensor>& outputs, BlobHolder& report);
   void allocate_outputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
   void create(const std::string& onnx_bytes, const nlohmann::json& options);
+  void create_releasing(const frugal_host_weights_extension& ext, Graph& model,
+                        const nlohmann::json& options);
+  void adopt(int status, frugal_executor* h, const frugal_error& err);
   void release() noexcept;
   const frugal_executor_api& api() const;
   const frugal_placement_extension& placement() const;  // throws when not offered

@@ -175,8 +175,10 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer"});
-  push_executor(L, 1, parse_executor_settings(L, 2));
+                      "gate_activity", "time_layer", "consume"});
+  ExecutorSettings s = parse_executor_settings(L, 2);
+  s.consume = opt_bool_field(L, 2, "consume", false);
+  push_executor(L, 1, s);
   return 1;
 }
 
@@ -354,10 +356,15 @@ LuaExecutor& push_executor(lua_State* L, int model_idx, const ExecutorSettings& 
   PluginRegistry& registry = PluginRegistry::instance();
   const LoadedPlugin& plugin = registry.require(FRUGAL_KIND_EXECUTOR, s.executor);
   const std::string hash = model_fingerprint(m.graph);  // the cost cache's key
-  LuaExecutor& ex = push_object<LuaExecutor>(
-      L, kExecutorType,
-      LuaExecutor{ExecutorClient(plugin, m.graph, s.options.empty() ? nlohmann::json() : s.options),
-                  s.executor, m.graph.name, m.origin, hash, s.options});
+  const std::string name = m.graph.name, origin = m.origin;
+  const nlohmann::json options = s.options.empty() ? nlohmann::json() : s.options;
+  // Consumed: the model's weights are freed as the executor takes them (ExecutorClient).
+  const std::unique_ptr<LuaModel> taken = s.consume ? take_model(L, model_idx) : nullptr;
+  LuaExecutor& ex =
+      push_object<LuaExecutor>(L, kExecutorType,
+                               LuaExecutor{taken ? ExecutorClient(plugin, std::move(taken->graph), options)
+                                                 : ExecutorClient(plugin, m.graph, options),
+                                           s.executor, name, origin, hash, s.options});
   if (s.budget) ex.client.set_budget(*s.budget);
   return ex;
 }

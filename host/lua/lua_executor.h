@@ -57,6 +57,7 @@ struct ExecutorSettings {
   std::string executor = "cpu";
   nlohmann::json options = nlohmann::json::object();  // {"threads":T,"device":N}
   std::optional<uint64_t> budget;
+  bool consume = false;  // frugal.executor's option: the model is given away (closed)
 };
 ExecutorSettings parse_executor_settings(lua_State* L, int idx);
 

@@ -430,6 +430,10 @@ const LuaBinding kMethods[] = {{"inputs", m_inputs},
 
 LuaModel& check_model(lua_State* L, int idx) { return check_object<LuaModel>(L, idx, kModelType); }
 
+std::unique_ptr<LuaModel> take_model(lua_State* L, int idx) {
+  return take_object<LuaModel>(L, idx, kModelType);
+}
+
 LuaModel& push_model(lua_State* L, Graph g, std::string origin) {
   return push_object<LuaModel>(L, kModelType, LuaModel{std::move(g), std::move(origin)});
 }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <lua.hpp>
+#include <memory>
 #include <string>
 
 #include "frugal/model/graph.h"
@@ -43,5 +44,7 @@ void open_lua_model(lua_State* L, int module_index);
 // Pushes a new model userdata (for bindings that produce models: zoo, fold...).
 LuaModel& push_model(lua_State* L, Graph g, std::string origin);
 LuaModel& check_model(lua_State* L, int idx);
+// The model at idx, taken out of its userdata, which is closed from then on.
+std::unique_ptr<LuaModel> take_model(lua_State* L, int idx);
 
 }  // namespace frugal

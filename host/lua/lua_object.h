@@ -11,6 +11,7 @@
 #pragma once
 
 #include <lua.hpp>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -75,6 +76,15 @@ T& check_object(lua_State* L, int idx, const LuaObjectType& type) {
   T* object = *reinterpret_cast<T**>(lua_object_detail::check_slot(L, idx, type));
   if (!object) lua_object_detail::throw_closed(idx, type);
   return *object;
+}
+
+// Closes the open object at idx and hands it to the caller (errors as
+// check_object's): the userdata is then closed, as after :close().
+template <class T>
+std::unique_ptr<T> take_object(lua_State* L, int idx, const LuaObjectType& type) {
+  auto** slot = reinterpret_cast<T**>(lua_object_detail::check_slot(L, idx, type));
+  if (!*slot) lua_object_detail::throw_closed(idx, type);
+  return std::unique_ptr<T>(std::exchange(*slot, nullptr));
 }
 
 // The open object at idx, or nullptr (another type, or closed).

@@ -15,6 +15,8 @@ namespace frugal {
 
 namespace {
 
+using HostCopied = std::function<void(uint64_t address)>;
+
 [[noreturn]] void fail(const std::string& origin, const std::string& msg) {
   throw Error(origin + ": " + msg);
 }
@@ -136,13 +138,16 @@ void read_model_fields(const onnx::ModelProto& m, Graph& g) {
 // (IR < 4 lists initializers as inputs). Returns the names the inputs list.
 // Each initializer's bytes in the message are freed as soon as the graph holds
 // them, so that the weights are not held twice while a model loads.
+// A host-memory reference is reported to `copied` once the graph holds its copy.
 std::set<std::string> read_initializers_and_inputs(onnx::GraphProto& gp, Graph& g, const std::string& origin,
-                                                   bool host_memory) {
+                                                   bool host_memory, const HostCopied& copied) {
   for (onnx::TensorProto& t : *gp.mutable_initializer()) {
     if (t.name().empty()) fail(origin, "an initializer has no name");
     if (g.tensors.count(t.name())) fail(origin, "initializer '" + t.name() + "' is defined twice");
     TensorDesc d = tensor_from_proto(t, origin, host_memory);
     std::string().swap(*t.mutable_raw_data());
+    if (copied && host_memory)
+      if (const uint64_t address = host_memory_address(t)) copied(address);
     d.is_initializer = true;
     g.initializer_order.push_back(d.name);
     g.tensors.emplace(d.name, std::move(d));
@@ -246,7 +251,7 @@ void read_outputs_and_value_infos(const onnx::GraphProto& gp, const std::set<std
   }
 }
 
-Graph convert(onnx::ModelProto& m, const std::string& origin, bool host_memory) {
+Graph convert(onnx::ModelProto& m, const std::string& origin, bool host_memory, const HostCopied& copied) {
   if (!m.has_graph()) fail(origin, "model has no graph");
   if (m.functions_size() > 0) fail(origin, "model-local functions are not supported");
   onnx::GraphProto& gp = *m.mutable_graph();
@@ -255,7 +260,7 @@ Graph convert(onnx::ModelProto& m, const std::string& origin, bool host_memory) 
   if (gp.sparse_initializer_size() > 0) fail(origin, "sparse initializers are not supported");
   Graph g;
   read_model_fields(m, g);
-  const std::set<std::string> input_names = read_initializers_and_inputs(gp, g, origin, host_memory);
+  const std::set<std::string> input_names = read_initializers_and_inputs(gp, g, origin, host_memory, copied);
   read_nodes(gp, g, origin);
   read_outputs_and_value_infos(gp, input_names, g, origin);
   try {
@@ -268,17 +273,18 @@ Graph convert(onnx::ModelProto& m, const std::string& origin, bool host_memory) 
 
 }  // namespace
 
-Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory) {
+Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory,
+                      const HostCopied& copied) {
   onnx::ModelProto m;
   parse_protobuf(m, data, size, origin, "an ONNX model");
-  return convert(m, origin, host_memory);
+  return convert(m, origin, host_memory, copied);
 }
 
 // Parsed from the file itself: its bytes are never held beside the message.
 Graph load_onnx_file(const std::string& path) {
   onnx::ModelProto m;
   parse_protobuf_file(m, path, "ONNX model", "an ONNX model");
-  return convert(m, path, false);
+  return convert(m, path, false, {});
 }
 
 }  // namespace frugal

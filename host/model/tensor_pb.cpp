@@ -91,6 +91,17 @@ void read_host_memory(const onnx::TensorProto& t, const std::string& label, int6
 
 }  // namespace
 
+uint64_t host_memory_address(const onnx::TensorProto& t) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL ||
+      external_value(t, "location") != kHostMemoryLocation)
+    return 0;
+  try {
+    return std::stoull(external_value(t, "offset"));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& origin, bool host_memory) {
   const std::string label = tensor_label(t);
   TensorDesc d;

@@ -80,8 +80,8 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
   return o;
 }
 
-Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : model_(load_onnx_bytes(onnx, size, "model", true), options.threads, options.gate_threshold,
+Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options, const sdk::WeightDone& done)
+    : model_(load_onnx_bytes(onnx, size, "model", true, done), options.threads, options.gate_threshold,
              options.conv_path),
       options_(options),
       pool_(options.threads) {}

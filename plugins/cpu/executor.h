@@ -15,6 +15,7 @@
 #include "common/plan.h"
 #include "common/plan_memory.h"
 #include "common/sample_store.h"
+#include "frugal/executor_sdk.hpp"
 #include "frugal/plugin.h"
 #include "model.h"
 #include "thread_pool.h"
@@ -43,10 +44,12 @@ using exec::PlanStep;
 
 class Executor {
  public:
-  Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+  // `done`, when given, hears of each weight the host lent by address as soon
+  // as the model holds its copy (create_releasing, plugin.h).
+  Executor(const void* onnx, size_t size, const ExecutorOptions& options, const sdk::WeightDone& done = {});
   // From the ABI's options JSON (may be NULL): what the plugin entry calls.
-  Executor(const void* onnx, size_t size, const char* options_json)
-      : Executor(onnx, size, ExecutorOptions::parse(options_json)) {}
+  Executor(const void* onnx, size_t size, const char* options_json, const sdk::WeightDone& done = {})
+      : Executor(onnx, size, ExecutorOptions::parse(options_json), done) {}
 
   const Model& model() const { return model_; }
   std::string describe_json() const;

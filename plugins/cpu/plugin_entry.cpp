@@ -12,7 +12,8 @@ namespace {
 const void* get_extension(const char* id) {
   if (id && std::strcmp(id, FRUGAL_EXT_PLACEMENT) == 0)
     return &frugal::sdk::placement_extension<frugal::cpu::Executor>();
-  if (id && std::strcmp(id, FRUGAL_EXT_HOST_WEIGHTS) == 0) return &frugal::sdk::host_weights_extension();
+  if (id && std::strcmp(id, FRUGAL_EXT_HOST_WEIGHTS) == 0)
+    return &frugal::sdk::host_weights_extension<frugal::cpu::Executor>();
   return nullptr;
 }
 

@@ -23,7 +23,8 @@ const void* get_extension(const char* id) {
   if (id && std::strcmp(id, FRUGAL_EXT_DEVICES) == 0) return &kDevices;
   if (id && std::strcmp(id, FRUGAL_EXT_PLACEMENT) == 0)
     return &frugal::sdk::placement_extension<frugal::vk::Executor>();
-  if (id && std::strcmp(id, FRUGAL_EXT_HOST_WEIGHTS) == 0) return &frugal::sdk::host_weights_extension();
+  if (id && std::strcmp(id, FRUGAL_EXT_HOST_WEIGHTS) == 0)
+    return &frugal::sdk::host_weights_extension<frugal::vk::Executor>();
   return nullptr;
 }
 

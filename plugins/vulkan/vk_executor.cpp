@@ -215,8 +215,8 @@ struct Executor::Recording {
   std::vector<StagedCopy> staged_inputs, staged_outputs;
 };
 
-Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options)
-    : options_(options), model_(load_onnx_bytes(onnx, size, "model", true), options.gate_threshold) {
+Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options, const sdk::WeightDone& done)
+    : options_(options), model_(load_onnx_bytes(onnx, size, "model", true, done), options.gate_threshold) {
   DeviceOptions dopt;
   dopt.device = options_.device;
   dopt.validation = options_.validation;

@@ -25,6 +25,7 @@
 #include "common/placement.h"
 #include "common/plan.h"
 #include "common/plan_memory.h"
+#include "frugal/executor_sdk.hpp"
 #include "frugal/plugin.h"
 #include "frugal/plugin_sdk.hpp"
 #include "vk_device.h"
@@ -76,10 +77,12 @@ struct ExecutorOptions {
 
 class Executor {
  public:
-  Executor(const void* onnx, size_t size, const ExecutorOptions& options);
+  // `done`, when given, hears of each weight the host lent by address as soon
+  // as the model holds its copy (create_releasing, plugin.h).
+  Executor(const void* onnx, size_t size, const ExecutorOptions& options, const sdk::WeightDone& done = {});
   // From the ABI's options JSON (may be NULL): what the plugin entry calls.
-  Executor(const void* onnx, size_t size, const char* options_json)
-      : Executor(onnx, size, ExecutorOptions::parse(options_json)) {}
+  Executor(const void* onnx, size_t size, const char* options_json, const sdk::WeightDone& done = {})
+      : Executor(onnx, size, ExecutorOptions::parse(options_json), done) {}
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -3,6 +3,7 @@
 // that asks for it honours such a reference.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <set>
 
 #include "frugal/model/onnx_export.h"
 #include "frugal/model/onnx_import.h"
@@ -39,6 +40,31 @@ TEST_CASE("weights by address: read back from host memory they equal the graph's
   CHECK(graphs_equal(g, back, &why));
   INFO(why);
   CHECK(back.tensor("big").data == g.tensor("big").data);
+}
+
+TEST_CASE("weights by address: each reference is reported once the graph holds its copy",
+          "[onnx][host_weights]") {
+  Graph g = model_with_large_weight();
+  const std::string by_address = save_onnx_bytes(g, WeightsAs::HostAddresses);
+  std::set<uint64_t> lent;  // the initializers of 4 KiB and more: fc_w and big
+  for (const auto& [name, t] : g.tensors)
+    if (t.is_initializer && t.data.size() >= 4096) lent.insert(reinterpret_cast<uintptr_t>(t.data.data()));
+  REQUIRE(lent.size() == 2);
+  std::vector<uint64_t> reported;
+  const Graph back =
+      load_onnx_bytes(by_address.data(), by_address.size(), "<create>", true, [&](uint64_t address) {
+        reported.push_back(address);
+        // The host may free them now: the graph holds a copy.
+        for (auto& [name, t] : g.tensors)
+          if (reinterpret_cast<uintptr_t>(t.data.data()) == address) std::vector<uint8_t>().swap(t.data);
+      });
+  CHECK(std::set<uint64_t>(reported.begin(), reported.end()) == lent);
+  CHECK(reported.size() == lent.size());
+  const Graph original = model_with_large_weight();
+  std::string why;
+  CHECK(graphs_equal(original, back, &why));
+  INFO(why);
+  CHECK(g.tensor("big").data.empty());  // given back and freed
 }
 
 TEST_CASE("a host-memory reference is refused where not asked for, or when its length is wrong",

@@ -208,6 +208,17 @@ TEST_CASE("an executor whose create fails gives an Error and no handle", "[plugi
   CHECK(call_counter(failing, "fixture_live_executors") == 0);
 }
 
+TEST_CASE("a model given to an executor without create_releasing goes as bytes, and is emptied",
+          "[plugins][unit]") {
+  const LoadedPlugin& doubler = plugin(FRUGAL_KIND_EXECUTOR, "doubler");
+  REQUIRE(doubler.extension(FRUGAL_EXT_HOST_WEIGHTS, FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE) == nullptr);
+  Graph g = relu_model();
+  const size_t bytes = save_onnx_bytes(g).size();
+  ExecutorClient ex(doubler, std::move(g));
+  CHECK(g.nodes.empty());
+  CHECK(ex.describe()["model_bytes"] == bytes);  // the old path: the whole model as ONNX bytes
+}
+
 TEST_CASE("an executor's own refusal of its inputs at create is reported", "[plugins][unit]") {
   const LoadedPlugin& doubler = plugin(FRUGAL_KIND_EXECUTOR, "doubler");
   CHECK_NOTHROW(ExecutorClient(doubler, relu_model(), nullptr));

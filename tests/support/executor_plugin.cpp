@@ -27,8 +27,6 @@ std::string take_blob(frugal_blob& b) {
 
 }  // namespace
 
-namespace {
-
 const frugal::LoadedPlugin& executor_plugin(const std::string& name) {
   static frugal::PluginRegistry registry;
   static std::map<std::string, const frugal::LoadedPlugin*> loaded;
@@ -44,8 +42,6 @@ const frugal::LoadedPlugin& executor_plugin(const std::string& name) {
   return *p;
 }
 
-}  // namespace
-
 const frugal_executor_api& executor_api(const std::string& name) {
   return *static_cast<const frugal_executor_api*>(executor_plugin(name).api);
 }
@@ -54,6 +50,15 @@ const frugal_placement_extension& placement_extension(const std::string& name) {
   const void* ext = executor_plugin(name).extension(FRUGAL_EXT_PLACEMENT, sizeof(frugal_placement_extension));
   if (!ext) FAIL("the " << name << " plugin does not offer " FRUGAL_EXT_PLACEMENT);
   return *static_cast<const frugal_placement_extension*>(ext);
+}
+
+const frugal_host_weights_extension& host_weights_extension(const std::string& name) {
+  const void* ext =
+      executor_plugin(name).extension(FRUGAL_EXT_HOST_WEIGHTS, sizeof(frugal_host_weights_extension));
+  const auto* hw = static_cast<const frugal_host_weights_extension*>(ext);
+  if (!hw || !hw->create_releasing)
+    FAIL("the " << name << " plugin does not offer " FRUGAL_EXT_HOST_WEIGHTS " with create_releasing");
+  return *hw;
 }
 
 PluginExecutor::PluginExecutor(const frugal_executor_api& api, const std::string& onnx_bytes,

@@ -11,6 +11,10 @@
 #include "frugal/model/graph.h"
 #include "frugal/plugin.h"
 
+namespace frugal {
+struct LoadedPlugin;
+}
+
 namespace exec_test {
 
 // The executor table of <build>/plugins/<name>.so (loaded once per name; fails
@@ -18,6 +22,11 @@ namespace exec_test {
 const frugal_executor_api& executor_api(const std::string& name);
 // Its placement extension (plugin.h, FRUGAL_EXT_PLACEMENT); fails the test when not offered.
 const frugal_placement_extension& placement_extension(const std::string& name);
+// Its host-weights extension with create_releasing (FRUGAL_EXT_HOST_WEIGHTS); fails the test when not
+// offered.
+const frugal_host_weights_extension& host_weights_extension(const std::string& name);
+// The plugin as the host's loader holds it (for ExecutorClient).
+const frugal::LoadedPlugin& executor_plugin(const std::string& name);
 
 // A float32 tensor owned by the test.
 struct HostTensor {
@@ -40,6 +49,8 @@ class PluginExecutor {
                  const std::string& options_json = "");
   PluginExecutor(const frugal_executor_api& api, const frugal::Graph& g,
                  const std::string& options_json = "");
+  // Adopts a handle made by another entry point (an extension's create); destroys it.
+  PluginExecutor(const frugal_executor_api& api, frugal_executor* handle) : api_(api), handle_(handle) {}
   ~PluginExecutor();
   PluginExecutor(const PluginExecutor&) = delete;
   PluginExecutor& operator=(const PluginExecutor&) = delete;

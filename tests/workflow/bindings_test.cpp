@@ -64,6 +64,22 @@ TEST_CASE("frugal.executor on toy_tiny: layers, bytes, budget, run", "[workflow]
                  "made for another model"));
 }
 
+TEST_CASE("frugal.executor with consume: the model is given away and closed, the executor the same",
+          "[workflow][lua]") {
+  LuaFixture f;
+  f.run(R"(
+    m = frugal.zoo("toy_linear")
+    x = frugal.random_input(m, 3, 5)
+    kept = frugal.executor(m, {threads = 1})
+    given = frugal.executor(m, {threads = 1, consume = true})
+    assert(given:run(x):max_abs_diff(kept:run(x)) == 0, "the consumed model's executor differs")
+  )");
+  CHECK(f.string("tostring(m)") == "frugal.Model (closed)");
+  CHECK(contains(f.error_of("m:name()"), "closed"));
+  CHECK(contains(f.error_of("frugal.executor(frugal.zoo('toy_tiny'), {consume = 1})"),
+                 "'consume' must be true or false"));
+}
+
 TEST_CASE("frugal.fold / frugal.plan / frugal.profile / frugal.run: option errors", "[workflow][lua]") {
   LuaFixture f;
   ScratchDir dir("bindings");

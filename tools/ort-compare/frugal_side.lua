@@ -19,13 +19,12 @@ end
 io.stdout:setvbuf("no")  -- a reply must reach the driver now, not when a buffer fills
 
 local ok, ex = pcall(function()
-  return frugal.executor(frugal.load(model_path), {executor = "cpu", threads = threads})
+  return frugal.executor(frugal.load(model_path), {executor = "cpu", threads = threads, consume = true})
 end)
 if not ok then
   print("error " .. tostring(ex):gsub("\n", " "))
   os.exit(1)
 end
-collectgarbage()  -- the host's copy of the model: the executor holds its own, repacked
 print("ready " .. ex:describe().threads)
 
 local x, y

@@ -16,13 +16,20 @@
 //   std::string place_json(const char* plan_json, int32_t batch, uint64_t capacity_bytes);
 //   double time_move(uint64_t capacity_bytes, int32_t repeats);        // median seconds per byte
 // One that reads its model with load_onnx_bytes(..., host_memory = true) offers
-// FRUGAL_EXT_HOST_WEIGHTS too (host_weights_extension()): weights then come by address.
+// FRUGAL_EXT_HOST_WEIGHTS too (host_weights_extension()): weights then come by
+// address. With host_weights_extension<Impl>() it also offers create_releasing,
+// and Impl provides
+//   Impl(const void* onnx, size_t size, const char* options_json, const WeightDone& done);
+// passing `done` on to load_onnx_bytes(..., true, done) (or calling it itself
+// for each weight it has read), so that the host frees its copy meanwhile.
 //
 //   FRUGAL_DEFINE_PLUGIN(FRUGAL_KIND_EXECUTOR, "mine", "1.0", "my executor",
 //                        frugal::sdk::executor_api<MyExecutor>())
 #ifndef FRUGAL_EXECUTOR_SDK_HPP
 #define FRUGAL_EXECUTOR_SDK_HPP
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -134,9 +141,38 @@ const frugal_placement_extension& placement_extension() {
 }
 
 // FRUGAL_EXT_HOST_WEIGHTS (plugin.h): offered by an executor whose create reads
-// its model with frugal::load_onnx_bytes(..., host_memory = true).
+// its model with frugal::load_onnx_bytes(..., host_memory = true). This one has
+// no create_releasing: the host keeps its weights until create returns.
 inline const frugal_host_weights_extension& host_weights_extension() {
-  static const frugal_host_weights_extension ext = {sizeof(frugal_host_weights_extension)};
+  static const frugal_host_weights_extension ext = {FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE, nullptr};
+  return ext;
+}
+
+// The host's done callback of create_releasing, as Impl's constructor receives
+// it: done(address) tells the host it may free that weight's bytes.
+using WeightDone = std::function<void(uint64_t address)>;
+
+template <class Impl>
+struct HostWeightsEntry {
+  static frugal_status create_releasing(const void* onnx, size_t size, const char* options,
+                                        frugal_weight_done_fn done, void* host, frugal_executor** out,
+                                        frugal_error* err) {
+    return guard(err, [&] {
+      if (!out) fail_invalid("create_releasing: out is NULL");
+      *out = nullptr;
+      if (!onnx || size == 0) fail_invalid("create_releasing: no model bytes");
+      if (!done) fail_invalid("create_releasing: done is NULL");
+      const WeightDone tell = [done, host](uint64_t address) { done(host, address); };
+      *out = new frugal_executor{std::make_shared<Impl>(onnx, size, options, tell)};
+    });
+  }
+};
+
+// The same extension with create_releasing, for an Impl that takes `done` (above).
+template <class Impl>
+const frugal_host_weights_extension& host_weights_extension() {
+  static const frugal_host_weights_extension ext = {sizeof(frugal_host_weights_extension),
+                                                    &HostWeightsEntry<Impl>::create_releasing};
   return ext;
 }
 

@@ -244,11 +244,27 @@ typedef struct frugal_placement_extension {
  * until `create` returns (the plugin copies or repacks what it keeps). So a
  * model's weights are not serialized, copied and parsed once more on their way
  * in; without the extension every initializer is inline raw_data. A plugin must
- * honour the location only in the bytes that `create` receives. */
+ * honour the location only in the bytes that `create` receives.
+ *
+ * create_releasing (appended; a struct of FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE
+ * bytes has none, so hosts check struct_size, and NULL, first): `create` for a
+ * host that gives its model away, so that the host's copy of the weights
+ * shrinks while the plugin's grows instead of outliving it. The plugin calls
+ * done(host, address) at most once for each host-memory reference ("offset"
+ * its address), as soon as it no longer reads those bytes, on the thread that
+ * called create_releasing and before it returns; the host may free them at
+ * once. References not reported stay valid until create_releasing returns.
+ * `host` is the host's, passed back unchanged. */
 #define FRUGAL_EXT_HOST_WEIGHTS "frugal.host-weights/1"
+typedef void (*frugal_weight_done_fn)(void* host, uint64_t address);
 typedef struct frugal_host_weights_extension {
   size_t struct_size;
+  frugal_status (*create_releasing)(const void* onnx, size_t onnx_size, const char* options_json,
+                                    frugal_weight_done_fn done, void* host, frugal_executor** out,
+                                    frugal_error* err);
 } frugal_host_weights_extension;
+/* The size of the extension without create_releasing: weights by address only. */
+#define FRUGAL_HOST_WEIGHTS_EXT_BASE_SIZE (offsetof(frugal_host_weights_extension, create_releasing))
 
 #ifdef __cplusplus
 }

@@ -106,6 +106,12 @@ PackedIsa packed_isa() {
 }
 
 Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, const Epilogue& epilogue, PackedIsa isa)
+    : Conv1x1(M, K, weights, K, 1, 1.0f, isa) {
+  set_epilogue(epilogue);
+}
+
+Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, int64_t m_stride, int64_t k_stride, float scale,
+                 PackedIsa isa)
     : M_(M), K_(K), isa_(isa) {
   if (isa == PackedIsa::None) throw Error("Conv1x1 without AVX2 or AVX-512");
   const int64_t max_rows = isa == PackedIsa::Avx512 ? avx512::kMaxRows : avx2::kMaxRows;
@@ -118,13 +124,19 @@ Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, const Epilogue& epi
     const int64_t m0 = block_row_[size_t(b)], rows = block_row_[size_t(b) + 1] - m0;
     float* dst = packed_.data() + m0 * K;
     for (int64_t k = 0; k < K; ++k)
-      for (int64_t r = 0; r < rows; ++r) dst[k * rows + r] = weights[(m0 + r) * K + k];
+      for (int64_t r = 0; r < rows; ++r)
+        dst[k * rows + r] = scale * weights[(m0 + r) * m_stride + k * k_stride];
   }
+}
+
+void Conv1x1::set_epilogue(const Epilogue& epilogue) {
+  steps_.clear();
+  step_data_.clear();
   step_data_.reserve(2 * epilogue.steps().size());  // steps_ point into these vectors
   for (const Epilogue::Step& s : epilogue.steps()) {
     Step t{s.kind, nullptr, nullptr, s.a, s.b};
     if (s.kind == Epilogue::kAffine) {
-      if (int64_t(s.scale.size()) != M || int64_t(s.shift.size()) != M)
+      if (int64_t(s.scale.size()) != M_ || int64_t(s.shift.size()) != M_)
         throw Error("Conv1x1: affine step of the wrong size");
       step_data_.push_back(s.scale);
       t.scale = step_data_.back().data();

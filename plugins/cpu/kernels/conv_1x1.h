@@ -31,6 +31,15 @@ class Conv1x1 {
  public:
   // weights: [M, K] row-major. The epilogue's steps are copied.
   Conv1x1(int64_t M, int64_t K, const float* weights, const Epilogue& epilogue, PackedIsa isa);
+  // The weights alone, packed straight from where they lie (no float copy
+  // first): w[m, k] = scale * weights[m * m_stride + k * k_stride], so a Gemm's
+  // B as stored, transposed or not, with alpha folded in. set_epilogue before
+  // the first run.
+  Conv1x1(int64_t M, int64_t K, const float* weights, int64_t m_stride, int64_t k_stride, float scale,
+          PackedIsa isa);
+  // Copies the epilogue's steps (those of a layer complete once its bundled
+  // nodes are known); replaces any set before.
+  void set_epilogue(const Epilogue& epilogue);
 
   // Blocks of output channels (the unit of the weights' packing): threads
   // split a run by ranges of blocks.

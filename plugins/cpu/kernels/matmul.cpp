@@ -42,7 +42,7 @@ class GemmKernel : public Kernel {
   explicit GemmKernel(const KernelSpec& s) {
     const ops::Gemm& op = s.op_as<ops::Gemm>();
     a_ = operand(s, 0, "input A");
-    b_ = operand(s, 1, "input B");
+    required_input(s, 1, "input B");
     trans_a_ = op.trans_a;
     trans_b_ = op.trans_b;
     alpha_ = op.alpha;
@@ -63,24 +63,14 @@ class GemmKernel : public Kernel {
       epilogue_.add_affine(std::vector<float>(size_t(N), 1.0f), shift);
       has_c_ = false;
     }
+    if (!pack_b(s)) b_ = operand(s, 1, "input B");
   }
 
   Epilogue* epilogue() override { return &epilogue_; }
 
-  // A constant B without a C left over (a bias folds into the epilogue) and A
-  // not transposed: the weights packed once for Conv1x1::run_rows, alpha folded
-  // into them, the plain copy dropped.
+  // The packed path's epilogue, complete now that the bundled nodes are known.
   void prepare() override {
-    if (trans_a_ || has_c_ || !b_.constant || packed_isa() == PackedIsa::None) return;
-    const int64_t N = n_, K = k_;
-    std::vector<float> w(size_t(N * K));
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t k = 0; k < K; ++k)
-        w[size_t(n * K + k)] =
-            alpha_ * (trans_b_ ? b_.values[size_t(n * K + k)] : b_.values[size_t(k * N + n)]);
-    packed_ = std::make_unique<Conv1x1>(N, K, w.data(), epilogue_, packed_isa());
-    b_.values.clear();
-    b_.values.shrink_to_fit();
+    if (packed_) packed_->set_epilogue(epilogue_);
   }
   uint64_t packed_weight_bytes() const override { return packed_ ? packed_->weight_bytes() : 0; }
   std::string algorithm() const override {
@@ -124,13 +114,29 @@ class GemmKernel : public Kernel {
   }
 
  private:
+  // A constant B without a C left over (a bias folds into the epilogue) and A
+  // not transposed: the weights packed for Conv1x1::run_rows straight from the
+  // graph's bytes (float32; others converted first), alpha folded into them, so
+  // that no float copy of B exists beside the graph's and the packed one.
+  bool pack_b(const KernelSpec& s) {
+    const InputInfo& b = s.inputs[1];
+    if (trans_a_ || has_c_ || !b.constant || packed_isa() == PackedIsa::None) return false;
+    std::vector<float> converted;
+    if (b.value->dtype != DType::Float32) converted = constant_floats(s, 1, "input B");
+    const float* w = converted.empty() ? b.value->f32() : converted.data();
+    // B is [K, N], or [N, K] when transposed: packed row n is B's column n, or its row n.
+    packed_ = trans_b_ ? std::make_unique<Conv1x1>(n_, k_, w, k_, 1, alpha_, packed_isa())
+                       : std::make_unique<Conv1x1>(n_, k_, w, 1, n_, alpha_, packed_isa());
+    return true;
+  }
+
   Operand a_, b_, c_;
   Dims c_dims_;
   bool trans_a_ = false, trans_b_ = false, has_c_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
   int64_t n_ = 0, k_ = 0;  // B's output features and inner size
   Epilogue epilogue_;
-  std::unique_ptr<Conv1x1> packed_;  // set by prepare(): the packed path
+  std::unique_ptr<Conv1x1> packed_;  // the packed path (pack_b); its epilogue set by prepare()
 };
 
 class MatMulKernel : public Kernel {

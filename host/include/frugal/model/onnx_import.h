@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "frugal/model/graph.h"
@@ -22,6 +24,10 @@ Graph load_onnx_file(const std::string& path);
 // Same from bytes in memory; `origin` (a file name, or "<memory>") starts messages.
 // `host_memory`: initializers may be host-memory references (tensor_pb.h), as a
 // plugin offering FRUGAL_EXT_HOST_WEIGHTS receives them in `create`.
-Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory = false);
+// `copied(address)`, when given, is called for each such reference as soon as
+// the graph holds its copy of the bytes: the done callback of create_releasing
+// (plugin.h), so that the host's copy shrinks while the graph's grows.
+Graph load_onnx_bytes(const void* data, size_t size, const std::string& origin, bool host_memory = false,
+                      const std::function<void(uint64_t address)>& copied = {});
 
 }  // namespace frugal

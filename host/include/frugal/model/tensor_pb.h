@@ -2,6 +2,7 @@
 // backend test data files (test_data_set_0/input_0.pb).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "frugal/model/graph.h"
@@ -28,6 +29,10 @@ inline constexpr const char* kHostMemoryLocation = "*frugal-host-memory*";
 // `host_memory`), segments, unsupported dtypes and byte counts that disagree
 // with the dims; messages start with `origin`.
 TensorDesc tensor_from_proto(const onnx::TensorProto& t, const std::string& origin, bool host_memory = false);
+
+// The address of a host-memory reference's bytes (its "offset"); 0 when `t` is
+// none or has no valid one.
+uint64_t host_memory_address(const onnx::TensorProto& t);
 
 // The inverse: always writes raw_data. Throws Error when the shape is not fully known.
 void tensor_to_proto(const TensorDesc& d, onnx::TensorProto& t);
