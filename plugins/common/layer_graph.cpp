@@ -119,7 +119,15 @@ Dims with_batch(Dims d, int64_t n) {
 
 }  // namespace
 
-void LayerGraph::compile(const Graph& g, const std::function<void(const std::string&)>& last_read) {
+void LayerGraph::compile(const Graph& g) { compile_graph(g, nullptr); }
+
+void LayerGraph::compile(Graph&& g) {
+  compile_graph(g, &g);
+  g = Graph();
+}
+
+// `consumed` (g itself, or nullptr): its initializers are freed after their last reader.
+void LayerGraph::compile_graph(const Graph& g, Graph* consumed) {
   CompileState c(g);
   for (const Node& n : g.nodes)
     for (const std::string& in : n.inputs)
@@ -133,10 +141,10 @@ void LayerGraph::compile(const Graph& g, const std::function<void(const std::str
   std::map<std::string, int> unread = c.readers;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     compile_node(g.nodes[i], i, c);
-    if (!last_read) continue;
+    if (!consumed) continue;
     for (const std::string& in : g.nodes[i].inputs)
       if (!in.empty() && --unread[in] == 0 && g.is_initializer(in) && !c.graph_outputs.count(in))
-        last_read(in);
+        std::vector<uint8_t>().swap(consumed->tensors.at(in).data);
   }
   if (!c.problems.empty()) c.report(executor_);
   add_outputs(g, c);

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,10 +96,12 @@ class LayerGraph {
   // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
   // batch) through the hooks. Throws sdk::Failure(FRUGAL_ERR_UNSUPPORTED) listing
   // every part this executor cannot run, frugal::Error for a malformed model.
-  // `last_read(name)`, when given, is called for each initializer as soon as the
-  // last node that reads it is compiled: its owner may free the bytes then, so
-  // that the kernels' copies and the graph's never all exist at once.
-  void compile(const Graph& g, const std::function<void(const std::string&)>& last_read = {});
+  void compile(const Graph& g);
+  // The same from a graph the model consumes: each initializer's bytes are
+  // freed as soon as the last node that reads it is compiled (its kernel holds
+  // what it keeps), and the rest of `g` at the end, so that the kernels'
+  // copies and the graph's never all exist at once.
+  void compile(Graph&& g);
 
   // ---- the backend's hooks ----
   // True when the backend has a kernel for the op (its kernel registry).
@@ -146,6 +147,7 @@ class LayerGraph {
   void mark_gate_layers();
   GateState gate_state_;
 
+  void compile_graph(const Graph& g, Graph* consumed);
   // The steps of compile(), in order.
   void add_inputs(const Graph& g, CompileState& c);
   void infer_node_shapes(const Graph& g, CompileState& c) const;

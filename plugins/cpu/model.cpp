@@ -15,8 +15,7 @@ Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold, s
 Model::Model(Graph&& g, int threads, std::optional<float> gate_threshold, std::string conv_path)
     : LayerGraph("cpu"), threads_(threads), conv_path_(std::move(conv_path)) {
   gate_threshold_ = gate_threshold;
-  compile(g, [&g](const std::string& name) { std::vector<uint8_t>().swap(g.tensors.at(name).data); });
-  g = Graph();
+  compile(std::move(g));
   for (auto& k : kernels_) k->prepare();
 }
 

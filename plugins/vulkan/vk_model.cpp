@@ -13,6 +13,11 @@ Model::Model(const Graph& g, std::optional<float> gate_threshold) : LayerGraph("
   compile(g);
 }
 
+Model::Model(Graph&& g, std::optional<float> gate_threshold) : LayerGraph("vulkan") {
+  gate_threshold_ = gate_threshold;
+  compile(std::move(g));
+}
+
 bool Model::mixes_samples(int l, const std::vector<Dims>&) const {
   return kernels_[size_t(l)]->mixes_samples();
 }

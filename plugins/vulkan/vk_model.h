@@ -25,6 +25,9 @@ class Model : public exec::LayerGraph {
   // this executor cannot run, frugal::Error for a malformed model.
   // `gate_threshold`: replaces every gate's threshold (docs/GATING.md).
   explicit Model(const Graph& g, std::optional<float> gate_threshold = std::nullopt);
+  // The same from a graph the model consumes: each weight's bytes are freed as
+  // soon as the last kernel reading it holds its copy (LayerGraph::compile).
+  explicit Model(Graph&& g, std::optional<float> gate_threshold = std::nullopt);
 
   Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
 
