@@ -254,7 +254,8 @@ typedef struct frugal_placement_extension {
  * its address), as soon as it no longer reads those bytes, on the thread that
  * called create_releasing and before it returns; the host may free them at
  * once. References not reported stay valid until create_releasing returns.
- * `host` is the host's, passed back unchanged. */
+ * `host` is the host's, passed back unchanged; done is never NULL (a host that
+ * keeps its model calls `create`). */
 #define FRUGAL_EXT_HOST_WEIGHTS "frugal.host-weights/1"
 typedef void (*frugal_weight_done_fn)(void* host, uint64_t address);
 typedef struct frugal_host_weights_extension {
