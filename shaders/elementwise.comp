@@ -5,7 +5,9 @@
 // is pc.n; each operand has one element stride per output dim (0 where it is
 // broadcast). OP as frugal::exec::ElementwiseFn (plugins/common/elementwise_fn.h):
 // 0 Add, 1 Sub, 2 Mul, 3 Div, 4 Greater, 5 GreaterOrEqual (1 or 0),
-// 6 Where (x: condition, y, z), 7 NonZero (Cast to bool).
+// 6 Where (x: condition, y, z), 7 NonZero (Cast to bool). An Add applies the
+// per-channel epilogue (common.glsl; none unless activations joined its layer)
+// to its result: C channels of INNER values per sample.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint D1 = 1;
@@ -32,6 +34,8 @@ layout(constant_id = 23) const uint SC3 = 0;
 layout(constant_id = 24) const uint SC4 = 0;
 layout(constant_id = 25) const uint SC5 = 0;
 layout(constant_id = 26) const uint OP = 0;
+layout(constant_id = 27) const uint C = 1;
+layout(constant_id = 28) const uint INNER = 1;
 
 void main() {
   const uint idx = flat_index();
@@ -49,7 +53,7 @@ void main() {
     v = a != 0.0 ? 1.0 : 0.0;
   } else {
     const float b = y[pc.y_off + i0 * SB0 + i1 * SB1 + i2 * SB2 + i3 * SB3 + i4 * SB4 + i5 * SB5];
-    if (OP == 0u) v = a + b;
+    if (OP == 0u) v = epilogue(a + b, (idx / INNER) % C);
     else if (OP == 1u) v = a - b;
     else if (OP == 2u) v = a * b;
     else if (OP == 3u) v = a / b;

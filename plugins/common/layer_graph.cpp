@@ -7,6 +7,7 @@
 #include "frugal/error.h"
 #include "frugal/model/ops.h"
 #include "frugal/model/ops/conv.h"
+#include "frugal/model/ops/elementwise.h"
 #include "frugal/model/ops/matmul.h"
 #include "frugal/model/ops/normalization.h"
 #include "frugal/plugin_sdk.hpp"
@@ -94,6 +95,12 @@ bool is_epilogue_head(const Op& op) {
   return dynamic_cast<const ops::Conv*>(&op) || dynamic_cast<const ops::Gemm*>(&op) ||
          dynamic_cast<const ops::BatchNormalization*>(&op);
 }
+
+// An Add (the residual join) also takes the BN / activations after it where the
+// backend's Add kernel offers an epilogue (both do): Add + Relu in one pass.
+// Swish stays apart there: only the CPU executor fuses it, and both executors
+// must compile a model into the same layers.
+bool takes_epilogue(const Op& op) { return is_epilogue_head(op) || dynamic_cast<const ops::Add*>(&op); }
 
 // Small constants carry their values to the shape functions (Reshape's shape, Resize's scales).
 ValueShape constant_shape(const TensorDesc& t) {
@@ -475,7 +482,7 @@ bool LayerGraph::try_bundle(const Node& n, const KernelSpec& spec, const std::ve
   if (c.readers[n.inputs[0]] != 1 || c.graph_outputs.count(n.inputs[0])) return false;  // not the sole reader
   const bool passthrough = is_passthrough(*spec.op);
   EpilogueSteps* target = nullptr;
-  if (!passthrough && joins_epilogue(*spec.op) && is_epilogue_head(*layer_ops_[size_t(producer)]))
+  if (!passthrough && joins_epilogue(*spec.op) && takes_epilogue(*layer_ops_[size_t(producer)]))
     target = bundle_target(producer, n.op_type);
   if (!passthrough && !target) return false;
   EpilogueSteps scratch;  // passthrough ops add nothing; the call checks them

@@ -1,7 +1,9 @@
 // Add, Sub, Mul, Div, Greater, GreaterOrEqual (bool results as 0 / 1) and
 // Where (condition, X, Y) with numpy broadcasting. Dimensions are coalesced
 // first, so the common cases (same shape, per-channel [C,1,1] operand, scalar)
-// run as long contiguous inner loops.
+// run as long contiguous inner loops, cut into pieces for the threads. An Add
+// takes the activations after it as its epilogue (a residual Add + Relu is one
+// pass over memory), applied to each piece while it is in cache.
 #include <algorithm>
 #include <array>
 
@@ -90,7 +92,11 @@ class ElementwiseKernel : public Kernel {
       if (in.constant) constant_[i] = exec::constant_values(s, i, role);
       is_constant_[i] = in.constant;
     }
+    takes_epilogue_ = fn_ == ElementwiseFn::Add && s.output.size() >= 2;
   }
+
+  // Only an Add whose output has channels (rank >= 2) takes an epilogue.
+  Epilogue* epilogue() override { return takes_epilogue_ ? &epilogue_ : nullptr; }
 
   void run(const KernelArgs& a) const override {
     switch (fn_) {
@@ -130,21 +136,45 @@ class ElementwiseKernel : public Kernel {
     std::array<int64_t, 3> last{0, 0, 0};
     for (size_t i = 0; i < n; ++i) last[i] = c.strides[i][q - 1];
     const int64_t rows = product(c.dims, 0, q - 1);
-    parallel_range(args.pool, rows, std::max<int64_t>(1, 32768 / len), [&](int64_t r0, int64_t r1) {
-      for (int64_t row = r0; row < r1; ++row) {
-        std::array<const float*, 3> at = p;
-        int64_t rem = row;
-        for (size_t k = q - 1; k-- > 0;) {
-          const int64_t idx = rem % c.dims[k];
-          rem /= c.dims[k];
-          for (size_t i = 0; i < n; ++i) at[i] += idx * c.strides[i][k];
-        }
-        inner<f>(at, last, args.out + row * len, len);
-      }
-    });
+    // Long rows (same-shape operands coalesce to one row) are cut into pieces
+    // of kPiece values so that every thread takes some and each stays in L1/L2.
+    constexpr int64_t kPiece = 8192;
+    const int64_t pieces = (len + kPiece - 1) / kPiece;
+    parallel_range(args.pool, rows * pieces, std::max<int64_t>(1, 32768 / std::min(len, kPiece)),
+                   [&](int64_t j0, int64_t j1) {
+                     for (int64_t j = j0; j < j1; ++j) {
+                       const int64_t row = j / pieces, first = (j % pieces) * kPiece;
+                       std::array<const float*, 3> at = p;
+                       int64_t rem = row;
+                       for (size_t k = q - 1; k-- > 0;) {
+                         const int64_t idx = rem % c.dims[k];
+                         rem /= c.dims[k];
+                         for (size_t i = 0; i < n; ++i) at[i] += idx * c.strides[i][k];
+                       }
+                       for (size_t i = 0; i < n; ++i) at[i] += first * last[i];
+                       const int64_t count = std::min(kPiece, len - first);
+                       float* y = args.out + row * len + first;
+                       inner<f>(at, last, y, count);
+                       if (!epilogue_.empty()) apply_epilogue(args.out_dims, y - args.out, y, count);
+                     }
+                   });
+  }
+
+  // The epilogue on outputs [offset, offset + count) of the whole output, channel by channel.
+  void apply_epilogue(const Dims& out, int64_t offset, float* y, int64_t count) const {
+    const int64_t inner_size = product(out, 2, out.size()), channels = out[1];
+    while (count > 0) {
+      const int64_t plane = offset / inner_size, run = std::min(count, (plane + 1) * inner_size - offset);
+      epilogue_.apply(y, plane % channels, run);
+      y += run;
+      offset += run;
+      count -= run;
+    }
   }
 
   ElementwiseFn fn_;
+  bool takes_epilogue_ = false;
+  Epilogue epilogue_;
   bool is_constant_[3] = {false, false, false};
   std::vector<float> constant_[3];
 };

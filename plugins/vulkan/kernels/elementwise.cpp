@@ -40,9 +40,15 @@ class ElementwiseKernel : public Kernel {
     coalesce(s, out);
     out_sample_ = r == 0 ? 1 : product(out, 1);
     u32(out_sample_, s, "values per sample");
+    takes_epilogue_ = fn == ElementwiseFn::Add && r >= 2;
+    channels_ = r >= 2 ? out[1] : 1;
+    inner_ = r >= 2 ? product(out, 2) : 1;
   }
 
  public:
+  // An Add with channels takes the activations after it (a residual Add + Relu in one pass).
+  Epilogue* epilogue() override { return takes_epilogue_ ? &epilogue_ : nullptr; }
+
   void pack(WeightPacker& p) override {
     wg_ = p.workgroup_1d;
     p.begin_block();
@@ -52,6 +58,7 @@ class ElementwiseKernel : public Kernel {
         const_elems_[i] = constant_[i].size();
         constant_[i] = std::vector<float>();  // the device holds it now
       }
+    epilogue_.pack(p);
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -60,7 +67,8 @@ class ElementwiseKernel : public Kernel {
     for (uint32_t k = 1; k < kMaxDims; ++k) sc.set(2 + k, uint32_t(dims_[k]));
     for (uint32_t i = 0; i < 3; ++i)
       for (uint32_t k = 0; k < kMaxDims; ++k) sc.set(8 + 6 * i + k, uint32_t(strides_[i][k]));
-    sc.set(26, uint32_t(fn_));
+    sc.set(26, uint32_t(fn_)).set(27, uint32_t(channels_)).set(28, uint32_t(inner_));
+    epilogue_.specialize(sc, uint32_t(channels_));
     pipeline_ = d.pipeline(shaders.path("elementwise"), sc);
   }
 
@@ -136,6 +144,9 @@ class ElementwiseKernel : public Kernel {
   std::string label_;
   ElementwiseFn fn_;
   size_t n_;
+  bool takes_epilogue_ = false;
+  Epilogue epilogue_;
+  int64_t channels_ = 1, inner_ = 1;  // the output's axis 1 and the values per channel
   bool is_constant_[3] = {false, false, false};
   std::vector<float> constant_[3];
   uint32_t const_off_[3] = {0, 0, 0};
