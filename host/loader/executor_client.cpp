@@ -27,28 +27,34 @@ std::vector<std::string> names_in(const LoadedPlugin& p, const nlohmann::json& d
 }
 
 // Views of host tensors for the C ABI; `dims` and `views` must outlive the call.
-void make_views(const std::vector<std::string>& names, const std::vector<Tensor>& tensors, const char* role,
-                std::vector<frugal_tensor>& views) {
+void make_views(const std::vector<std::string>& names, const std::vector<TensorRef>& tensors,
+                const char* role, std::vector<frugal_tensor>& views) {
   if (names.size() != tensors.size())
     throw Error(std::string("executor run: ") + std::to_string(tensors.size()) + " " + role +
                 " tensors but " + std::to_string(names.size()) + " names");
   views.clear();
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if (t.dims.empty() || t.numel() != static_cast<int64_t>(t.data.size()))
-      throw Error(std::string("executor run: ") + role + " '" + names[i] + "' has shape " + t.shape_string() +
-                  " but " + std::to_string(t.data.size()) + " values");
+    const TensorRef& t = tensors[i];
+    if (t.dims->empty() || checked_element_count(*t.dims) != static_cast<int64_t>(t.count))
+      throw Error(std::string("executor run: ") + role + " '" + names[i] + "' has shape " +
+                  Tensor(*t.dims).shape_string() + " but " + std::to_string(t.count) + " values");
     frugal_tensor v;
     v.name = names[i].c_str();
     v.dtype = FRUGAL_DTYPE_FLOAT32;
-    v.rank = static_cast<int32_t>(t.dims.size());
-    v.dims = t.dims.data();
+    v.rank = static_cast<int32_t>(t.dims->size());
+    v.dims = t.dims->data();
     // Inputs are declared read-only by the ABI's ownership rules; the C struct
     // has one pointer type for both directions.
-    v.data = const_cast<float*>(t.data.data());
-    v.bytes = t.bytes();
+    v.data = const_cast<float*>(t.data);
+    v.bytes = t.count * sizeof(float);
     views.push_back(v);
   }
+}
+
+std::vector<TensorRef> refs_of(const std::vector<Tensor>& tensors) {
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : tensors) refs.push_back({&t.dims, t.data.data(), t.data.size()});
+  return refs;
 }
 
 }  // namespace
@@ -286,11 +292,12 @@ double ExecutorClient::time_move(uint64_t capacity, int repeats) {
 }
 
 void ExecutorClient::run_into(const nlohmann::json& plan, const std::vector<std::string>& input_names,
-                              const std::vector<Tensor>& inputs, const std::vector<std::string>& output_names,
-                              std::vector<Tensor>& outputs, BlobHolder& report) {
+                              const std::vector<TensorRef>& inputs,
+                              const std::vector<std::string>& output_names, std::vector<Tensor>& outputs,
+                              BlobHolder& report) {
   std::vector<frugal_tensor> in_views, out_views;
   make_views(input_names, inputs, "input", in_views);
-  make_views(output_names, outputs, "output", out_views);
+  make_views(output_names, refs_of(outputs), "output", out_views);
   const bool whole_batch = plan.is_null() || (plan.is_object() && plan.empty());
   const std::string plan_text = whole_batch ? std::string() : plan.dump();
   frugal_error err = fresh_error();
@@ -304,26 +311,27 @@ nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector
                                    const std::vector<std::string>& output_names,
                                    std::vector<Tensor>& outputs) {
   BlobHolder report;
-  run_into(plan, input_names, inputs, output_names, outputs, report);
+  run_into(plan, input_names, refs_of(inputs), output_names, outputs, report);
   return blob_json(*plugin_, report, "run report", true, nlohmann::json::object());
 }
 
-void ExecutorClient::allocate_outputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  if (inputs.empty() || inputs[0].dims.empty())
+void ExecutorClient::allocate_outputs(const std::vector<int64_t>& input0_dims,
+                                      std::vector<Tensor>& outputs) const {
+  if (input0_dims.empty())
     throw Error(plugin_label(*plugin_) + ": run needs at least one input with a batch dimension");
   if (outputs.empty())
-    for (auto& dims : output_shapes(inputs[0].dims[0])) outputs.emplace_back(std::move(dims));
+    for (auto& dims : output_shapes(input0_dims[0])) outputs.emplace_back(std::move(dims));
 }
 
 nlohmann::json ExecutorClient::run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
                                    std::vector<Tensor>& outputs) {
-  allocate_outputs(inputs, outputs);
+  allocate_outputs(inputs.empty() ? std::vector<int64_t>{} : inputs[0].dims, outputs);
   return run(plan, input_names(), inputs, output_names(), outputs);
 }
 
-std::string ExecutorClient::run_text(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+std::string ExecutorClient::run_text(const nlohmann::json& plan, const std::vector<TensorRef>& inputs,
                                      std::vector<Tensor>& outputs) {
-  allocate_outputs(inputs, outputs);
+  allocate_outputs(inputs.empty() ? std::vector<int64_t>{} : *inputs[0].dims, outputs);
   BlobHolder report;
   run_into(plan, input_names(), inputs, output_names(), outputs, report);
   return blob_json_text(*plugin_, report, "run report");

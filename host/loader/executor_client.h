@@ -18,6 +18,14 @@ namespace frugal {
 
 class BlobHolder;
 
+// A caller's float32 values by reference, passed to the plugin without a copy:
+// dims (dim 0 the batch) and `count` values at `data`, both owned by the caller.
+struct TensorRef {
+  const std::vector<int64_t>* dims = nullptr;
+  const float* data = nullptr;
+  size_t count = 0;
+};
+
 struct LayerBytes {
   uint64_t in_bytes = 0, out_bytes = 0, ws_bytes = 0;
 };
@@ -89,16 +97,17 @@ class ExecutorClient {
   // allocated from output_shapes(batch of inputs[0]).
   nlohmann::json run(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
                      std::vector<Tensor>& outputs);
-  // Same, the report as the plugin's JSON text, unparsed ("" when it sends none),
-  // for a caller that converts it itself (the Lua binding, straight into tables).
-  std::string run_text(const nlohmann::json& plan, const std::vector<Tensor>& inputs,
+  // Same, the inputs by reference (the caller's values, not copied), the report
+  // as the plugin's JSON text, unparsed ("" when it sends none), for a caller
+  // that converts it itself (the Lua binding, straight into tables).
+  std::string run_text(const nlohmann::json& plan, const std::vector<TensorRef>& inputs,
                        std::vector<Tensor>& outputs);
 
  private:
   void run_into(const nlohmann::json& plan, const std::vector<std::string>& input_names,
-                const std::vector<Tensor>& inputs, const std::vector<std::string>& output_names,
+                const std::vector<TensorRef>& inputs, const std::vector<std::string>& output_names,
                 std::vector<Tensor>& outputs, BlobHolder& report);
-  void allocate_outputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const;
+  void allocate_outputs(const std::vector<int64_t>& input0_dims, std::vector<Tensor>& outputs) const;
   void create(const std::string& onnx_bytes, const nlohmann::json& options);
   void create_releasing(const frugal_host_weights_extension& ext, Graph& model,
                         const nlohmann::json& options);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <set>
 
 #include "frugal/error.h"
@@ -75,15 +76,33 @@ void check_plan_for_model(const nlohmann::json& plan, const std::string& plan_or
                 std::to_string(batch));
 }
 
-std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) {
+// A run's inputs: contiguous tensors by reference to their storage (the Lua
+// values stay on the stack for the call), others as C-order copies in `copies`.
+class RunInputs {
+ public:
+  void add(const StridedTensor& t) {
+    if (t.is_contiguous()) {
+      refs_.push_back({&t.sizes, t.storage->data() + t.offset, size_t(t.numel())});
+      return;
+    }
+    const Tensor& c = copies_.emplace_back(t.to_dense());
+    refs_.push_back({&c.dims, c.data.data(), c.data.size()});
+  }
+  const std::vector<TensorRef>& refs() const { return refs_; }
+
+ private:
+  std::vector<TensorRef> refs_;
+  std::deque<Tensor> copies_;  // a deque: earlier copies stay where refs_ point
+};
+
+void gather_inputs(lua_State* L, int idx, const LuaExecutor& ex, RunInputs& inputs) {
   const std::vector<std::string> names = ex.client.input_names();
-  std::vector<Tensor> inputs;
   if (is_object(L, idx, kTensorType)) {
     if (names.size() != 1)
       throw Error("model '" + ex.model_name + "' has " + std::to_string(names.size()) + " inputs (" +
                   join_some(names) + "): give a table input name -> tensor");
-    inputs.push_back(check_tensor(L, idx).to_dense());
-    return inputs;
+    inputs.add(check_tensor(L, idx));
+    return;
   }
   if (!lua_istable(L, idx))
     throw Error("inputs must be a tensor or a table input name -> tensor, got " +
@@ -93,7 +112,7 @@ std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) 
     lua_getfield(L, idx, n.c_str());
     if (!is_object(L, -1, kTensorType))
       throw Error("inputs['" + n + "'] is missing or not a tensor (model inputs: " + join_some(names) + ")");
-    inputs.push_back(check_tensor(L, -1).to_dense());
+    inputs.add(check_tensor(L, -1));  // the table holds it through the call
     lua_pop(L, 1);
   }
   lua_pushnil(L);
@@ -105,7 +124,6 @@ std::vector<Tensor> gather_inputs(lua_State* L, int idx, const LuaExecutor& ex) 
       throw Error("inputs has '" + key + "', which is not an input of model '" + ex.model_name +
                   "' (inputs: " + join_some(names) + ")");
   }
-  return inputs;
 }
 
 // The plan argument: nil, a plan table or a plan file. Sets *origin for messages.
@@ -122,8 +140,10 @@ nlohmann::json plan_argument(lua_State* L, int idx, std::string* origin) {
 // Runs, pushes outputs and the report (2 values).
 int run_and_push(lua_State* L, LuaExecutor& ex, int inputs_idx, const nlohmann::json& plan,
                  const std::string& plan_origin, bool budget_was_set) {
-  std::vector<Tensor> inputs = gather_inputs(L, inputs_idx, ex);
-  const int64_t batch = inputs.empty() || inputs[0].dims.empty() ? 0 : inputs[0].dims[0];
+  RunInputs run_inputs;
+  gather_inputs(L, inputs_idx, ex, run_inputs);
+  const std::vector<TensorRef>& inputs = run_inputs.refs();
+  const int64_t batch = inputs.empty() || inputs[0].dims->empty() ? 0 : (*inputs[0].dims)[0];
   if (!plan.is_null()) check_plan_for_model(plan, plan_origin, ex, batch);
   std::vector<Tensor> outputs;
   std::string report;

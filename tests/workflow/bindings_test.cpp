@@ -54,6 +54,23 @@ TEST_CASE("frugal.executor on toy_tiny: layers, bytes, budget, run", "[workflow]
   CHECK(f.number("y1:size(1)") == 2);
   CHECK(f.number("y1:size(2)") == 5);
 
+  // Inputs pass by reference when contiguous (also a view at an offset into a
+  // larger storage), as a copy otherwise (columns of a wider tensor), by name in a table:
+  // every form computes the same outputs as the tensor itself.
+  f.run(R"(
+    local big = frugal.zeros(3, 3, 8, 8)
+    big:narrow(1, 2, 2):copy(x)
+    local at_offset = big:narrow(1, 2, 2)
+    assert(at_offset:is_contiguous())
+    local strided = frugal.zeros(2, 3, 8, 16):narrow(4, 5, 8)
+    strided:copy(x)
+    assert(not strided:is_contiguous())
+    for _, input in ipairs({at_offset, strided, {input = x}}) do
+      local y = ex:run(input)
+      assert(y:max_abs_diff(y1) == 0, "an input by reference or copy differs")
+    end
+  )");
+
   // A budget: exactly the need runs, one byte less is refused before running.
   f.run("need = r1.peak_bytes; ex:set_budget(need); local _, r = ex:run(x); assert(r.peak_bytes == need)");
   f.run("ex:set_budget(need - 1)");
