@@ -55,6 +55,12 @@ layout(constant_id = 22) const uint TMQ = 1;  // kernel quads per invocation
 // > 0 (DENSE only, the GEMMs of a Winograd conv, winograd.comp): z indexes WSETS
 // weight sets of M x C x TAPS, one per "sample" z.
 layout(constant_id = 23) const uint WSETS = 0;
+// WKM = 1 (DENSE only, with WSETS: a Winograd conv's transformed kernels): each
+// weight set is stored k-major, [C*TAPS][MP] with MP = M rounded up to 4 (zeros
+// after M), so the 4 consecutive kernels of a tile's quad are one vec4 load.
+layout(constant_id = 24) const uint WKM = 0;
+layout(std430, binding = 4) readonly buffer BW4 { vec4 w4[]; };  // the weights binding, by vec4 (WKM)
+const uint MP = (M + 3u) / 4u * 4u;
 
 const uint TAPS = KH * KW;
 const uint HWO = HO * WO;
@@ -87,7 +93,8 @@ void main() {
 #endif
   }
   const uint xbase = pc.x_off + sample_index * C * H * W;
-  const uint wbase = pc.w_off + (WSETS > 0u ? (sample_index % WSETS) * M * C * TAPS : 0u);
+  const uint wbase = pc.w_off + (WSETS > 0u ? (sample_index % WSETS) * (WKM != 0u ? MP : M) * C * TAPS : 0u);
+  const uint mtile = gl_WorkGroupID.y * BM;  // DENSE: the tile's kernels are mtile, mtile + 1, ...
   const uint list = pc.y_off + sample_index * (C + 1u);
   const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
   const uint ktot = channels * TAPS;
@@ -116,9 +123,15 @@ void main() {
       }
       xs[kk * XQ + pq] = v;
     }
-    // Stage BK x BM weights ([M][C*TAPS] rows) by quads of 4 kernels, one vec4
-    // store each (consecutive invocations: consecutive k of the same kernels).
-    for (uint i = t; i < BK * WQ; i += NT) {
+    // Stage BK x BM weights ([M][C*TAPS] rows, or k-major rows with WKM) by
+    // quads of 4 kernels, one vec4 store each (consecutive invocations:
+    // consecutive k of the same kernels, or with WKM consecutive quads of one k).
+    for (uint i = t; i < BK * WQ && WKM != 0u; i += NT) {
+      const uint kk = i / WQ, q = i % WQ;
+      const uint k = k0 + kk, m0 = mtile + 4u * q;
+      ws[kk * WQ + q] = k < kend && m0 < M ? w4[(wbase + k * MP + m0) / 4u] : vec4(0.0);
+    }
+    for (uint i = t; i < BK * WQ && WKM == 0u; i += NT) {
       const uint kk = i % BK, q = i / BK;
       const uint k = k0 + kk;
       const uvec4 m = mq[q];

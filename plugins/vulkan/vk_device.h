@@ -67,9 +67,12 @@ class SpecConstants {
 // and y, maxComputeSharedMemorySize); the defaults are Vulkan's guaranteed minimums.
 // min_groups: a GEMM-shaped conv whose dispatch has fewer work groups splits
 // its reduction until it has about this many (0: never; the executor's choice).
+// long_step: the reduction depth a tiled conv stages per barrier where its
+// reduction is long (the executor's choice; shorter ones stage 8).
 struct TileLimits {
   uint32_t invocations = 128, size_x = 128, size_y = 128, shared_bytes = 16384;
   uint32_t min_groups = 0;
+  uint32_t long_step = 8;
 };
 
 struct DeviceOptions {

@@ -145,6 +145,13 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
               v.dump());
         o.min_groups = v.get<int64_t>();
       }
+      if (j.contains("conv_step")) {
+        const auto& v = j["conv_step"];
+        if (!v.is_number_integer() ||
+            (v.get<int64_t>() != 8 && v.get<int64_t>() != 16 && v.get<int64_t>() != 32))
+          throw Error("option 'conv_step' must be 8, 16 or 32, got " + v.dump());
+        o.conv_step = v.get<int64_t>();
+      }
       if (j.contains("staged_io")) {
         if (!j["staged_io"].is_boolean())
           throw Error("option 'staged_io' must be true or false, got " + j["staged_io"].dump());
@@ -232,8 +239,11 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   if (options_.min_groups <
       0)  // docs/VULKAN.md, "Split-K": GPUs only; a CPU device is busy with a few groups
     options_.min_groups = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : kDefaultMinGroups;
+  if (options_.conv_step < 0)  // docs/VULKAN.md, "Conv kernels": a barrier costs more on a CPU device
+    options_.conv_step = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 32 : 8;
   TileLimits tiles = device_->tile_limits();
   tiles.min_groups = uint32_t(options_.min_groups);
+  tiles.long_step = uint32_t(options_.conv_step);
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
                       tiles, options_.winograd);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
@@ -346,6 +356,7 @@ std::string Executor::describe_json() const {
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"winograd", winograd_name(options_.winograd)},
                  {"min_groups", options_.min_groups},
+                 {"conv_step", options_.conv_step},
                  {"warm_up_ms", options_.warm_up_ms},
                  {"split_layers", split_layers()},
                  {"shader_dir", shaders_.dir},

@@ -57,6 +57,10 @@ struct ExecutorOptions {
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
   // on GPUs and 0 on CPU devices (lavapipe).
   int64_t min_groups = -1;
+  // {"conv_step": 8 | 16 | 32}: the reduction depth a tiled conv stages per
+  // barrier where its reduction is at least 256 long; -1: 32 on CPU devices (a
+  // barrier there switches every SIMD row of the work group), 8 on GPUs.
+  int64_t conv_step = -1;
   // {"warm_up_ms": X}: before timing a layer (time_layer), run it back to back for
   // about X ms of device time in the same submission, so a GPU that idled is at
   // its working clock; 0: one untimed run only. -1: env FRUGAL_VULKAN_WARM_UP_MS, else 5.

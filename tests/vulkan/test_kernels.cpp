@@ -94,7 +94,8 @@ TEST_CASE("Conv covers groups, depthwise, strides, asymmetric pads, dilations, b
 }
 
 // conv.comp tiles M kernels x Ho*Wo pixels (4..64 kernels x 4..128 pixels,
-// 4x4 or 8x8 outputs per invocation, the reduction over C*kh*kw in steps of 8) and dwconv.comp computes 4
+// 4x4 or 8x8 outputs per invocation, the reduction over C*kh*kw in steps of 8, or of "conv_step" (32 on a
+// CPU device, 8, 16) where it is at least 256 long) and dwconv.comp computes 4
 // outputs of a row per invocation: kernel counts, pixel counts, reductions and row widths that are not
 // multiples of those, on the indirect and the dense path. 153 pixels, just above a tile of 128,
 // get tiles of 64 that leave fewer slots idle.
@@ -115,10 +116,12 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
       {5, 5, 9, 11, 3, 1, 1, 1, 5},     // depthwise, rows of 11 (two invocations and a partial one)
       {4, 8, 7, 6, 3, 2, 2, 2, 4},      // depthwise, multiplier 2, stride 2, dilation 2
       {12, 12, 5, 3, 5, 1, 1, 2, 12},   // depthwise 5x5 wider than the input
+      {300, 9, 4, 5, 1, 1, 1, 0, 1},    // 1x1, K = 300: long steps, the last one short (12 of 32)
+      {70, 21, 6, 5, 3, 1, 1, 1, 1},    // K = 630 = 19 x 32 + 22
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
-    for (const char* options : {"", "{\"conv\": \"dense\"}"}) {
+    for (const char* options : {"", "{\"conv\": \"dense\"}", "{\"conv_step\": 8}", "{\"conv_step\": 16}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
                    << " s=" << t.s << " d=" << t.d << " p=" << t.p << " groups=" << t.groups << " options "
                    << options);
@@ -158,10 +161,12 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
       {33, 16, 14, 14, {1, 1, 1, 1}, 0},  // 14 x 14 (resnet's layer3 shape, scaled down)
       {20, 130, 5, 9, {2, 2, 0, 0}, 2},   // pads only top and left, three kernel tiles
       {40, 36, 23, 5, {0, 1, 0, 1}, 1},   // tall and narrow, no vertical pad
+      {260, 6, 7, 7, {1, 1, 1, 1}, 1},    // C = 260: long steps (8 x 32 + 4); M = 6, padded to 8 in U
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
-    for (const char* options : {"{\"winograd\": \"f23\"}", "{\"winograd\": \"f43\"}", ""}) {
+    for (const char* options : {"{\"winograd\": \"f23\"}", "{\"winograd\": \"f43\"}", "",
+                                "{\"winograd\": \"f23\", \"conv_step\": 8}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " options "
                    << options);
       GraphMaker m;
@@ -207,7 +212,8 @@ TEST_CASE("Split-K convs: slices off the step, batches, epilogues, Winograd", "[
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
     for (const char* options : {"{\"min_groups\": 4096, \"winograd\": \"off\"}",
-                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv\": \"dense\"}"}) {
+                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv\": \"dense\"}",
+                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv_step\": 8}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
                    << " options " << options);
       GraphMaker m;

@@ -106,14 +106,14 @@ class ConvKernel : public Kernel {
     p.begin_block();
     wino_r_ = choose_winograd(p.winograd);
     if (wino_r_ > 0)
-      p.add_floats(winograd_weights());  // [P][M][C] at word 0 of the block
+      p.add_floats(winograd_weights());  // [P][C][M rounded up to 4] at word 0 of the block
     else
       p.add_floats(weights_);         // [M, Cg, kh, kw] at word 0 of the block
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
-    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), p.tiles, wino_p());
+    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), C_, p.tiles, wino_p());
     if (gemm_) {
-      const Tile t = choose_tile(win_.Ho * win_.Wo, p.tiles);
+      const Tile t = choose_tile(win_.Ho * win_.Wo, Cg_ * win_.kh * win_.kw, p.tiles);
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
       kpt_ = 4 * int64_t(ny_ * tmq_);
     }
@@ -339,17 +339,20 @@ class ConvKernel : public Kernel {
   // (up to 4x; 16 accumulators, so more groups fit a compute unit too); the
   // reduction is then split if the grid is still small. sets: dispatches
   // side by side (a Winograd conv's P products).
-  Tile choose_tile(int64_t pixels, const TileLimits& lim, int64_t sets = 1) const {
-    Tile t = fit_tile(pixels, lim, pixels > 32 ? 2 : 1, M_ > 32 ? 2 : 1);
+  Tile choose_tile(int64_t pixels, int64_t k, const TileLimits& lim, int64_t sets = 1) const {
+    Tile t = fit_tile(pixels, k, lim, pixels > 32 ? 2 : 1, M_ > 32 ? 2 : 1);
     auto groups = [&](const Tile& u) {
       const int64_t bn = 4 * u.tpq * u.nx, bm = 4 * u.tmq * u.ny;
       return sets * ((pixels + bn - 1) / bn) * ((M_ + bm - 1) / bm);
     };
     if (lim.min_groups == 0 || groups(t) >= int64_t(lim.min_groups) || (t.tpq == 1 && t.tmq == 1)) return t;
-    const Tile small = fit_tile(pixels, lim, 1, 1);
+    const Tile small = fit_tile(pixels, k, lim, 1, 1);
     return groups(small) > groups(t) ? small : t;
   }
-  Tile fit_tile(int64_t pixels, const TileLimits& lim, uint32_t tpq, uint32_t tmq) const {
+  // Reductions of at least this length take TileLimits::long_step per staged
+  // step (32 on CPU devices, docs/VULKAN.md "Conv kernels"); shorter ones 8.
+  static constexpr int64_t kLongReduction = 256;
+  Tile fit_tile(int64_t pixels, int64_t k, const TileLimits& lim, uint32_t tpq, uint32_t tmq) const {
     auto cover = [](int64_t n, uint32_t per, uint32_t most) {
       uint32_t q = 1;
       while (q < most && int64_t(per) * q < n) q *= 2;
@@ -366,7 +369,7 @@ class ConvKernel : public Kernel {
     auto slots = [&](uint32_t n) { return (pixels + 4 * t.tpq * n - 1) / (4 * t.tpq * n) * (4 * t.tpq * n); };
     if (t.nx >= 8 && slots(t.nx / 2) * 8 < slots(t.nx) * 7) t.nx /= 2;
     t.ny = cover(M_, 4 * t.tmq, 8);
-    t.bk = 8;
+    t.bk = k >= kLongReduction ? lim.long_step : 8;
     auto fits = [&] {
       return t.nx * t.ny <= lim.invocations && t.nx <= lim.size_x && t.ny <= lim.size_y &&
              (t.bk * (t.nx * t.tpq + t.ny * t.tmq) * 16 + 16 * t.ny * t.tmq) <= lim.shared_bytes;
@@ -428,7 +431,10 @@ class ConvKernel : public Kernel {
     return win_.Ho * win_.Wo >= 24 * 24 ? 4 : 2;
   }
 
-  // U[p][m][c] = (G g G^T)[p] for every kernel m and input channel c, in double.
+  // U[p][c][m] = (G g G^T)[p] for every kernel m and input channel c, in
+  // double; k-major with M padded to a multiple of 4 by zeros (conv.comp's WKM:
+  // a quad of kernels is one vec4 load).
+  int64_t wino_mp() const { return (M_ + 3) / 4 * 4; }
   std::vector<float> winograd_weights() const {
     static const double g23[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
     static const double g43[6][3] = {{1.0 / 4, 0, 0},
@@ -439,7 +445,8 @@ class ConvKernel : public Kernel {
                                      {0, 0, 1}};
     const int64_t N = wino_n(), P = wino_p();
     auto G = [&](int64_t i, int64_t k) { return wino_r_ == 2 ? g23[i][k] : g43[i][k]; };
-    std::vector<float> u(size_t(P * M_ * C_));
+    const int64_t MP = wino_mp();
+    std::vector<float> u(size_t(P * C_ * MP), 0.0f);
     for (int64_t m = 0; m < M_; ++m)
       for (int64_t c = 0; c < C_; ++c) {
         const float* g = weights_.data() + (m * C_ + c) * 9;
@@ -448,7 +455,7 @@ class ConvKernel : public Kernel {
           for (int64_t l = 0; l < 3; ++l) e[i][l] = G(i, 0) * g[l] + G(i, 1) * g[3 + l] + G(i, 2) * g[6 + l];
         for (int64_t i = 0; i < N; ++i)
           for (int64_t j = 0; j < N; ++j)
-            u[size_t(((i * N + j) * M_ + m) * C_ + c)] =
+            u[size_t(((i * N + j) * C_ + c) * MP + m)] =
                 float(e[i][0] * G(j, 0) + e[i][1] * G(j, 1) + e[i][2] * G(j, 2));
       }
     return u;
@@ -469,8 +476,8 @@ class ConvKernel : public Kernel {
     g.set(3, uint32_t(C_)).set(4, 1).set(5, T).set(6, uint32_t(M_)).set(7, 1).set(8, T);
     g.set(9, 1).set(10, 1).set(11, 1).set(12, 1).set(13, 1).set(14, 1).set_int(15, 0).set_int(16, 0);
     g.set(17, t.nx).set(18, t.ny).set(19, t.bk).set(20, 0).set(21, t.tpq).set(22, t.tmq);
-    g.set(23, uint32_t(wino_p()));
-    Epilogue().specialize(g, uint32_t(M_));  // none: the output transform applies the layer's
+    g.set(23, uint32_t(wino_p())).set(24, 1);  // WKM: U is [P][C][MP]
+    Epilogue().specialize(g, uint32_t(M_));    // none: the output transform applies the layer's
     wino_gemm_pipeline_ = d.pipeline(shaders.path("conv_dense"), g);
     SpecConstants out;
     out.set(0, wg_).set(1, 1).set(2, 1);
