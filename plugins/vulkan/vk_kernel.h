@@ -32,7 +32,8 @@ using exec::KernelSpec;
 enum class WinogradMode { Auto, Off, F23, F43 };
 
 // Host copy of the weights buffer while kernels reserve their parameters; each
-// kernel's block starts at a multiple of the binding alignment, so it binds
+// kernel's block starts at a multiple of the binding alignment (and of 16
+// bytes: conv.comp reads a Winograd conv's kernels as vec4), so it binds
 // with no slack. Offsets are in 4-byte words from the start of the block.
 class WeightPacker {
  public:
@@ -45,7 +46,7 @@ class WeightPacker {
         max_binding_bytes(max_binding_bytes),
         tiles(tiles),
         winograd(winograd),
-        align_words_(alignment_bytes < 4 ? 1 : alignment_bytes / 4) {}
+        align_words_(alignment_bytes < 16 ? 4 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
   const TileLimits tiles;

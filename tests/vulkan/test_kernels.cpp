@@ -118,6 +118,7 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
       {12, 12, 5, 3, 5, 1, 1, 2, 12},   // depthwise 5x5 wider than the input
       {300, 9, 4, 5, 1, 1, 1, 0, 1},    // 1x1, K = 300: long steps, the last one short (12 of 32)
       {70, 21, 6, 5, 3, 1, 1, 1, 1},    // K = 630 = 19 x 32 + 22
+      {20, 150, 4, 4, 3, 1, 1, 1, 1},   // 16 pixels, M = 150: 16 kernels per invocation, 128 per tile
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
@@ -162,6 +163,7 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
       {20, 130, 5, 9, {2, 2, 0, 0}, 2},   // pads only top and left, three kernel tiles
       {40, 36, 23, 5, {0, 1, 0, 1}, 1},   // tall and narrow, no vertical pad
       {260, 6, 7, 7, {1, 1, 1, 1}, 1},    // C = 260: long steps (8 x 32 + 4); M = 6, padded to 8 in U
+      {24, 132, 7, 7, {1, 1, 1, 1}, 2},   // 7 x 7 in F(2x2): 16 tiles, 16 kernels per invocation
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];

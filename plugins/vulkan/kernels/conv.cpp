@@ -328,9 +328,11 @@ class ConvKernel : public Kernel {
   // The GEMM tile: BM = 4*tmq x ny kernels x BN = 4*tpq*nx pixels. Each
   // invocation keeps 4*tmq x 4*tpq outputs in registers: 8 x 8 where the
   // layer is wide enough (four vec4 reads from shared memory per 64 FMAs),
-  // else 4 x 4. The group's extent is the smallest power of two that covers
-  // the layer (small layers waste few lanes), at most 128 pixels x 64 kernels
-  // (128 invocations), then shrunk to the device's limits.
+  // 16 kernels x 4 pixels where it has at most 16 pixels and at least 128
+  // kernels (five reads per 64 FMAs; 8 x 4 read six), else 4 x 4. The
+  // group's extent is the smallest power of two that covers the layer (small
+  // layers waste few lanes), at most 128 pixels x 64 kernels (128 kernels
+  // with 16 per invocation; 128 invocations), then shrunk to the device's limits.
   struct Tile {
     uint32_t nx = 1, ny = 1, bk = 8, tpq = 1, tmq = 1;
   };
@@ -340,7 +342,10 @@ class ConvKernel : public Kernel {
   // reduction is then split if the grid is still small. sets: dispatches
   // side by side (a Winograd conv's P products).
   Tile choose_tile(int64_t pixels, int64_t k, const TileLimits& lim, int64_t sets = 1) const {
-    Tile t = fit_tile(pixels, k, lim, pixels > 32 ? 2 : 1, M_ > 32 ? 2 : 1);
+    // At most 16 pixels (one quad per invocation along x): 16 kernels per
+    // invocation where there are many, so it still keeps 64 accumulators.
+    const uint32_t tmq = pixels <= 16 && M_ >= 128 ? 4 : M_ > 32 ? 2 : 1;
+    Tile t = fit_tile(pixels, k, lim, pixels > 32 ? 2 : 1, tmq);
     auto groups = [&](const Tile& u) {
       const int64_t bn = 4 * u.tpq * u.nx, bm = 4 * u.tmq * u.ny;
       return sets * ((pixels + bn - 1) / bn) * ((M_ + bm - 1) / bm);
