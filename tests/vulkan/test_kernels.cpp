@@ -139,6 +139,19 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
       check_against_reference(m.g, random_inputs(m.g, 2, 300 + uint64_t(c)), options);
     }
   }
+  // The long step's depth: 32 by default on a CPU device, 8 on a GPU; other values are refused.
+  GraphMaker m;
+  m.input("x", {-1, 300, 3, 3});
+  m.node("Conv", "conv", {"x", m.weight("w", {8, 300, 1, 1})}, {"y"}).set_attr_ints("kernel_shape", {1, 1});
+  m.output("y");
+  const auto r = check_against_reference(m.g, random_inputs(m.g, 1, 950), "");
+  if (r.ran) {
+    const bool cpu = r.description["device"].get<std::string>().find("(cpu") != std::string::npos;
+    CHECK(r.description["vulkan"]["conv_step"].get<int64_t>() == (cpu ? 32 : 8));
+    vk_test::Executor bad(m.g, "{\"conv_step\": 12}");
+    CHECK(!bad.ok());
+    CHECK_THAT(bad.created.message, Catch::Matchers::Contains("'conv_step' must be 8, 16 or 32"));
+  }
 }
 
 // Winograd F(2x2, 3x3) and F(4x4, 3x3) (winograd.comp, the products on
