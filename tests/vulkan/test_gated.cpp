@@ -147,6 +147,24 @@ TEST_CASE("vulkan gated: per-sample masks differ inside a batch", "[vulkan][gati
   }
 }
 
+// A gated conv on a 4 x 4 output with 130 kernels over 40 channels: tiles of
+// 16 kernels x 4 pixels per invocation (128 kernels a tile, so the active lists
+// pad to 256) and a reduction of 360, long enough for the long step.
+TEST_CASE("vulkan gated: 16 kernels per invocation and long steps", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.channels = 40;
+  o.kernels = o.gate_channels = 130;
+  o.size = 4;
+  for (const char* options : {"", "{\"conv_step\": 8}"}) {
+    INFO("options " << options);
+    const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 13), options);
+    const double activity = mask_mean(r.mask);
+    CHECK((activity > 0.1 && activity < 0.9));
+    CHECK(r.diff <= 1e-4 * r.scale);
+  }
+}
+
 TEST_CASE("vulkan gated: a Gemm right after the gate", "[vulkan][gating]") {
   VK_REQUIRE_DEVICE();
   for (float t : {0.0f, 0.5f, 1.0f}) {
