@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <vector>
@@ -95,6 +96,19 @@ ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& ba
       if (o.is_object() && o.contains("name") && o["name"].is_string())
         f.network_outputs.push_back(o["name"].get<std::string>());
   return f;
+}
+
+// The executor plugin's file as built: its size and modification time. A kernel
+// change that leaves describe() as it was (a prefetch, a better loop) must not
+// reuse timings of the old kernel: `make run` after such a change predicted a
+// Gemm at 2.6x its new time from a cached table.
+nlohmann::json plugin_build_stamp(const std::string& file) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) return nullptr;
+  const auto mtime = std::filesystem::last_write_time(file, ec);
+  if (ec) return nullptr;
+  return {{"bytes", uint64_t(size)}, {"mtime", int64_t(mtime.time_since_epoch().count())}};
 }
 
 // Everything that makes a measurement what it is: a cache hit must match all of it.
@@ -321,7 +335,8 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   const ExecutorFacts facts = read_executor_facts(ex, batches);
 
   ProfileResult r;
-  const nlohmann::json key = cache_key(subject, facts, opt, batches);
+  nlohmann::json key = cache_key(subject, facts, opt, batches);
+  key["plugin_build"] = plugin_build_stamp(ex.plugin().file);
   const CostCache cache(opt.cache_dir);
   if (cache.enabled() && (opt.reuse_cache || opt.write_cache)) r.cache_file = cache.path_for(key);
   if (cache.enabled() && opt.reuse_cache) {
