@@ -119,27 +119,26 @@ __attribute__((target_clones("avx2", "default"))) void pool_interior_row(const f
 // NCHW the border outputs were a quarter to a half of the 14x14 and 7x7 planes,
 // each a checked scalar loop. max(v, acc) keeps acc where v is NaN: NaN inputs
 // are skipped as in the generic loop.
+// The loop reads its window's rows in turn through the same load instructions,
+// which the hardware prefetcher does not follow: once the planes came from
+// memory (SqueezeNet's first MaxPool at batch 8) every load waited for it, 110x
+// the one-sample time. So the rows three output rows ahead are prefetched.
 // Masked loads and stores only where a whole vector would leave the plane (its
 // first row's left edge, its last row's right edge): elsewhere plain loads with
 // the lanes outside the row set to -inf afterwards, and 16-lane stores whose
-// extra lanes land on outputs written later. On AMD Zen 5 masked accesses were
-// slow once the planes no longer fitted the TLB: SqueezeNet's first MaxPool
-// took 110x its one-sample time at batch 8 (plain loads: 8x).
+// extra lanes land on outputs written later.
 void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n, const int32_t* idx) {
   const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  const float* const x_end = x + w.H * w.W;
-  float* const y_end = y + w.Ho * w.Wo;
+  const int64_t x_size = w.H * w.W, y_size = w.Ho * w.Wo;
   __m512i taps[32];
   for (int64_t j = 0; j < w.kw; ++j) taps[j] = _mm512_loadu_si512(idx + 16 * j);
   for (int64_t oh = 0; oh < w.Ho; ++oh) {
     const int64_t h0 = oh * w.sh - w.pt;
     const int64_t i_lo = h0 >= 0 ? 0 : (-h0 + w.dh - 1) / w.dh;
     const int64_t i_hi = h0 > w.H - 1 ? 0 : std::min(w.kh, (w.H - 1 - h0) / w.dh + 1);
-    {
-      const float* p0 = x + std::max<int64_t>(0, h0 + (w.kh - 1) * w.dh + 1 + 3 * w.sh) * w.W;
-      const float* p1 = std::min(x_end, p0 + w.sh * w.W);
-      for (const float* p = p0; p < p1; p += 16) _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0);
-    }
+    const int64_t ahead = std::max<int64_t>(0, h0 + (w.kh - 1) * w.dh + 1 + 3 * w.sh) * w.W;
+    for (int64_t p = ahead; p < std::min(x_size, ahead + w.sh * w.W); p += 16)
+      _mm_prefetch(reinterpret_cast<const char*>(x + p), _MM_HINT_T0);
     for (int64_t ow0 = 0; ow0 < w.Wo; ow0 += n) {
       const int64_t c0 = ow0 * w.sw - w.pl;
       const int64_t a = std::clamp<int64_t>(-c0, 0, 32), b = std::clamp<int64_t>(w.W - c0, 0, 32);
@@ -147,8 +146,9 @@ void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n
       const __mmask16 m_lo = __mmask16(m), m_hi = __mmask16(m >> 16);
       __m512 lo = ninf, hi = ninf;
       for (int64_t i = i_lo; i < i_hi; ++i) {
-        const float* row = x + (h0 + i * w.dh) * w.W + c0;
-        if (row >= x && row + 32 <= x_end) {
+        const int64_t at = (h0 + i * w.dh) * w.W + c0;
+        const float* row = x + at;
+        if (at >= 0 && at + 32 <= x_size) {
           lo = _mm512_max_ps(_mm512_mask_mov_ps(ninf, m_lo, _mm512_loadu_ps(row)), lo);
           hi = _mm512_max_ps(_mm512_mask_mov_ps(ninf, m_hi, _mm512_loadu_ps(row + 16)), hi);
         } else {
@@ -159,7 +159,7 @@ void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n
       __m512 out = ninf;
       for (int64_t j = 0; j < w.kw; ++j) out = _mm512_max_ps(_mm512_permutex2var_ps(lo, taps[j], hi), out);
       float* dst = y + oh * w.Wo + ow0;
-      if (dst + 16 <= y_end)
+      if (oh * w.Wo + ow0 + 16 <= y_size)
         _mm512_storeu_ps(dst, out);
       else
         _mm512_mask_storeu_ps(dst, __mmask16((1u << std::min(n, w.Wo - ow0)) - 1u), out);
