@@ -37,7 +37,7 @@ void make_views(const std::vector<std::string>& names, const std::vector<TensorR
     const TensorRef& t = tensors[i];
     if (t.dims->empty() || checked_element_count(*t.dims) != static_cast<int64_t>(t.count))
       throw Error(std::string("executor run: ") + role + " '" + names[i] + "' has shape " +
-                  Tensor(*t.dims).shape_string() + " but " + std::to_string(t.count) + " values");
+                  shape_string(*t.dims) + " but " + std::to_string(t.count) + " values");
     frugal_tensor v;
     v.name = names[i].c_str();
     v.dtype = FRUGAL_DTYPE_FLOAT32;

@@ -77,7 +77,7 @@ void check_plan_for_model(const nlohmann::json& plan, const std::string& plan_or
 }
 
 // A run's inputs: contiguous tensors by reference to their storage (the Lua
-// values stay on the stack for the call), others as C-order copies in `copies`.
+// values stay on the stack for the call), others as C-order copies it holds.
 class RunInputs {
  public:
   void add(const StridedTensor& t) {

@@ -63,7 +63,7 @@ std::vector<int> measured_batch_list(const ProfileOptions& opt) {
 
 namespace {
 
-// What describe() says about the model that the table needs.
+// What describe() says about the model that the table needs, and the plugin file it came from.
 struct ExecutorFacts {
   const nlohmann::json* layers = nullptr;
   std::string device;
@@ -74,29 +74,8 @@ struct ExecutorFacts {
   // Output tensors of the network: the executors keep those to the end even
   // when another layer reads them, so the table must say so.
   std::vector<std::string> network_outputs;
+  nlohmann::json plugin_build;  // the plugin's file as built (plugin_build_stamp; null: unknown)
 };
-
-ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& batches) {
-  const nlohmann::json& d = ex.describe();
-  if (!d.contains("layers") || !d["layers"].is_array() || d["layers"].empty())
-    throw Error("executor describe(): no \"layers\" to profile");
-  if (d.contains("batched") && d["batched"] == false && batches.back() > 1)
-    throw Error(
-        "profile: the executor cannot batch this model (" +
-        (d.contains("not_batched_reason") ? d["not_batched_reason"].dump() : std::string("no reason given")) +
-        "): only batch size 1 can be measured");
-  ExecutorFacts f;
-  f.layers = &d["layers"];
-  f.device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
-  if (d.contains("threads")) f.threads = &d["threads"];
-  if (d.contains("gate_activity")) f.gate_activity = d["gate_activity"];
-  if (d.contains("time_layer")) f.time_layer = d["time_layer"];
-  if (d.contains("outputs") && d["outputs"].is_array())
-    for (const auto& o : d["outputs"])
-      if (o.is_object() && o.contains("name") && o["name"].is_string())
-        f.network_outputs.push_back(o["name"].get<std::string>());
-  return f;
-}
 
 // The executor plugin's file as built: its size and modification time. A kernel
 // change that leaves describe() as it was (a prefetch, a better loop) must not
@@ -109,6 +88,29 @@ nlohmann::json plugin_build_stamp(const std::string& file) {
   const auto mtime = std::filesystem::last_write_time(file, ec);
   if (ec) return nullptr;
   return {{"bytes", uint64_t(size)}, {"mtime", int64_t(mtime.time_since_epoch().count())}};
+}
+
+ExecutorFacts read_executor_facts(ExecutorClient& ex, const std::vector<int>& batches) {
+  const nlohmann::json& d = ex.describe();
+  if (!d.contains("layers") || !d["layers"].is_array() || d["layers"].empty())
+    throw Error("executor describe(): no \"layers\" to profile");
+  if (d.contains("batched") && d["batched"] == false && batches.back() > 1)
+    throw Error(
+        "profile: the executor cannot batch this model (" +
+        (d.contains("not_batched_reason") ? d["not_batched_reason"].dump() : std::string("no reason given")) +
+        "): only batch size 1 can be measured");
+  ExecutorFacts f;
+  f.layers = &d["layers"];
+  f.plugin_build = plugin_build_stamp(ex.plugin().file);
+  f.device = d.contains("device") && d["device"].is_string() ? d["device"].get<std::string>() : "";
+  if (d.contains("threads")) f.threads = &d["threads"];
+  if (d.contains("gate_activity")) f.gate_activity = d["gate_activity"];
+  if (d.contains("time_layer")) f.time_layer = d["time_layer"];
+  if (d.contains("outputs") && d["outputs"].is_array())
+    for (const auto& o : d["outputs"])
+      if (o.is_object() && o.contains("name") && o["name"].is_string())
+        f.network_outputs.push_back(o["name"].get<std::string>());
+  return f;
 }
 
 // Everything that makes a measurement what it is: a cache hit must match all of it.
@@ -128,7 +130,8 @@ nlohmann::json cache_key(const ProfileSubject& subject, const ExecutorFacts& f, 
       {"passes", opt.passes},
       // The executor's layers as it describes them (ops, kernel
       // paths): a table timed with other kernels is not reused.
-      {"layers", *f.layers}};
+      {"layers", *f.layers},
+      {"plugin_build", f.plugin_build}};
   if (!f.gate_activity.is_null()) key["gate_activity"] = f.gate_activity;
   if (!f.time_layer.is_null()) key["time_layer"] = f.time_layer;  // a warm table is no cold one
   if (!opt.step_overhead) key["step_overhead"] = false;
@@ -335,8 +338,7 @@ ProfileResult profile_costs(ExecutorClient& ex, const ProfileSubject& subject, c
   const ExecutorFacts facts = read_executor_facts(ex, batches);
 
   ProfileResult r;
-  nlohmann::json key = cache_key(subject, facts, opt, batches);
-  key["plugin_build"] = plugin_build_stamp(ex.plugin().file);
+  const nlohmann::json key = cache_key(subject, facts, opt, batches);
   const CostCache cache(opt.cache_dir);
   if (cache.enabled() && (opt.reuse_cache || opt.write_cache)) r.cache_file = cache.path_for(key);
   if (cache.enabled() && opt.reuse_cache) {

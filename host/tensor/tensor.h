@@ -19,6 +19,9 @@ struct Tensor {
   std::string shape_string() const;  // "[2, 3, 224, 224]"
 };
 
+// "[2, 3, 224, 224]" for these dims.
+std::string shape_string(const std::vector<int64_t>& dims);
+
 // Element count of `dims`; throws frugal::Error on a negative dimension or when
 // the count overflows int64 (shapes from scripts and files are untrusted).
 int64_t checked_element_count(const std::vector<int64_t>& dims);

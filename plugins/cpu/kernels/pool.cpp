@@ -121,8 +121,8 @@ __attribute__((target_clones("avx2", "default"))) void pool_interior_row(const f
 // are skipped as in the generic loop.
 // The loop reads its window's rows in turn through the same load instructions,
 // which the hardware prefetcher does not follow: once the planes came from
-// memory (SqueezeNet's first MaxPool at batch 8) every load waited for it, 110x
-// the one-sample time. So the rows three output rows ahead are prefetched.
+// memory (SqueezeNet's first MaxPool at batch 8) every load waited for it,
+// about 50x the one-sample time. So the rows three output rows ahead are prefetched.
 // Masked loads and stores only where a whole vector would leave the plane (its
 // first row's left edge, its last row's right edge): elsewhere plain loads with
 // the lanes outside the row set to -inf afterwards, and 16-lane stores whose
