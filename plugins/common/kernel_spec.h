@@ -37,7 +37,8 @@ struct KernelSpec {
   std::string executor = "cpu";    // "cpu" / "vulkan": named in messages
   int threads = 1;                 // cpu: threads the kernel runs with (its workspace may depend on it)
   std::string conv_path = "auto";  // cpu: the Conv kernel's path, "auto", "blas" or "onednn" (option "conv")
-  Dims output;                     // output dims at the declared batch (the op's shape function)
+  bool winograd = true;  // cpu: 3x3 convs on oneDNN's Winograd kernels where it has them (option "winograd")
+  Dims output;           // output dims at the declared batch (the op's shape function)
   DType output_dtype = DType::Float32;
   bool batched = true;  // every activation of the model keeps the batch on axis 0
   // Kernel gates (docs/GATING.md), on backends that run them: a gated conv's

@@ -58,9 +58,15 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
     const auto& c = j["conv"];
     if (!c.is_string() || (c != "auto" && c != "blas" && c != "onednn"))
       throw Error("option 'conv' must be \"auto\", \"blas\" or \"onednn\", got " + c.dump());
-    o.conv_path = c.get<std::string>();
-    if (o.conv_path == "onednn" && !onednn_available())
+    o.conv.path = c.get<std::string>();
+    if (o.conv.path == "onednn" && !onednn_available())
       throw Error("option 'conv' = \"onednn\": this build has no oneDNN (libdnnl-dev)");
+  }
+  if (j.contains("winograd")) {
+    const auto& wg = j["winograd"];
+    if (!wg.is_string() || (wg != "auto" && wg != "off"))
+      throw Error("option 'winograd' must be \"auto\" or \"off\", got " + wg.dump());
+    o.conv.winograd = wg == "auto";
   }
   if (j.contains("gate_threshold")) {
     const auto& t = j["gate_threshold"];
@@ -82,7 +88,7 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
 
 Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options, const sdk::WeightDone& done)
     : model_(load_onnx_bytes(onnx, size, "model", true, done), options.threads, options.gate_threshold,
-             options.conv_path),
+             options.conv),
       options_(options),
       pool_(options.threads) {}
 
@@ -96,7 +102,8 @@ std::string Executor::describe_json() const {
   d["device"] = "cpu (OpenBLAS " + std::to_string(options_.threads) + " thread" +
                 (options_.threads == 1 ? "" : "s") + ")";
   d["threads"] = options_.threads;
-  d["conv"] = options_.conv_path;
+  d["conv"] = options_.conv.path;
+  d["winograd"] = options_.conv.winograd ? "auto" : "off";
   using TL = ExecutorOptions::TimeLayer;
   const TL tl = options_.time_layer;
   d["time_layer"] = tl == TL::cold_inputs ? "cold_inputs" : tl == TL::cold ? "cold" : "warm";

@@ -24,7 +24,9 @@ namespace frugal::cpu {
 
 struct ExecutorOptions {
   int threads = 1;
-  std::string conv_path = "auto";       // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path
+  // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path;
+  // {"winograd": "auto" | "off"}: 3x3 convs on oneDNN's Winograd kernels where it has them
+  ConvOptions conv;
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)
   // {"time_layer": ...}: what time_layer flushes from the caches before each

@@ -5,15 +5,15 @@
 
 namespace frugal::cpu {
 
-Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold, std::string conv_path)
-    : LayerGraph("cpu"), threads_(threads), conv_path_(std::move(conv_path)) {
+Model::Model(const Graph& g, int threads, std::optional<float> gate_threshold, ConvOptions conv)
+    : LayerGraph("cpu"), threads_(threads), conv_(std::move(conv)) {
   gate_threshold_ = gate_threshold;
   compile(g);
   for (auto& k : kernels_) k->prepare();
 }
 
-Model::Model(Graph&& g, int threads, std::optional<float> gate_threshold, std::string conv_path)
-    : LayerGraph("cpu"), threads_(threads), conv_path_(std::move(conv_path)) {
+Model::Model(Graph&& g, int threads, std::optional<float> gate_threshold, ConvOptions conv)
+    : LayerGraph("cpu"), threads_(threads), conv_(std::move(conv)) {
   gate_threshold_ = gate_threshold;
   compile(std::move(g));
   for (auto& k : kernels_) k->prepare();

@@ -17,6 +17,12 @@ namespace frugal::cpu {
 using exec::ActivationTensor;
 using exec::Layer;
 
+// How the Conv kernels choose their path (executor options "conv" and "winograd").
+struct ConvOptions {
+  std::string path = "auto";  // "auto" | "blas" | "onednn"
+  bool winograd = true;       // 3x3 convs on oneDNN's Winograd kernels where it has them
+};
+
 class Model : public exec::LayerGraph {
  public:
   // Compiles `g` (shapes from its declared input shapes; a symbolic dim 0 is the
@@ -24,14 +30,13 @@ class Model : public exec::LayerGraph {
   // executor cannot run, frugal::Error for a malformed model.
   // `threads`: what the kernels will run with (a conv's workspace depends on it).
   // `gate_threshold`: replaces every gate's threshold (docs/GATING.md).
-  // `conv_path`: the Conv kernels' path (ExecutorOptions::conv_path).
+  // `conv`: the Conv kernels' path (ExecutorOptions::conv).
   Model(const Graph& g, int threads, std::optional<float> gate_threshold = std::nullopt,
-        std::string conv_path = "auto");
+        ConvOptions conv = {});
   // The same from a graph the model may consume: each weight's bytes are freed
   // as soon as its kernel holds its copy, and the rest of `g` before the
   // kernels repack, so the weights exist about once at any moment, not twice.
-  Model(Graph&& g, int threads, std::optional<float> gate_threshold = std::nullopt,
-        std::string conv_path = "auto");
+  Model(Graph&& g, int threads, std::optional<float> gate_threshold = std::nullopt, ConvOptions conv = {});
 
   const Kernel& kernel(int l) const { return *kernels_[size_t(l)]; }
   // Bytes of weights the kernels hold repacked for oneDNN.
@@ -41,7 +46,8 @@ class Model : public exec::LayerGraph {
   bool op_supported(const std::string& op_type) const override;
   void complete_spec(KernelSpec& s) const override {
     s.threads = threads_;
-    s.conv_path = conv_path_;
+    s.conv_path = conv_.path;
+    s.winograd = conv_.winograd;
   }
   void add_kernel(const KernelSpec& s) override;
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
@@ -51,7 +57,7 @@ class Model : public exec::LayerGraph {
   bool runs_gates() const override { return true; }
 
   int threads_;
-  std::string conv_path_;
+  ConvOptions conv_;
   std::vector<std::unique_ptr<Kernel>> kernels_;  // per layer
 };
 

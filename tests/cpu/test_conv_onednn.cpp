@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -208,4 +209,61 @@ TEST_CASE("zoo toys on oneDNN: measured peak equals the plan's, split batches ar
     REQUIRE(ex.run(in, split, MemoryModel::to_json(steps, mm.description())).ok());
     CHECK(std::memcmp(whole[0].data.data(), split[0].data.data(), whole[0].data.size() * sizeof(float)) == 0);
   }
+}
+
+namespace {
+
+// oneDNN 2.6 has Winograd kernels on AVX-512 only; ONEDNN_MAX_CPU_ISA may hide them.
+bool winograd_expected() {
+  const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
+  return __builtin_cpu_supports("avx512f") && (isa == nullptr || std::string(isa).rfind("AVX512", 0) == 0);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "winograd: auto puts 3x3 stride-1 convs on oneDNN's Winograd kernels where it has them, off never; "
+    "both match the float64 reference",
+    "[cpu][conv][onednn]") {
+  std::mt19937_64 rng(31);
+  // ResNet's shapes scaled down: F(2x2, 3x3) and F(4x4, 3x3) are both among oneDNN's picks.
+  const std::vector<ConvCase> cases = {
+      {2, 64, 28, 28, 64, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
+      {2, 128, 14, 14, 128, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
+      {1, 256, 7, 7, 256, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
+      {2, 32, 20, 20, 48, 3, 2, 1, 1, 1, 1, 1, 1, "Relu"},  // stride 2: never Winograd
+  };
+  for (const ConvCase& c : cases) {
+    GraphMaker m = conv_graph(c, rng);
+    const std::vector<int64_t> xd = {c.N, c.C, c.H, c.W};
+    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
+    frugal::RefValues ref_in;
+    ref_in["x"] = cpu_test::ref_of(xd, x.data);
+    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
+    for (const char* mode : {"auto", "off"})
+      for (int threads : {1, 2}) {
+        INFO("C " << c.C << " M " << c.M << " " << c.H << "x" << c.W << " stride " << c.s << ", winograd "
+                  << mode << ", threads " << threads);
+        cpu_test::Executor ex(
+            m.graph(), "{\"threads\": " + std::to_string(threads) + ", \"winograd\": \"" + mode + "\"}");
+        REQUIRE(ex.ok());
+        const nlohmann::json desc = ex.describe();
+        CHECK(desc["winograd"] == mode);
+        const std::string algo = desc["layers"][0]["algorithm"].get<std::string>();
+        INFO(algo);
+        const bool wino = algo.find("wino") != std::string::npos;
+        CHECK(wino == (std::string(mode) == "auto" && c.s == 1 && winograd_expected()));
+        std::vector<HostTensor> out;
+        nlohmann::json report;
+        REQUIRE(ex.run({x}, out, nullptr, &report).ok());
+        CHECK(report["peak_bytes"] == report["predicted_peak_bytes"]);
+        double worst = 0.0;
+        for (size_t i = 0; i < want.data.size(); ++i)
+          worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
+                                      (1e-4 + 1e-4 * std::fabs(want.data[i])));
+        CHECK(worst <= 1.0);
+      }
+  }
+  cpu_test::Executor bad(conv_graph(cases[0], rng).graph(), "{\"winograd\": \"f23\"}");
+  CHECK_THAT(bad.created.message, Catch::Contains("option 'winograd' must be \"auto\" or \"off\""));
 }

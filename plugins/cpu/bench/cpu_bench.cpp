@@ -68,11 +68,13 @@ struct Api {
   }
 };
 
-// --conv A,B,...: per network and batch, images/s of one executor per conv path,
-// measured in interleaved rounds (each round runs every path once, in turn),
-// medians and their ratios to the first path.
+// --conv A,B,... or --winograd A,B: per network and batch, images/s of one
+// executor per value of `key` (the executor option), measured in interleaved
+// rounds (each round runs every value once, in turn), medians and their ratios
+// to the first value. `base`: the other options.
 int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
-                  int threads, const std::vector<std::string>& convs, int rounds) {
+                  const nlohmann::json& base, const std::string& key, const std::vector<std::string>& convs,
+                  int rounds) {
   std::printf("%-16s %5s", "network", "batch");
   for (const std::string& c : convs) std::printf(" %12s", (c + " img/s").c_str());
   for (size_t k = 1; k < convs.size(); ++k) std::printf(" %14s", (convs[k] + "/" + convs[0]).c_str());
@@ -82,8 +84,8 @@ int compare_paths(const Api& A, const std::vector<std::string>& models, const st
     const std::string bytes = frugal::save_onnx_bytes(frugal::build_zoo_model(name, 1));
     std::vector<frugal_executor*> exs;
     for (const std::string& c : convs) {
-      nlohmann::json o = {{"conv", c}};
-      if (threads > 0) o["threads"] = threads;
+      nlohmann::json o = base;
+      o[key] = c;
       frugal_executor* ex = nullptr;
       A.check(A.api->create(bytes.data(), bytes.size(), o.dump().c_str(), &ex, &err), err, "create");
       exs.push_back(ex);
@@ -123,7 +125,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> models = {"resnet50"};
   std::vector<int> batches = {1, 8};
   int threads = 0, repeats = 5;
-  std::string conv;  // the executor's "conv" option ("" = its default)
+  std::string conv;      // the executor's "conv" option ("" = its default)
+  std::string winograd;  // its "winograd" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -143,6 +146,8 @@ int main(int argc, char** argv) {
       threads = std::stoi(value());
     else if (a == "--conv")
       conv = value();
+    else if (a == "--winograd")
+      winograd = value();
     else if (a == "--repeats")
       repeats = std::stoi(value());
     else if (a == "--per-op")
@@ -154,10 +159,12 @@ int main(int argc, char** argv) {
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--conv auto|blas|onednn] [--per-op] [--layers] [--steps]\n"
+          "[--conv auto|blas|onednn] [--winograd auto|off] [--per-op] [--layers] [--steps]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
           "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"
+          "--winograd: the executor's option \"winograd\" (default auto); a list (off,auto) compares "
+          "likewise\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n"
@@ -176,11 +183,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Api A{static_cast<const frugal_executor_api*>(plugin->api)};
-  if (conv.find(',') != std::string::npos)
-    return compare_paths(A, models, batches, threads, split(conv), repeats);
   nlohmann::json opts = nlohmann::json::object();
   if (threads > 0) opts["threads"] = threads;
+  if (conv.find(',') != std::string::npos) {
+    if (!winograd.empty()) opts["winograd"] = winograd;
+    return compare_paths(A, models, batches, opts, "conv", split(conv), repeats);
+  }
   if (!conv.empty()) opts["conv"] = conv;
+  if (winograd.find(',') != std::string::npos)
+    return compare_paths(A, models, batches, opts, "winograd", split(winograd), repeats);
+  if (!winograd.empty()) opts["winograd"] = winograd;
   const std::string options = opts.empty() ? std::string() : opts.dump();
 
   // A typical conv GEMM: ResNet-50 layer3 3x3 conv, one sample (M=256 filters,

@@ -37,7 +37,8 @@ namespace {
 
 class ConvKernel : public Kernel {
  public:
-  explicit ConvKernel(const KernelSpec& s) : label_(s.label()), conv_path_(s.conv_path), threads_(s.threads) {
+  explicit ConvKernel(const KernelSpec& s)
+      : label_(s.label()), conv_path_(s.conv_path), winograd_(s.winograd), threads_(s.threads) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     weight_ = std::move(c.weights);
@@ -109,7 +110,7 @@ class ConvKernel : public Kernel {
       return;
     }
     try {
-      onednn_ = std::make_unique<OnednnConv>(win_, group_, C_, M_, weight_, epilogue_, threads_);
+      onednn_ = std::make_unique<OnednnConv>(win_, group_, C_, M_, weight_, epilogue_, threads_, winograd_);
     } catch (const Error&) {
       if (conv_path_ == "onednn") throw;
       return;
@@ -264,6 +265,7 @@ class ConvKernel : public Kernel {
 
   std::string label_;
   std::string conv_path_;
+  bool winograd_;
   int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;

@@ -17,7 +17,7 @@ namespace frugal::cpu {
 bool onednn_available() { return false; }
 struct OnednnConv::Impl {};
 OnednnConv::OnednnConv(const exec::Window&, int64_t, int64_t, int64_t, const std::vector<float>&,
-                       const Epilogue&, int) {
+                       const Epilogue&, int, bool) {
   throw Error("this build has no oneDNN (libdnnl-dev)");
 }
 OnednnConv::~OnednnConv() = default;
@@ -111,6 +111,24 @@ struct Part {
   dnnl::reorder prim;
 };
 
+// The layer as the constructor received it, the affine map folded in.
+struct ConvLayer {
+  exec::Window w;
+  int64_t group, C, M;
+  const std::vector<float>& weights;  // [M, C/group, kh, kw], scaled by the affine map
+  const std::vector<float>& bias;     // [M]: the affine map's shift
+  int threads;
+};
+
+// The primitives of one layer: its algorithm, the implementation oneDNN
+// picked and the layouts around it.
+struct Choice {
+  dnnl::algorithm alg = dnnl::algorithm::convolution_direct;
+  std::string impl;        // oneDNN's implementation for the whole layer
+  bool same_impl = false;  // every slice must take `impl` (Winograd)
+  memory::desc src, dst;
+};
+
 }  // namespace
 
 struct OnednnConv::Impl {
@@ -145,6 +163,7 @@ struct OnednnConv::Impl {
   void reorder_in(const Part& p, const float* x, char* base, int k, int scratches) const;
   void run_slice(const Slice& sl, const float* x, float* y, char* base, int k, int scratches) const;
   void run_sample(const float* x, float* y, char* slot) const;
+  void build(const ConvLayer& l, const Epilogue& epilogue, size_t first_step, dnnl::algorithm alg);
 };
 
 namespace {
@@ -231,118 +250,189 @@ char* aligned(char* p) {
 
 }  // namespace
 
-OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t M,
-                       const std::vector<float>& weights, const Epilogue& epilogue, int threads)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& d = *impl_;
-  const OmpThreads omp(1);  // every primitive is made for one thread, and runs on one
-  d.threads = threads;
-  d.C = C;
-  d.M = M;
-  d.in_plane = w.H * w.W;
-  d.out_plane = w.Ho * w.Wo;
-  // The leading affine map (bias, BN) folded into the weights and bias.
-  const int64_t per_out = int64_t(weights.size()) / M;
-  std::vector<float> wt = weights, b(size_t(M), 0.0f);
+namespace {
+
+// The primitive's attributes: user scratchpad, and the epilogue's activations
+// after its leading affine map as post-ops; the steps oneDNN does not take go
+// to `rest` (run on the host).
+dnnl::primitive_attr make_attr(const Epilogue& epilogue, size_t first, Epilogue& rest) {
   const auto& steps = epilogue.steps();
-  size_t next = 0;
-  if (!steps.empty() && steps[0].kind == exec::EpilogueSteps::kAffine) {
-    for (int64_t m = 0; m < M; ++m) {
-      for (int64_t i = 0; i < per_out; ++i) wt[size_t(m * per_out + i)] *= steps[0].scale[size_t(m)];
-      b[size_t(m)] = steps[0].shift[size_t(m)];
-    }
-    next = 1;
-  }
   dnnl::post_ops po;
+  size_t next = first;
   for (; next < steps.size() && steps[next].kind != exec::EpilogueSteps::kAffine; ++next)
     if (!append_activation(steps[next], po)) break;
   for (; next < steps.size(); ++next) {
     if (steps[next].kind == exec::EpilogueSteps::kAffine)
-      d.rest.add_affine(steps[next].scale, steps[next].shift);
+      rest.add_affine(steps[next].scale, steps[next].shift);
     else
-      d.rest.add_activation(ops::ActivationKind(steps[next].kind), steps[next].a, steps[next].b);
+      rest.add_activation(ops::ActivationKind(steps[next].kind), steps[next].a, steps[next].b);
   }
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(po);
+  return attr;
+}
 
-  const memory::dims strides = {w.sh, w.sw}, dil = {w.dh - 1, w.dw - 1}, pad_l = {w.pt, w.pl},
-                     pad_r = {w.pb, w.pr};
-  const memory::dims wd =
-      group == 1 ? memory::dims{M, C, w.kh, w.kw} : memory::dims{group, M / group, C / group, w.kh, w.kw};
-  // The primitive for output channels [m0, m1) (the whole layer when grouped).
-  const auto make_pd = [&](const memory::desc& src, int64_t m0, int64_t m1, const memory::desc& dst) {
-    memory::dims sw = wd;
-    if (group == 1) sw[0] = m1 - m0;
-    const dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-        memory::desc(sw, kF32, Tag::any), memory::desc({m1 - m0}, kF32, Tag::x), dst, strides, dil, pad_l,
-        pad_r);
-    return dnnl::convolution_forward::primitive_desc(desc, attr, engine());
-  };
-  const memory::dims xd = {1, C, w.H, w.W}, yd = {1, M, w.Ho, w.Wo};
-  memory::desc& src_md = d.src_md;
-  memory::desc dst_md;
-  try {  // the whole layer, to learn the layouts and implementation oneDNN picks
-    const auto pd = make_pd(memory::desc(xd, kF32, Tag::any), 0, M, memory::desc(yd, kF32, Tag::any));
-    d.impl_info = pd.impl_info_str();
-    src_md = pd.src_desc();
-    dst_md = pd.dst_desc();
+bool is_reference(const std::string& impl) { return impl.rfind("ref", 0) == 0; }
+
+// Winograd applies to 3x3 stride-1 undilated convs of one group.
+bool winograd_shape(const exec::Window& w, int64_t group) {
+  return group == 1 && w.kh == 3 && w.kw == 3 && w.sh == 1 && w.sw == 1 && w.dh == 1 && w.dw == 1;
+}
+
+dnnl::convolution_forward::primitive_desc make_pd(const ConvLayer& l, const dnnl::primitive_attr& attr,
+                                                  const Choice& c, const memory::desc& src, int64_t m0,
+                                                  int64_t m1, const memory::desc& dst);
+Choice choose(const ConvLayer& l, const dnnl::primitive_attr& attr, dnnl::algorithm alg);
+
+}  // namespace
+
+OnednnConv::OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t M,
+                       const std::vector<float>& weights, const Epilogue& epilogue, int threads,
+                       bool winograd)
+    : impl_(std::make_unique<Impl>()) {
+  const OmpThreads omp(1);  // every primitive is made for one thread, and runs on one
+  // The leading affine map (bias, BN) folded into the weights and bias.
+  const int64_t per_out = int64_t(weights.size()) / M;
+  std::vector<float> wt = weights, b(size_t(M), 0.0f);
+  const auto& steps = epilogue.steps();
+  const bool affine = !steps.empty() && steps[0].kind == exec::EpilogueSteps::kAffine;
+  if (affine) {
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t i = 0; i < per_out; ++i) wt[size_t(m * per_out + i)] *= steps[0].scale[size_t(m)];
+      b[size_t(m)] = steps[0].shift[size_t(m)];
+    }
+  }
+  const ConvLayer layer{w, group, C, M, wt, b, threads};
+  if (winograd && winograd_shape(w, group)) {
+    try {  // oneDNN has Winograd kernels on some instruction sets only (AVX-512)
+      impl_->build(layer, epilogue, affine ? 1 : 0, dnnl::algorithm::convolution_winograd);
+      return;
+    } catch (const dnnl::error&) {
+    } catch (const Error&) {
+    }
+    impl_ = std::make_unique<Impl>();
+  }
+  try {
+    impl_->build(layer, epilogue, affine ? 1 : 0, dnnl::algorithm::convolution_direct);
   } catch (const dnnl::error& e) {
     throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
   }
+}
+
+// The whole layer's primitive with the layouts oneDNN picks (format_tag::any).
+// Throws frugal::Error for Winograd when oneDNN has only its reference kernel
+// or no blocked layout.
+namespace {
+
+Choice choose(const ConvLayer& l, const dnnl::primitive_attr& attr, dnnl::algorithm alg) {
+  const exec::Window& w = l.w;
+  Choice c;
+  c.alg = alg;
+  const memory::dims xd = {1, l.C, w.H, w.W}, yd = {1, l.M, w.Ho, w.Wo};
+  const auto pd =
+      make_pd(l, attr, c, memory::desc(xd, kF32, Tag::any), 0, l.M, memory::desc(yd, kF32, Tag::any));
+  c.src = pd.src_desc();
+  c.dst = pd.dst_desc();
+  if (alg == dnnl::algorithm::convolution_winograd) {
+    // oneDNN's first: F(2x2, 3x3) where offered (its scratchpad is up to 30x
+    // smaller than F(4x4, 3x3)'s for at most a fifth less time), else F(4x4, 3x3).
+    // Not iterated further: oneDNN 2.6 crashed at times stepping past them.
+    c.impl = pd.impl_info_str();
+    c.same_impl = true;
+    if (is_reference(c.impl) || channel_block(c.src) <= 1 || channel_block(c.dst) <= 1)
+      throw Error("oneDNN has no Winograd kernel for this layer");
+    return c;
+  }
+  c.impl = pd.impl_info_str();
   // Channels last (brgconv's choice) cannot be cut into channel slices: then
   // blocked channels, where oneDNN has a kernel for them. On one thread too
   // where the output plane is at least 14x14: there the NCHW <-> channels-last
   // transposes around brgconv cost more than its kernel gains over jit's on
   // nChw16c (stems 10-30% faster blocked, GoogLeNet's conv3 10%, ResNet-50's
   // strided 1x1s up to a third; its 7x7 layers 5-10% slower; docs/BENCHMARKS.md).
-  if ((threads > 1 || w.Ho * w.Wo >= kBlockedMinPlane) && group == 1 &&
-      (channel_block(src_md) == 0 || channel_block(dst_md) == 0)) {
-    bool found = false;
+  if ((l.threads > 1 || w.Ho * w.Wo >= kBlockedMinPlane) && l.group == 1 &&
+      (channel_block(c.src) == 0 || channel_block(c.dst) == 0)) {
     for (const Tag tag : {Tag::nChw16c, Tag::nChw8c})
       for (const Tag src_tag : {tag, Tag::nchw}) {
-        if (found) break;
         try {
-          const auto pd = make_pd(memory::desc(xd, kF32, src_tag), 0, M, memory::desc(yd, kF32, tag));
-          if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
-            continue;  // the reference kernels: far slower
-          d.impl_info = pd.impl_info_str();
-          src_md = pd.src_desc();
-          dst_md = pd.dst_desc();
-          found = true;
+          const auto bp =
+              make_pd(l, attr, c, memory::desc(xd, kF32, src_tag), 0, l.M, memory::desc(yd, kF32, tag));
+          if (is_reference(bp.impl_info_str())) continue;  // the reference kernels: far slower
+          c.impl = bp.impl_info_str();
+          c.src = bp.src_desc();
+          c.dst = bp.dst_desc();
+          return c;
         } catch (const dnnl::error&) {
         }
       }
   }
-  d.layout = layout_name(src_md) + " -> " + layout_name(dst_md);
-  d.src_bytes = src_md.get_size();
+  return c;
+}
+
+// The primitive for output channels [m0, m1) of the layer (all of them when
+// grouped) with algorithm `c.alg`: oneDNN's first implementation, which must be
+// `c.impl` where `c.same_impl` (Winograd: the slices take the same kernel).
+dnnl::convolution_forward::primitive_desc make_pd(const ConvLayer& l, const dnnl::primitive_attr& attr,
+                                                  const Choice& c, const memory::desc& src, int64_t m0,
+                                                  int64_t m1, const memory::desc& dst) {
+  const exec::Window& w = l.w;
+  memory::dims sw = l.group == 1 ? memory::dims{m1 - m0, l.C, w.kh, w.kw}
+                                 : memory::dims{l.group, l.M / l.group, l.C / l.group, w.kh, w.kw};
+  const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, c.alg, src,
+                                             memory::desc(sw, kF32, Tag::any),
+                                             memory::desc({m1 - m0}, kF32, Tag::x), dst, {w.sh, w.sw},
+                                             {w.dh - 1, w.dw - 1}, {w.pt, w.pl}, {w.pb, w.pr});
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
+  if (c.same_impl && c.impl != pd.impl_info_str())
+    throw Error("oneDNN offers " + std::string(pd.impl_info_str()) + " instead of " + c.impl +
+                " for a slice of this layer");
+  return pd;
+}
+
+}  // namespace
+
+// The layer with algorithm `alg`: layouts, the input's reorder parts, one
+// primitive and weights per slice, the workspace slot's sizes.
+void OnednnConv::Impl::build(const ConvLayer& l, const Epilogue& epilogue, size_t first_step,
+                             dnnl::algorithm alg) {
+  Impl& d = *this;
+  const exec::Window& w = l.w;
+  d.threads = l.threads;
+  d.C = l.C;
+  d.M = l.M;
+  d.in_plane = w.H * w.W;
+  d.out_plane = w.Ho * w.Wo;
+  const dnnl::primitive_attr attr = make_attr(epilogue, first_step, d.rest);
+  const Choice c = choose(l, attr, alg);
+  d.impl_info = c.impl;
+  d.src_md = c.src;
+  d.layout = layout_name(c.src) + " -> " + layout_name(c.dst);
+  d.src_bytes = c.src.get_size();
+  const memory::dims wd = l.group == 1 ? memory::dims{l.M, l.C, w.kh, w.kw}
+                                       : memory::dims{l.group, l.M / l.group, l.C / l.group, w.kh, w.kw};
   // Slices need a layout whose channel blocks are contiguous, and one group.
-  const int64_t in_block = channel_block(src_md), out_block = channel_block(dst_md);
-  const int parts = threads > 1 && group == 1 && in_block > 0 && out_block > 0 ? threads : 1;
+  const int64_t in_block = channel_block(c.src), out_block = channel_block(c.dst);
+  const int parts = l.threads > 1 && l.group == 1 && in_block > 0 && out_block > 0 ? l.threads : 1;
   if (parts == 1) {
-    d.in_parts.push_back(make_part(0, C, src_md, true, d.scratch));
+    d.in_parts.push_back(make_part(0, l.C, c.src, true, d.scratch));
   } else {
-    for (const auto& [c0, c1] : split_blocks(C, in_block, parts))
+    for (const auto& [c0, c1] : split_blocks(l.C, in_block, parts))
       d.in_parts.push_back(
           make_part(c0, c1, memory::desc({1, c1 - c0, w.H, w.W}, kF32, tag_of(in_block)), true, d.scratch));
   }
   const auto ranges =
-      parts == 1 ? std::vector<std::pair<int64_t, int64_t> >{{0, M}} : split_blocks(M, out_block, parts);
+      parts == 1 ? std::vector<std::pair<int64_t, int64_t> >{{0, l.M}} : split_blocks(l.M, out_block, parts);
   for (const auto& [m0, m1] : ranges) {
     const memory::desc out_md =
-        parts == 1 ? dst_md : memory::desc({1, m1 - m0, w.Ho, w.Wo}, kF32, tag_of(out_block));
+        parts == 1 ? c.dst : memory::desc({1, m1 - m0, w.Ho, w.Wo}, kF32, tag_of(out_block));
     Impl::Slice sl;
     sl.out = make_part(m0, m1, out_md, false, d.scratch);
-    try {
-      const auto pd = make_pd(src_md, m0, m1, out_md);
-      sl.conv = dnnl::convolution_forward(pd);
-      d.scratch = std::max<uint64_t>(d.scratch, pd.scratchpad_desc().get_size());
-      sl.weights = pack_weights(wt, m0, m1, wd, pd.weights_desc());
-    } catch (const dnnl::error& e) {
-      throw Error(std::string("oneDNN has no convolution for this layer: ") + e.what());
-    }
-    sl.bias = pack_bias(b, m0, m1);
+    const auto pd = make_pd(l, attr, c, c.src, m0, m1, out_md);
+    sl.conv = dnnl::convolution_forward(pd);
+    d.scratch = std::max<uint64_t>(d.scratch, pd.scratchpad_desc().get_size());
+    sl.weights = pack_weights(l.weights, m0, m1, wd, pd.weights_desc());
+    sl.bias = pack_bias(l.bias, m0, m1);
     d.dst_bytes += round_up(out_md.get_size());
     d.slices.push_back(std::move(sl));
   }

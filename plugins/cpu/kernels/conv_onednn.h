@@ -43,10 +43,11 @@ bool onednn_available();
 
 class OnednnConv {
  public:
-  // `weights` [M, C/group, kh, kw], `epilogue` as bundled; throws
-  // frugal::Error when oneDNN has no implementation for this conv.
+  // `weights` [M, C/group, kh, kw], `epilogue` as bundled; `winograd`: a 3x3
+  // stride-1 conv takes oneDNN's Winograd kernels where it has them for this
+  // machine. Throws frugal::Error when oneDNN has no implementation for this conv.
   OnednnConv(const exec::Window& w, int64_t group, int64_t C, int64_t M, const std::vector<float>& weights,
-             const Epilogue& epilogue, int threads);
+             const Epilogue& epilogue, int threads, bool winograd);
   ~OnednnConv();
   OnednnConv(const OnednnConv&) = delete;
   OnednnConv& operator=(const OnednnConv&) = delete;
