@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "frugal/model/onnx_export.h"
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
   std::string conv;      // the executor's "conv" option ("" = its default)
   std::string winograd;  // its "winograd" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
+  int gap_ms = 0;  // pause before each whole-graph run (as tools/ort-compare pauses between turns)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -156,10 +158,12 @@ int main(int argc, char** argv) {
       per_layer = true;
     else if (a == "--steps")
       per_step = true;
+    else if (a == "--gap-ms")
+      gap_ms = std::stoi(value());
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--conv auto|blas|onednn] [--winograd auto|off] [--per-op] [--layers] [--steps]\n"
+          "[--conv auto|blas|onednn] [--winograd auto|off] [--per-op] [--layers] [--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
           "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"
@@ -169,7 +173,9 @@ int main(int argc, char** argv) {
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n"
           "--steps: also every step of the whole-graph runs in order, its median ms over the timed runs\n"
-          "         (inside a run: caches as the run leaves them, unlike time_layer)\n");
+          "         (inside a run: caches as the run leaves them, unlike time_layer)\n"
+          "--gap-ms: pause G ms before each whole-graph run, as tools/ort-compare does between turns\n"
+          "          (threads and cores idle in between; default 0: back to back)\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -254,6 +260,7 @@ int main(int argc, char** argv) {
       nlohmann::json last_report;
       std::vector<std::vector<double>> step_times;  // [step][timed run]
       for (int r = 0; r <= repeats; ++r) {          // run 0 is the warm-up
+        if (gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
         frugal_blob rep{};
         const double t0 = now();
         A.check(A.api->run(ex, nullptr, &in, 1, &out, 1, &rep, &err), err, "run");
