@@ -256,7 +256,7 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
     }
     const relDiff = scale > 0 ? maxDiff / scale : maxDiff;
 
-    const t = { ort: [], frugal: [], frugalOwn: [], ping: [] };
+    const t = { ort: [], frugal: [], frugalOwn: [], frugalHost: [], ping: [] };
     const turn = {
       ort: async (timed) => {
         const t0 = nowSeconds();
@@ -268,10 +268,11 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
         await frugal.ask('ping');  // the pipe round trip alone, right before: how much of a "run" is not frugal's
         if (timed) t.ping.push(nowSeconds() - p0);
         const t0 = nowSeconds();
-        const own = Number((await frugal.ask('run')).split(' ')[1]);
+        const [, own, host] = (await frugal.ask('run')).split(' ').map(Number);
         if (timed) {
           t.frugal.push(nowSeconds() - t0);
           t.frugalOwn.push(own);
+          t.frugalHost.push(host);
         }
       },
     };
@@ -298,6 +299,10 @@ async function compareOne(a, ort, session, modelFile, name, batch, sampleShape) 
       ort: rate(t.ort),
       frugal: rate(t.frugal),
       frugal_own_clock: rate(t.frugalOwn),
+      // Each engine timed inside its own process around its run call (ORT: session.run in
+      // Node; frugal: ex:run in Lua): no pipe, as ORT has none.
+      frugal_in_host: rate(t.frugalHost),
+      ratio_in_host: median(t.ort) / median(t.frugalHost),
       ping_seconds: median(t.ping),
       ratio: median(t.ort) / median(t.frugal),
       // The same ratio within each round (both engines saw about the same machine).
@@ -371,8 +376,8 @@ async function main() {
   console.log(`threads   ${a.threads} (ORT intra_op ${a.threads}, inter_op 1; frugal {"threads": ${a.threads}}); ${a.rounds} timed rounds after ${a.warmup} warm-up, engines alternating, median`);
   console.log('');
   const head = ['network', 'batch', 'ORT img/s', '(min-max)', 'frugal img/s', '(min-max)', 'frugal/ORT', '(per round)',
-    'own clock', 'pipe ms', 'max|diff|/max|ORT|', '', 'RSS MB ORT', 'frugal'];
-  const w = [13, 5, 9, 13, 12, 13, 10, 11, 9, 7, 18, 6, 10, 6];
+    'own clock', 'in host', 'in host/ORT', 'pipe ms', 'max|diff|/max|ORT|', '', 'RSS MB ORT', 'frugal'];
+  const w = [13, 5, 9, 13, 12, 13, 10, 11, 9, 8, 11, 7, 18, 6, 10, 6];
   const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(' ');
   console.log(line(head));
   const mb = (v) => (v === null ? '?' : v.toFixed(0));
@@ -381,13 +386,16 @@ async function main() {
     console.log(line([r.network, r.batch, r.ort.median.toFixed(2), span(r.ort), r.frugal.median.toFixed(2), span(r.frugal),
       `${(100 * r.ratio).toFixed(0)}%`,
       `(${(100 * Math.min(...r.round_ratios)).toFixed(0)}-${(100 * Math.max(...r.round_ratios)).toFixed(0)}%)`,
-      r.frugal_own_clock.median.toFixed(2), (1e3 * r.ping_seconds).toFixed(2), r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER',
+      r.frugal_own_clock.median.toFixed(2), r.frugal_in_host.median.toFixed(2), `${(100 * r.ratio_in_host).toFixed(0)}%`,
+      (1e3 * r.ping_seconds).toFixed(2), r.rel_diff.toExponential(1), r.agree ? 'agree' : 'DIFFER',
       mb(r.rss.ort_now_mb), mb(r.rss.frugal_peak_mb)]));
   console.log('');
   console.log('img/s: batch / median seconds of one run; ORT timed around session.run, frugal around a "run" round trip to its');
   console.log('process (so it includes a pipe round trip and the Lua binding). frugal/ORT: frugal img/s over ORT img/s (medians);');
   console.log('per round: the same ratio within each round, min-max. own clock: frugal img/s by the executor\'s own timer (input');
-  console.log('copy-in to output copy-out, no binding, no pipe). pipe ms: median round trip of an empty command, timed before each');
+  console.log('copy-in to output copy-out, no binding, no pipe). in host: frugal img/s timed inside its process around the Lua');
+  console.log('call ex:run (binding and output tensor included, no pipe), as ORT is timed inside Node around session.run; in');
+  console.log('host/ORT: that over ORT img/s. pipe ms: median round trip of an empty command, timed before each');
   console.log('run. max|diff|/max|ORT|: largest output difference over the largest |output| (ORT\'s). RSS MB: resident memory after');
   console.log('the timed rounds: ORT the Node process now (Node and ORT themselves, about 50 MB, included; sessions of earlier');
   console.log('networks released), frugal its process\'s peak (VmHWM: loading included).');

@@ -6,7 +6,8 @@
 --   input X.npy   load the input (once); two untimed runs (the first one sizes the arena),
 --                 then the arena is kept at what the whole batch needs, as a
 --                 session's memory is kept by ONNX Runtime  -> "ok BUDGET_BYTES"
---   run           run once on that input                   -> "ran SECONDS" (executor's own clock)
+--   run           run once on that input                   -> "ran SECONDS HOST_SECONDS" (the executor's own
+--                 clock; this process's clock around the Lua call, as the driver times ORT's session.run)
 --   save Y.npy    write the last output                    -> "ok"
 --   ping          nothing (the driver times the pipe round trip)   -> "pong"
 --   quit
@@ -39,8 +40,10 @@ local handlers = {
   end,
   run = function()
     local report
+    local t0 = frugal.clock()
     y, report = ex:run(x)
-    return string.format("ran %.9f", report.seconds)
+    local host = frugal.clock() - t0
+    return string.format("ran %.9f %.9f", report.seconds, host)
   end,
   ping = function() return "pong" end,
   save = function(path)
