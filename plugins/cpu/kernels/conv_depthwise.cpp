@@ -1,8 +1,12 @@
 #include "kernels/conv_depthwise.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+
+#include "kernels/conv_1x1.h"
 
 namespace frugal::cpu {
 
@@ -297,6 +301,20 @@ EpiForm epi_form(const Epilogue::Step* steps, int nsteps) {
                                           : kEpiGeneric;
 }
 
+// Channel m's epilogue in its form (epi_form) for the plane kernels.
+PlaneEpi plane_epi(const Epilogue& e, int64_t m) {
+  const Epilogue::Step* st = e.steps().data();
+  const int ns = int(e.steps().size());
+  const EpiForm form = epi_form(st, ns);
+  PlaneEpi pe{st, ns, m, 1.0f, 0.0f, 0.0f, 0.0f};
+  if (form != kEpiGeneric && form != kEpiNone) {
+    pe.sc = st[0].scale[size_t(m)];
+    pe.sh = st[0].shift[size_t(m)];
+    if (form == kEpiAffineClip) pe.lo = st[1].a, pe.hi = st[1].b;
+  }
+  return pe;
+}
+
 template <int E>
 __attribute__((always_inline)) inline void plane_epilogue(v16& x, const PlaneEpi& pe) {
   if constexpr (E == kEpiGeneric) {
@@ -400,6 +418,103 @@ void padded_plane_epi(const float* p, const float* wm, float* out, const Window&
       return padded_plane<K, S, kEpiAffineSwish>(p, wm, out, w, g, Wv, pe);
     default:
       return padded_plane<K, S, kEpiGeneric>(p, wm, out, w, g, Wv, pe);
+  }
+}
+
+// 3x3 stride-1 convs padded by one on planes 9 to 32 wide (MobileNet-v2's
+// and EfficientNet-B0's 14x14 and 28x28): each input row is loaded once into
+// V vectors (masked: no padded copy, no workspace), the columns to its left
+// and right shifted in from the neighbouring lanes in registers, and three
+// such rows held while the output rows pass over them; a row's three tap rows
+// summed apart (independent chains), then together, the epilogue applied
+// before the masked store.
+template <int V>
+struct NarrowRow {
+  __m512 l[V], c[V], r[V];  // input columns ow - 1, ow, ow + 1 for the lanes' ow
+};
+
+// Input row `row` (nullptr: a padding row of zeros).
+template <int V>
+__attribute__((target("avx512f"), always_inline)) inline void narrow_row(const float* row,
+                                                                         const __mmask16* mask,
+                                                                         NarrowRow<V>& rw) {
+  const __m512 zero = _mm512_setzero_ps();
+  if (!row) {
+    for (int v = 0; v < V; ++v) rw.l[v] = rw.c[v] = rw.r[v] = zero;
+    return;
+  }
+  for (int v = 0; v < V; ++v) rw.c[v] = _mm512_maskz_loadu_ps(mask[v], row + 16 * v);
+  for (int v = 0; v < V; ++v) {
+    const __m512i c = _mm512_castps_si512(rw.c[v]);
+    const __m512i prev = _mm512_castps_si512(v > 0 ? rw.c[v - 1] : zero);
+    const __m512i next = _mm512_castps_si512(v + 1 < V ? rw.c[v + 1] : zero);
+    // The masked form: the plain one's undefined source trips GCC 12's -Wmaybe-uninitialized.
+    const __m512i z = _mm512_setzero_si512();
+    rw.l[v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 15));  // lane i: c[i - 1]
+    rw.r[v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 1));   // lane i: c[i + 1]
+  }
+}
+
+template <int V, int E>
+__attribute__((target("avx512f"))) void narrow3x3_plane(const float* __restrict x, const float* __restrict wm,
+                                                        float* __restrict out, int64_t H, int64_t W,
+                                                        const PlaneEpi& pe) {
+  __mmask16 mask[V];
+  for (int v = 0; v < V; ++v) {
+    const int64_t n = std::min<int64_t>(16, W - 16 * v);
+    mask[v] = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+  }
+  __m512 wk[9];
+  for (int t = 0; t < 9; ++t) wk[t] = _mm512_set1_ps(wm[t]);
+  NarrowRow<V> rows[3];
+  narrow_row<V>(nullptr, mask, rows[0]);  // the padding row above
+  narrow_row<V>(x, mask, rows[1]);
+  const float* next_plane = x + H * W;  // the next channel's, as the planes go (a prefetch never faults)
+  for (int64_t oh = 0; oh < H; ++oh) {
+    // At batch 8 the planes come from memory: fetch the next one's row meanwhile.
+    _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W + W - 1), _MM_HINT_T0);
+    narrow_row<V>(oh + 1 < H ? x + (oh + 1) * W : nullptr, mask, rows[(oh + 2) % 3]);
+    const NarrowRow<V>& a = rows[oh % 3];
+    const NarrowRow<V>& b = rows[(oh + 1) % 3];
+    const NarrowRow<V>& c = rows[(oh + 2) % 3];
+    for (int v = 0; v < V; ++v) {
+      __m512 s0 = _mm512_mul_ps(wk[0], a.l[v]);
+      __m512 s1 = _mm512_mul_ps(wk[3], b.l[v]);
+      __m512 s2 = _mm512_mul_ps(wk[6], c.l[v]);
+      s0 = _mm512_fmadd_ps(wk[1], a.c[v], s0);
+      s1 = _mm512_fmadd_ps(wk[4], b.c[v], s1);
+      s2 = _mm512_fmadd_ps(wk[7], c.c[v], s2);
+      s0 = _mm512_fmadd_ps(wk[2], a.r[v], s0);
+      s1 = _mm512_fmadd_ps(wk[5], b.r[v], s1);
+      s2 = _mm512_fmadd_ps(wk[8], c.r[v], s2);
+      const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+      v16 y;
+      std::memcpy(&y, &sum, sizeof y);
+      plane_epilogue<E>(y, pe);
+      __m512 st;
+      std::memcpy(&st, &y, sizeof st);
+      _mm512_mask_storeu_ps(out + oh * W + 16 * v, mask[v], st);
+    }
+  }
+}
+
+template <int V>
+void narrow3x3_plane_epi(const float* x, const float* wm, float* out, int64_t H, int64_t W, EpiForm form,
+                         const PlaneEpi& pe) {
+  switch (form) {
+    case kEpiNone:
+      return narrow3x3_plane<V, kEpiNone>(x, wm, out, H, W, pe);
+    case kEpiAffine:
+      return narrow3x3_plane<V, kEpiAffine>(x, wm, out, H, W, pe);
+    case kEpiAffineRelu:
+      return narrow3x3_plane<V, kEpiAffineRelu>(x, wm, out, H, W, pe);
+    case kEpiAffineClip:
+      return narrow3x3_plane<V, kEpiAffineClip>(x, wm, out, H, W, pe);
+    case kEpiAffineSwish:
+      return narrow3x3_plane<V, kEpiAffineSwish>(x, wm, out, H, W, pe);
+    default:
+      return narrow3x3_plane<V, kEpiGeneric>(x, wm, out, H, W, pe);
   }
 }
 
@@ -540,6 +655,15 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     Hp_ = (w.Ho - 1) * S_ + K_;
     Wq_ = Wv_ + (K_ - 1) / S_;
   }
+  // 3x3 stride 1 padded by one on planes 9 to 32 wide: rows in registers, on AVX-512.
+  const char* narrow_off = std::getenv("FRUGAL_CPU_DW_NARROW");  // "0": not (for comparison)
+  if (!(narrow_off && std::strcmp(narrow_off, "0") == 0) && square && w.kh == 3 && w.sw == 1 && w.pt == 1 &&
+      w.pl == 1 && w.pb == 1 && w.pr == 1 && w.Wo > kInterleaveMaxWo && w.Wo <= 32 &&
+      packed_isa() == PackedIsa::Avx512) {
+    narrow_ = true;
+    K_ = S_ = 0;
+    Hp_ = Wq_ = Wv_ = 0;
+  }
   const char* off = std::getenv("FRUGAL_CPU_DW_INTERLEAVE");  // "0": the planar paths only (for comparison)
   const bool interleave = !(off && std::strcmp(off, "0") == 0);
   if (interleave && square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2) &&
@@ -566,13 +690,25 @@ uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
 }
 
 std::string DepthwiseConv::algorithm() const {
-  return interleaved_ ? "depthwise interleaved" : K_ ? "depthwise padded" : "depthwise direct";
+  return interleaved_ ? "depthwise interleaved"
+         : narrow_    ? "depthwise rows in registers"
+         : K_         ? "depthwise padded"
+                      : "depthwise direct";
 }
 
 // One output plane (channel m) from input plane x with weights wm; ws: one
 // padded plane. The padded path applies the epilogue too; the others leave it to run().
 void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e,
                           int64_t m) const {
+  if (narrow_) {
+    const PlaneEpi pe = plane_epi(e, m);
+    const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
+    if (w_.Wo <= 16)
+      narrow3x3_plane_epi<1>(x, wm, out, w_.Ho, w_.Wo, form, pe);
+    else
+      narrow3x3_plane_epi<2>(x, wm, out, w_.Ho, w_.Wo, form, pe);
+    return;
+  }
   if (!K_) {
     if (direct_3x3s2_)  // columns [a, b) have all 3 taps inside the input
       depthwise_kxk_plane<3, 2>(x, wm, out, w_, zero_row_.data(), *std::max_element(lo_.begin(), lo_.end()),
@@ -583,15 +719,8 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
   }
   const Padded g{Hp_, Wq_, S_};
   fill_padded(x, ws, w_, g);
-  const Epilogue::Step* st = e.steps().data();
-  const int ns = int(e.steps().size());
-  const EpiForm form = epi_form(st, ns);
-  PlaneEpi pe{st, ns, m, 1.0f, 0.0f, 0.0f, 0.0f};
-  if (form != kEpiGeneric && form != kEpiNone) {
-    pe.sc = st[0].scale[size_t(m)];
-    pe.sh = st[0].shift[size_t(m)];
-    if (form == kEpiAffineClip) pe.lo = st[1].a, pe.hi = st[1].b;
-  }
+  const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
+  const PlaneEpi pe = plane_epi(e, m);
   if (K_ == 3 && S_ == 1)
     padded_plane_epi<3, 1>(ws, wm, out, w_, g, Wv_, form, pe);
   else if (K_ == 3)
@@ -618,7 +747,7 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
       const int64_t s = p / M_, m = p % M_;
       float* out = y + p * out_plane;
       plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf, epilogue, m);
-      if (!K_) epilogue.apply(out, m, out_plane);
+      if (!K_ && !narrow_) epilogue.apply(out, m, out_plane);
     }
   };
   if (!pool || pool->size() == 1 || planes == 1) {
