@@ -233,7 +233,7 @@ TEST_CASE(
     "[cpu][conv]") {
   std::mt19937_64 rng(7081);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  // 3x3 stride 1 on planes 9 to 32 wide keeps its rows in registers on AVX-512.
+  // 3x3 and 5x5 at stride 1 on planes 9 to 32 wide keep their rows in registers on AVX-512.
   const bool avx512 = avx512_kernels();
   int padded = 0, interleaved = 0, rows = 0;
   for (int t = 0; t < 20; ++t) {
@@ -252,7 +252,7 @@ TEST_CASE(
       const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
       CHECK(algo == (Wo <= 8                        ? "depthwise interleaved"
                      : k == 3 && s == 2             ? "depthwise direct"
-                     : k == 3 && Wo <= 32 && avx512 ? "depthwise rows in registers"
+                     : s == 1 && Wo <= 32 && avx512 ? "depthwise rows in registers"
                                                     : "depthwise padded"));
       padded += algo == "depthwise padded" || algo == "depthwise rows in registers" ||
                 (algo == "depthwise interleaved" && !(k == 3 && s == 2));
@@ -286,7 +286,7 @@ TEST_CASE(
     GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
     for (const cpu_test::ReferenceRun& r :
          cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
-      const bool rows = k == 3 && s == 1 && W <= 32 && avx512_kernels();
+      const bool rows = s == 1 && W <= 32 && avx512_kernels();
       CHECK(algorithm_of(r) == (k == 3 && s == 2 ? "depthwise direct"
                                 : rows           ? "depthwise rows in registers"
                                                  : "depthwise padded"));
@@ -295,34 +295,37 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "depthwise 3x3 stride-1 convs on planes 9 to 32 wide (rows in registers) match the float64 reference",
+    "depthwise 3x3 and 5x5 stride-1 convs on planes 9 to 32 wide (rows in registers) match the float64 "
+    "reference",
     "[cpu][conv]") {
   // One or two vectors per row, the masked lanes at every width from a row
   // that ends mid-vector to one that fills both; planes of one, two and more
-  // rows (the padding rows above and below); every epilogue form.
+  // rows (the padding rows above and below, two of them for 5x5); every
+  // epilogue form.
   std::mt19937_64 rng(4409);
   const int64_t widths[] = {9, 14, 15, 16, 17, 28, 31, 32};
-  const int64_t heights[] = {1, 2, 14};
+  const int64_t heights[] = {1, 2, 3, 14};
   int t = 0;
-  for (int64_t W : widths)
-    for (int64_t H : heights) {
-      const Tail tail = kEveryTail[t % 11];
-      const int64_t C = 2 + (t * 7) % 19, N = t % 3 == 0 ? 2 : 1;  // one channel would be a dense conv
-      ++t;
-      INFO("depthwise 3x3 s1 x=[" << N << "," << C << "," << H << "," << W << "] epilogue "
-                                  << tail_name(tail));
-      GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, 3, 1, C);
-      for (const cpu_test::ReferenceRun& r :
-           cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
-        INFO("threads " << r.threads);
-        if (avx512_kernels()) {
-          CHECK(algorithm_of(r) == "depthwise rows in registers");
-          CHECK(r.ws_bytes == 0);  // no padded copy
-        } else {
-          CHECK(algorithm_of(r) == (W <= 8 ? "depthwise interleaved" : "depthwise padded"));
+  for (int64_t k : {3, 5})
+    for (int64_t W : widths)
+      for (int64_t H : heights) {
+        const Tail tail = kEveryTail[t % 11];
+        const int64_t C = 2 + (t * 7) % 19, N = t % 3 == 0 ? 2 : 1;  // one channel would be a dense conv
+        ++t;
+        INFO("depthwise " << k << "x" << k << " s1 x=[" << N << "," << C << "," << H << "," << W
+                          << "] epilogue " << tail_name(tail));
+        GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, 1, C);
+        for (const cpu_test::ReferenceRun& r :
+             cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
+          INFO("threads " << r.threads);
+          if (avx512_kernels()) {
+            CHECK(algorithm_of(r) == "depthwise rows in registers");
+            CHECK(r.ws_bytes == 0);  // no padded copy
+          } else {
+            CHECK(algorithm_of(r) == (W <= 8 ? "depthwise interleaved" : "depthwise padded"));
+          }
         }
       }
-    }
 }
 
 TEST_CASE("1x1 convs on one-value planes (squeeze-and-excite) take the packed weights, samples as rows",

@@ -421,74 +421,78 @@ void padded_plane_epi(const float* p, const float* wm, float* out, const Window&
   }
 }
 
-// 3x3 stride-1 convs padded by one on planes 9 to 32 wide (MobileNet-v2's
-// and EfficientNet-B0's 14x14 and 28x28): each input row is loaded once into
-// V vectors (masked: no padded copy, no workspace), the columns to its left
-// and right shifted in from the neighbouring lanes in registers, and three
-// such rows held while the output rows pass over them; a row's three tap rows
-// summed apart (independent chains), then together, the epilogue applied
-// before the masked store.
-template <int V>
+// KxK (3x3, 5x5) stride-1 convs padded by K / 2 on planes 9 to 32 wide
+// (MobileNet-v2's 3x3 and EfficientNet-B0's 5x5 on 14x14 and 28x28): each
+// input row is loaded once into V vectors (masked: no padded copy, no
+// workspace), its columns shifted by -K/2..K/2 lanes from the neighbouring
+// lanes in registers, and K such rows held while the output rows pass over
+// them; a row's K tap rows summed apart (independent chains), then in order,
+// the epilogue applied before the masked store.
+template <int K, int V>
 struct NarrowRow {
-  __m512 l[V], c[V], r[V];  // input columns ow - 1, ow, ow + 1 for the lanes' ow
+  __m512 t[K][V];  // tap column j: input column ow + j - K / 2 for the lanes' ow
 };
 
 // Input row `row` (nullptr: a padding row of zeros).
-template <int V>
+template <int K, int V>
 __attribute__((target("avx512f"), always_inline)) inline void narrow_row(const float* row,
                                                                          const __mmask16* mask,
-                                                                         NarrowRow<V>& rw) {
+                                                                         NarrowRow<K, V>& rw) {
   const __m512 zero = _mm512_setzero_ps();
+  constexpr int h = K / 2;
   if (!row) {
-    for (int v = 0; v < V; ++v) rw.l[v] = rw.c[v] = rw.r[v] = zero;
+    for (int j = 0; j < K; ++j)
+      for (int v = 0; v < V; ++v) rw.t[j][v] = zero;
     return;
   }
-  for (int v = 0; v < V; ++v) rw.c[v] = _mm512_maskz_loadu_ps(mask[v], row + 16 * v);
+  for (int v = 0; v < V; ++v) rw.t[h][v] = _mm512_maskz_loadu_ps(mask[v], row + 16 * v);
+  // The masked form: the plain one's undefined source trips GCC 12's -Wmaybe-uninitialized.
+  const __m512i z = _mm512_setzero_si512();
   for (int v = 0; v < V; ++v) {
-    const __m512i c = _mm512_castps_si512(rw.c[v]);
-    const __m512i prev = _mm512_castps_si512(v > 0 ? rw.c[v - 1] : zero);
-    const __m512i next = _mm512_castps_si512(v + 1 < V ? rw.c[v + 1] : zero);
-    // The masked form: the plain one's undefined source trips GCC 12's -Wmaybe-uninitialized.
-    const __m512i z = _mm512_setzero_si512();
-    rw.l[v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 15));  // lane i: c[i - 1]
-    rw.r[v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 1));   // lane i: c[i + 1]
+    const __m512i c = _mm512_castps_si512(rw.t[h][v]);
+    const __m512i prev = _mm512_castps_si512(v > 0 ? rw.t[h][v - 1] : zero);
+    const __m512i next = _mm512_castps_si512(v + 1 < V ? rw.t[h][v + 1] : zero);
+    // lane i: c[i - 1] (and c[i - 2]); c[i + 1] (and c[i + 2])
+    rw.t[h - 1][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 15));
+    rw.t[h + 1][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 1));
+    if constexpr (K == 5) {
+      rw.t[0][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 14));
+      rw.t[4][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 2));
+    }
   }
 }
 
-template <int V, int E>
-__attribute__((target("avx512f"))) void narrow3x3_plane(const float* __restrict x, const float* __restrict wm,
-                                                        float* __restrict out, int64_t H, int64_t W,
-                                                        const PlaneEpi& pe) {
+template <int K, int V, int E>
+__attribute__((target("avx512f"))) void narrow_plane(const float* __restrict x, const float* __restrict wm,
+                                                     float* __restrict out, int64_t H, int64_t W,
+                                                     const PlaneEpi& pe) {
+  constexpr int h = K / 2;
   __mmask16 mask[V];
   for (int v = 0; v < V; ++v) {
     const int64_t n = std::min<int64_t>(16, W - 16 * v);
     mask[v] = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
   }
-  __m512 wk[9];
-  for (int t = 0; t < 9; ++t) wk[t] = _mm512_set1_ps(wm[t]);
-  NarrowRow<V> rows[3];
-  narrow_row<V>(nullptr, mask, rows[0]);  // the padding row above
-  narrow_row<V>(x, mask, rows[1]);
+  NarrowRow<K, V> rows[K];  // input row oh - h + i in rows[(oh + i) % K]
+  for (int i = 0; i < K - 1; ++i) {
+    const int64_t ih = i - h;
+    narrow_row<K, V>(ih >= 0 && ih < H ? x + ih * W : nullptr, mask, rows[i]);
+  }
   const float* next_plane = x + H * W;  // the next channel's, as the planes go (a prefetch never faults)
   for (int64_t oh = 0; oh < H; ++oh) {
     // At batch 8 the planes come from memory: fetch the next one's row meanwhile.
     _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W + W - 1), _MM_HINT_T0);
-    narrow_row<V>(oh + 1 < H ? x + (oh + 1) * W : nullptr, mask, rows[(oh + 2) % 3]);
-    const NarrowRow<V>& a = rows[oh % 3];
-    const NarrowRow<V>& b = rows[(oh + 1) % 3];
-    const NarrowRow<V>& c = rows[(oh + 2) % 3];
+    const int64_t ih = oh + h;
+    narrow_row<K, V>(ih < H ? x + ih * W : nullptr, mask, rows[(oh + K - 1) % K]);
     for (int v = 0; v < V; ++v) {
-      __m512 s0 = _mm512_mul_ps(wk[0], a.l[v]);
-      __m512 s1 = _mm512_mul_ps(wk[3], b.l[v]);
-      __m512 s2 = _mm512_mul_ps(wk[6], c.l[v]);
-      s0 = _mm512_fmadd_ps(wk[1], a.c[v], s0);
-      s1 = _mm512_fmadd_ps(wk[4], b.c[v], s1);
-      s2 = _mm512_fmadd_ps(wk[7], c.c[v], s2);
-      s0 = _mm512_fmadd_ps(wk[2], a.r[v], s0);
-      s1 = _mm512_fmadd_ps(wk[5], b.r[v], s1);
-      s2 = _mm512_fmadd_ps(wk[8], c.r[v], s2);
-      const __m512 sum = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+      __m512 s[K];
+      for (int i = 0; i < K; ++i) {
+        const NarrowRow<K, V>& r = rows[(oh + i) % K];
+        s[i] = _mm512_mul_ps(_mm512_set1_ps(wm[i * K]), r.t[0][v]);
+        for (int j = 1; j < K; ++j) s[i] = _mm512_fmadd_ps(_mm512_set1_ps(wm[i * K + j]), r.t[j][v], s[i]);
+      }
+      __m512 sum = _mm512_add_ps(s[0], s[1]);
+      for (int i = 2; i < K; ++i) sum = _mm512_add_ps(sum, s[i]);
       v16 y;
       std::memcpy(&y, &sum, sizeof y);
       plane_epilogue<E>(y, pe);
@@ -499,22 +503,22 @@ __attribute__((target("avx512f"))) void narrow3x3_plane(const float* __restrict 
   }
 }
 
-template <int V>
-void narrow3x3_plane_epi(const float* x, const float* wm, float* out, int64_t H, int64_t W, EpiForm form,
-                         const PlaneEpi& pe) {
+template <int K, int V>
+void narrow_plane_epi(const float* x, const float* wm, float* out, int64_t H, int64_t W, EpiForm form,
+                      const PlaneEpi& pe) {
   switch (form) {
     case kEpiNone:
-      return narrow3x3_plane<V, kEpiNone>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiNone>(x, wm, out, H, W, pe);
     case kEpiAffine:
-      return narrow3x3_plane<V, kEpiAffine>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiAffine>(x, wm, out, H, W, pe);
     case kEpiAffineRelu:
-      return narrow3x3_plane<V, kEpiAffineRelu>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiAffineRelu>(x, wm, out, H, W, pe);
     case kEpiAffineClip:
-      return narrow3x3_plane<V, kEpiAffineClip>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiAffineClip>(x, wm, out, H, W, pe);
     case kEpiAffineSwish:
-      return narrow3x3_plane<V, kEpiAffineSwish>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiAffineSwish>(x, wm, out, H, W, pe);
     default:
-      return narrow3x3_plane<V, kEpiGeneric>(x, wm, out, H, W, pe);
+      return narrow_plane<K, V, kEpiGeneric>(x, wm, out, H, W, pe);
   }
 }
 
@@ -655,10 +659,11 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     Hp_ = (w.Ho - 1) * S_ + K_;
     Wq_ = Wv_ + (K_ - 1) / S_;
   }
-  // 3x3 stride 1 padded by one on planes 9 to 32 wide: rows in registers, on AVX-512.
+  // 3x3 and 5x5 at stride 1 padded by K / 2 on planes 9 to 32 wide: rows in registers, on AVX-512.
   const char* narrow_off = std::getenv("FRUGAL_CPU_DW_NARROW");  // "0": not (for comparison)
-  if (!(narrow_off && std::strcmp(narrow_off, "0") == 0) && square && w.kh == 3 && w.sw == 1 && w.pt == 1 &&
-      w.pl == 1 && w.pb == 1 && w.pr == 1 && w.Wo > kInterleaveMaxWo && w.Wo <= 32 &&
+  const int64_t half = w.kh / 2;
+  if (!(narrow_off && std::strcmp(narrow_off, "0") == 0) && square && (w.kh == 3 || w.kh == 5) && w.sw == 1 &&
+      w.pt == half && w.pl == half && w.pb == half && w.pr == half && w.Wo > kInterleaveMaxWo && w.Wo <= 32 &&
       packed_isa() == PackedIsa::Avx512) {
     narrow_ = true;
     K_ = S_ = 0;
@@ -703,10 +708,11 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
   if (narrow_) {
     const PlaneEpi pe = plane_epi(e, m);
     const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
-    if (w_.Wo <= 16)
-      narrow3x3_plane_epi<1>(x, wm, out, w_.Ho, w_.Wo, form, pe);
+    const bool one = w_.Wo <= 16;
+    if (w_.kh == 3)
+      (one ? narrow_plane_epi<3, 1> : narrow_plane_epi<3, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
     else
-      narrow3x3_plane_epi<2>(x, wm, out, w_.Ho, w_.Wo, form, pe);
+      (one ? narrow_plane_epi<5, 1> : narrow_plane_epi<5, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
     return;
   }
   if (!K_) {
