@@ -340,7 +340,7 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   else if (!lua_isnil(L, -1))
     throw Error("option 'shader_dir' must be a folder name (a string)");
   lua_pop(L, 1);
-  lua_getfield(L, idx, "winograd");  // the vulkan executor's 3x3 convs: "auto", "off", "f23", "f43"
+  lua_getfield(L, idx, "winograd");  // 3x3 convs: "auto", "off" (both executors), "f23", "f43" (vulkan)
   if (lua_type(L, -1) == LUA_TSTRING)
     s.options["winograd"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1))
