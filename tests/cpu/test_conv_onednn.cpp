@@ -70,6 +70,32 @@ GraphMaker conv_graph(const ConvCase& c, std::mt19937_64& rng) {
   return m;
 }
 
+// A case's graph, a random input and the float64 reference's output.
+struct Prepared {
+  GraphMaker graph;
+  HostTensor x;
+  frugal::RefTensor want;
+};
+
+Prepared prepare(const ConvCase& c, std::mt19937_64& rng) {
+  Prepared p{conv_graph(c, rng), {}, {}};
+  const std::vector<int64_t> xd = {c.N, c.C, c.H, c.W};
+  p.x = HostTensor{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
+  frugal::RefValues ref_in;
+  ref_in["x"] = cpu_test::ref_of(xd, p.x.data);
+  p.want = frugal::reference_run(p.graph.graph(), ref_in).at("out");
+  return p;
+}
+
+// The largest |out - want| / (1e-4 + 1e-4 |want|): within tolerance when at most 1.
+double worst_error(const std::vector<float>& out, const frugal::RefTensor& want) {
+  double worst = 0.0;
+  for (size_t i = 0; i < want.data.size(); ++i)
+    worst =
+        std::max(worst, std::fabs(double(out[i]) - want.data[i]) / (1e-4 + 1e-4 * std::fabs(want.data[i])));
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "[cpu][conv][onednn]") {
@@ -95,12 +121,10 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
                      pick(0, k - 1), pick(0, k - 1), acts[t % 6]});
   }
   for (const ConvCase& c : cases) {
-    GraphMaker m = conv_graph(c, rng);
-    const std::vector<int64_t> xd = {c.N, c.C, c.H, c.W};
-    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
-    frugal::RefValues ref_in;
-    ref_in["x"] = cpu_test::ref_of(xd, x.data);
-    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
+    Prepared p = prepare(c, rng);
+    GraphMaker& m = p.graph;
+    const HostTensor& x = p.x;
+    const frugal::RefTensor& want = p.want;
     std::ostringstream what;
     what << "Conv x=[" << c.N << "," << c.C << "," << c.H << "," << c.W << "] W=[" << c.M << ","
          << c.C / c.group << "," << c.k << "," << c.k << "] s" << c.s << " d" << c.d << " pads " << c.pt
@@ -130,16 +154,12 @@ TEST_CASE("convs forced onto oneDNN match the float64 reference at any batch", "
       REQUIRE(st.ok());
       CHECK(report["peak_bytes"] == report["predicted_peak_bytes"]);
       REQUIRE(out[0].dims == want.dims);
-      double worst = 0.0;
-      for (size_t i = 0; i < want.data.size(); ++i)
-        worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
-                                    (1e-4 + 1e-4 * std::fabs(want.data[i])));
-      CHECK(worst <= 1.0);
+      CHECK(worst_error(out[0].data, want) <= 1.0);
       // One slot per thread that runs samples: the workspace stops growing at `threads` samples.
       CHECK(ex.layer_bytes(0, threads).ws_bytes == ex.layer_bytes(0, 5).ws_bytes);
       CHECK(ex.layer_bytes(0, 1).ws_bytes <= ex.layer_bytes(0, 5).ws_bytes);
       // Each sample alone, whatever the batch: sample 0 of the run is bit-identical to a run on it alone.
-      const int64_t sample = numel(xd) / c.N;
+      const int64_t sample = numel(x.dims) / c.N;
       const HostTensor x0{
           "x", {1, c.C, c.H, c.W}, std::vector<float>(x.data.begin(), x.data.begin() + sample)};
       std::vector<HostTensor> out0;
@@ -234,12 +254,10 @@ TEST_CASE(
       {2, 32, 20, 20, 48, 3, 2, 1, 1, 1, 1, 1, 1, "Relu"},  // stride 2: never Winograd
   };
   for (const ConvCase& c : cases) {
-    GraphMaker m = conv_graph(c, rng);
-    const std::vector<int64_t> xd = {c.N, c.C, c.H, c.W};
-    const HostTensor x{"x", xd, cpu_test::random_floats(size_t(numel(xd)), rng())};
-    frugal::RefValues ref_in;
-    ref_in["x"] = cpu_test::ref_of(xd, x.data);
-    const frugal::RefTensor want = frugal::reference_run(m.graph(), ref_in).at("out");
+    Prepared p = prepare(c, rng);
+    GraphMaker& m = p.graph;
+    const HostTensor& x = p.x;
+    const frugal::RefTensor& want = p.want;
     for (const char* mode : {"auto", "off"})
       for (int threads : {1, 2}) {
         INFO("C " << c.C << " M " << c.M << " " << c.H << "x" << c.W << " stride " << c.s << ", winograd "
@@ -257,11 +275,7 @@ TEST_CASE(
         nlohmann::json report;
         REQUIRE(ex.run({x}, out, nullptr, &report).ok());
         CHECK(report["peak_bytes"] == report["predicted_peak_bytes"]);
-        double worst = 0.0;
-        for (size_t i = 0; i < want.data.size(); ++i)
-          worst = std::max(worst, std::fabs(double(out[0].data[i]) - want.data[i]) /
-                                      (1e-4 + 1e-4 * std::fabs(want.data[i])));
-        CHECK(worst <= 1.0);
+        CHECK(worst_error(out[0].data, want) <= 1.0);
       }
   }
   cpu_test::Executor bad(conv_graph(cases[0], rng).graph(), "{\"winograd\": \"f23\"}");
