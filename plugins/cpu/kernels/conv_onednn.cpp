@@ -248,10 +248,6 @@ char* aligned(char* p) {
   return reinterpret_cast<char*>((a + kAlign - 1) / kAlign * kAlign);
 }
 
-}  // namespace
-
-namespace {
-
 // The primitive's attributes: user scratchpad, and the epilogue's activations
 // after its leading affine map as post-ops; the steps oneDNN does not take go
 // to `rest` (run on the host).
