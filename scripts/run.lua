@@ -27,6 +27,9 @@ local a = argparse.parse(arg, {
     {"gate_threshold", "number", "threshold of every kernel gate in the model, in [0, 1] (docs/GATING.md; " ..
      "0: every kernel on, 1: off); both executors run gates gated", min = 0, max = 1,
      default_text = "the model's own"},
+    {"winograd", "string", "3x3 stride-1 convs on Winograd kernels: auto (cpu: oneDNN's where it has them, " ..
+     "AVX-512; vulkan: where measured faster), off (less workspace and weight memory), or on vulkan f23 / f43 " ..
+     "to force one", choices = {"auto", "off", "f23", "f43"}, default_text = "auto"},
   },
   progress = true,
   json = "print the results as one JSON object (report, timings, outputs with their top-5)",
@@ -73,7 +76,8 @@ end
 -- process holds the model about once, not twice, while the executor is made.
 local model_name, first_output = m:name(), m:outputs()[1].name
 local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
-                                                  gate_threshold = a.gate_threshold, consume = true})
+                                                  gate_threshold = a.gate_threshold, winograd = a.winograd,
+                                                  consume = true})
 m = nil
 if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 

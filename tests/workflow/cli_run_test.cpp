@@ -60,6 +60,13 @@ TEST_CASE("frugal run: bad arguments are clear errors", "[workflow]") {
   r = frugal_in(dir, "run zoo:toy_tiny --input missing.npy");  // refused before loading the model
   CHECK(r.code == 2);
   CHECK(contains(r.output, "missing.npy"));
+  r = frugal_in(dir, "run zoo:toy_tiny --winograd fast");  // not among the choices
+  CHECK(r.code == 2);
+  CHECK(contains(r.output, "--winograd"));
+  r = frugal_in(dir, "run zoo:toy_tiny --winograd f23 --repeat 1");  // vulkan's only
+  CHECK(r.code == 1);
+  CHECK(contains(r.output, "option 'winograd' must be \"auto\" or \"off\""));
+  CHECK(frugal_in(dir, "run zoo:toy_tiny --winograd off --repeat 1").code == 0);
   r = frugal_in(dir, "run zoo:toy_tiny --executor nope");
   CHECK(r.code == 1);
   CHECK(contains(r.output, "nope"));
