@@ -74,17 +74,17 @@ struct Api {
 // rounds (each round runs every value once, in turn), medians and their ratios
 // to the first value. `base`: the other options.
 int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
-                  const nlohmann::json& base, const std::string& key, const std::vector<std::string>& convs,
+                  const nlohmann::json& base, const std::string& key, const std::vector<std::string>& values,
                   int rounds) {
   std::printf("%-16s %5s", "network", "batch");
-  for (const std::string& c : convs) std::printf(" %12s", (c + " img/s").c_str());
-  for (size_t k = 1; k < convs.size(); ++k) std::printf(" %14s", (convs[k] + "/" + convs[0]).c_str());
+  for (const std::string& c : values) std::printf(" %12s", (c + " img/s").c_str());
+  for (size_t k = 1; k < values.size(); ++k) std::printf(" %14s", (values[k] + "/" + values[0]).c_str());
   std::printf("\n");
   frugal_error err{};
   for (const std::string& name : models) {
     const std::string bytes = frugal::save_onnx_bytes(frugal::build_zoo_model(name, 1));
     std::vector<frugal_executor*> exs;
-    for (const std::string& c : convs) {
+    for (const std::string& c : values) {
       nlohmann::json o = base;
       o[key] = c;
       frugal_executor* ex = nullptr;

@@ -301,11 +301,10 @@ EpiForm epi_form(const Epilogue::Step* steps, int nsteps) {
                                           : kEpiGeneric;
 }
 
-// Channel m's epilogue in its form (epi_form) for the plane kernels.
-PlaneEpi plane_epi(const Epilogue& e, int64_t m) {
+// Channel m's epilogue in form `form` (epi_form of e's steps) for the plane kernels.
+PlaneEpi plane_epi(const Epilogue& e, EpiForm form, int64_t m) {
   const Epilogue::Step* st = e.steps().data();
   const int ns = int(e.steps().size());
-  const EpiForm form = epi_form(st, ns);
   PlaneEpi pe{st, ns, m, 1.0f, 0.0f, 0.0f, 0.0f};
   if (form != kEpiGeneric && form != kEpiNone) {
     pe.sc = st[0].scale[size_t(m)];
@@ -636,6 +635,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void interleaved_pl
 
 namespace {
 
+// An environment variable set to "0" turns a path off (for comparisons).
+bool switched_off(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, "0") == 0;
+}
+
 // [lo[j], hi[j]): the output columns whose input column under kernel column j lies inside the input.
 void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>& hi) {
   lo.resize(size_t(w.kw));
@@ -649,9 +654,16 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     : w_(w), C_(C), M_(M), threads_(threads), weight_(std::move(weights)) {
   valid_cols(w, lo_, hi_);
   const bool square = w.kh == w.kw && w.dh == 1 && w.dw == 1 && w.sh == w.sw;
+  // 3x3 and 5x5 at stride 1 padded by K / 2 on planes 9 to 32 wide: rows in registers, on AVX-512.
+  const int64_t half = w.kh / 2;
+  const bool narrow = !switched_off("FRUGAL_CPU_DW_NARROW") && square && (w.kh == 3 || w.kh == 5) &&
+                      w.sw == 1 && w.pt == half && w.pl == half && w.pb == half && w.pr == half &&
+                      w.Wo > kInterleaveMaxWo && w.Wo <= 32 && packed_isa() == PackedIsa::Avx512;
   if (square && w.kh == 3 && w.sw == 2) {
     direct_3x3s2_ = true;
     zero_row_.assign(size_t(w.W + 4), 0.0f);  // rows above/below the input
+  } else if (narrow) {
+    narrow_ = true;  // no padded plane
   } else if (square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2)) {
     K_ = int(w.kh);
     S_ = int(w.sw);
@@ -659,20 +671,8 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     Hp_ = (w.Ho - 1) * S_ + K_;
     Wq_ = Wv_ + (K_ - 1) / S_;
   }
-  // 3x3 and 5x5 at stride 1 padded by K / 2 on planes 9 to 32 wide: rows in registers, on AVX-512.
-  const char* narrow_off = std::getenv("FRUGAL_CPU_DW_NARROW");  // "0": not (for comparison)
-  const int64_t half = w.kh / 2;
-  if (!(narrow_off && std::strcmp(narrow_off, "0") == 0) && square && (w.kh == 3 || w.kh == 5) && w.sw == 1 &&
-      w.pt == half && w.pl == half && w.pb == half && w.pr == half && w.Wo > kInterleaveMaxWo && w.Wo <= 32 &&
-      packed_isa() == PackedIsa::Avx512) {
-    narrow_ = true;
-    K_ = S_ = 0;
-    Hp_ = Wq_ = Wv_ = 0;
-  }
-  const char* off = std::getenv("FRUGAL_CPU_DW_INTERLEAVE");  // "0": the planar paths only (for comparison)
-  const bool interleave = !(off && std::strcmp(off, "0") == 0);
-  if (interleave && square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2) &&
-      w.Wo <= kInterleaveMaxWo) {
+  if (!switched_off("FRUGAL_CPU_DW_INTERLEAVE") && square && (w.kh == 3 || w.kh == 5) &&
+      (w.sw == 1 || w.sw == 2) && w.Wo <= kInterleaveMaxWo) {
     // Small planes: 16 channels in the lanes (see the header).
     direct_3x3s2_ = false;
     K_ = int(w.kh);
@@ -706,8 +706,8 @@ std::string DepthwiseConv::algorithm() const {
 void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e,
                           int64_t m) const {
   if (narrow_) {
-    const PlaneEpi pe = plane_epi(e, m);
     const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
+    const PlaneEpi pe = plane_epi(e, form, m);
     const bool one = w_.Wo <= 16;
     if (w_.kh == 3)
       (one ? narrow_plane_epi<3, 1> : narrow_plane_epi<3, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
@@ -726,7 +726,7 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
   const Padded g{Hp_, Wq_, S_};
   fill_padded(x, ws, w_, g);
   const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
-  const PlaneEpi pe = plane_epi(e, m);
+  const PlaneEpi pe = plane_epi(e, form, m);
   if (K_ == 3 && S_ == 1)
     padded_plane_epi<3, 1>(ws, wm, out, w_, g, Wv_, form, pe);
   else if (K_ == 3)
