@@ -331,8 +331,8 @@ Choice choose(const ConvLayer& l, const dnnl::primitive_attr& attr, dnnl::algori
   c.src = pd.src_desc();
   c.dst = pd.dst_desc();
   if (alg == dnnl::algorithm::convolution_winograd) {
-    // oneDNN's first: F(2x2, 3x3) where offered (its scratchpad is up to 30x
-    // smaller than F(4x4, 3x3)'s for at most a fifth less time), else F(4x4, 3x3).
+    // oneDNN's first: F(2x2, 3x3) where offered (its scratchpad is far
+    // smaller than F(4x4, 3x3)'s), else F(4x4, 3x3).
     // Not iterated further: oneDNN 2.6 crashed at times stepping past them.
     c.impl = pd.impl_info_str();
     c.same_impl = true;
