@@ -147,6 +147,12 @@ class Executor {
   std::vector<double> read_timestamps(uint32_t queries, uint32_t first = 0, bool chained = false) const;
   // Per layer, what its model gate did over a run of `plan` (on: kernels switched on per layer).
   std::vector<exec::GateStats> gate_stats(const Plan& plan, const std::vector<uint32_t>& on) const;
+  const Buffer& auto_arena(uint64_t capacity);
+  // Host time of a run's parts, in the report: recording (0 when the last
+  // run's was reused), submission to completion, reading the gate counts.
+  struct HostPhases {
+    double record = 0, submit = 0, gate_counts = 0;
+  };
   void record_run(Recording& rec, const Plan& plan, const Placement& placed, const Buffer& arena,
                   int64_t batch);
   void plan_staged_copies(Recording& rec, const Placement& placed, int64_t batch) const;
@@ -163,7 +169,8 @@ class Executor {
   ShaderSet shaders_;
   Buffer weights_;
   std::vector<Region> weight_blocks_;  // per layer
-  Buffer arena_;
+  Buffer arena_;       // the budget's, while one is set
+  Buffer auto_arena_;  // without a budget: the last run's, exactly its plan's peak
   std::vector<Buffer> held_after_timeout_;  // arenas a hung device may still be using
   uint64_t budget_ = 0;
   bool budget_set_ = false;

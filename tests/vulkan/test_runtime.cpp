@@ -137,15 +137,28 @@ TEST_CASE("repeated runs replay the recording; a new batch size records again", 
   const frugal::Graph g = chain_model();
   vk_test::Executor ex(g);
   REQUIRE(ex.ok());
-  REQUIRE(ex.set_budget(1 << 20).ok());
-  for (int64_t batch : {2, 2, 5, 1, 5}) {
+  const bool with_budget = GENERATE(true, false);  // without one the arena is sized per run
+  INFO((with_budget ? "budget of 1 MiB" : "no budget"));
+  if (with_budget) REQUIRE(ex.set_budget(1 << 20).ok());
+  int64_t last = 0;
+  for (int64_t batch : {2, 2, 5, 1, 1, 5, 5}) {
     INFO("batch " << batch);
-    const auto in = vk_test::random_inputs(g, batch, uint64_t(batch) * 31);
+    const auto in = vk_test::random_inputs(g, batch, uint64_t(batch) * 31 + uint64_t(last));
     const frugal::RefValues want = frugal::reference_run(g, in);
     std::vector<HostTensor> out;
-    REQUIRE(ex.run(host_inputs(in), out).ok());
+    nlohmann::json report;
+    REQUIRE(ex.run(host_inputs(in), out, nullptr, &report).ok());
     CHECK(out[0].dims == std::vector<int64_t>{batch, 10});
     CHECK(max_diff(out[0].data, want.at("y")) < 1e-4);
+    // Recorded once per batch size in a row, replayed after (new inputs, same commands).
+    const double recorded = report["host_seconds"]["record"].get<double>();
+    if (batch == last)
+      CHECK(recorded == 0);
+    else
+      CHECK(recorded > 0);
+    CHECK(report["auto_budget"] == !with_budget);
+    CHECK(report["peak_bytes"] <= report["budget_bytes"]);
+    last = batch;
   }
   CHECK(ex.validation_errors() == 0);
 }
