@@ -102,6 +102,11 @@ nlohmann::json to_json_at(lua_State* L, int idx, const std::string& where, int d
       throw Error(where + " is a " + std::string(luaL_typename(L, idx)) + ", which has no JSON form");
   }
   luaL_checkstack(L, 4, "Lua to JSON");
+  // A record that decodes some fields when first read (a run report's steps) gets them now.
+  if (luaL_getmetafield(L, idx, "__materialize") != LUA_TNIL) {
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 0);
+  }
   // Count the keys and see whether they are exactly 1..n.
   lua_Integer count = 0;
   bool all_positive_integers = true;

@@ -1,12 +1,14 @@
 // push_json_text (JSON text straight into Lua values, as run reports are pushed)
 // against push_json of the parsed document: the same Lua values, empty objects
 // marked as objects, integers kept integers, invalid text refused with nothing pushed.
+// A run report's steps, decoded when first read, against the document too.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "frugal/error.h"
 #include "lua/lua_json.h"
+#include "lua/lua_records.h"
 #include "lua_fixture.h"
 
 TEST_CASE("push_json_text gives the values push_json gives for the parsed text", "[lua][json]") {
@@ -69,4 +71,51 @@ TEST_CASE("push_json_text gives the values push_json gives for the parsed text",
     }
     CHECK(lua_gettop(L) == top);
   }
+}
+
+TEST_CASE("a run report's steps are decoded when first read, and are the text's", "[lua][json]") {
+  LuaFixture f;
+  lua_State* L = f.lua.state();
+  const std::string steps =
+      R"([{"layer":"a {b} [c] \"d,\\","first":0,"count":2,"calls":1,"seconds":1.5e-05},)"
+      R"({"layer":"fc","first":0,"count":2,"calls":0,"seconds":3e-06}])";
+  const std::string texts[] = {
+      R"({"seconds":0.0125,"steps":)" + steps +
+          R"(,"gates":[{"layer":"x"}],"peak_bytes":7})",                             // steps inside
+      R"({"seconds":0.0125,"peak_bytes":7,"steps":)" + steps + "}",                  // steps last
+      nlohmann::json::parse(R"({"seconds":0.0125,"steps":)" + steps + "}").dump(2),  // spaces, newlines
+      R"({"seconds":0.0125,"peak_bytes":7})",                                        // no steps
+      R"({"seconds":0.0125,"steps":"none"})",                                        // not a list
+  };
+  for (const std::string& text : texts) {
+    INFO(text);
+    const nlohmann::json want = nlohmann::json::parse(text);
+    for (const char* read :
+         {"local n = #(r.steps or {})", "for _ in pairs(r) do end", "frugal.json_encode(r)", "tostring(r)"}) {
+      INFO(read);
+      const int top = lua_gettop(L);
+      frugal::push_record_text(L, text, "test report", frugal::Record::RunReport);
+      lua_setglobal(L, "r");
+      f.run(std::string("r_before = rawget(r, 'steps')\n") + read);
+      lua_getglobal(L, "r");
+      CHECK(frugal::lua_to_json(L, -1, "report") == want);
+      lua_pop(L, 1);
+      // Before the read, a list of steps was not yet a Lua value.
+      const bool list = want.contains("steps") && want["steps"].is_array();
+      CHECK(f.number("r_before == nil and 1 or 0") == (list ? 1 : (want.contains("steps") ? 0 : 1)));
+      CHECK(lua_gettop(L) == top);
+    }
+  }
+  // A script's own steps win over the pending ones.
+  frugal::push_record_text(L, texts[0], "test report", frugal::Record::RunReport);
+  lua_setglobal(L, "r");
+  f.run(
+      "r.steps = 'mine'; assert(r.steps == 'mine'); assert(frugal.json_decode(frugal.json_encode(r)).steps "
+      "== 'mine')");
+  // Steps that are not valid JSON: the error comes when they are read, naming them.
+  frugal::push_record_text(L, R"({"seconds":1,"steps":[{"layer":}]})", "test report",
+                           frugal::Record::RunReport);
+  lua_setglobal(L, "r");
+  CHECK(f.number("r.seconds") == 1);
+  CHECK_THAT(f.error_of("return r.steps"), Catch::Contains("steps"));
 }
