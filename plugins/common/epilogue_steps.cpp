@@ -111,4 +111,10 @@ void append_to_epilogue(const KernelSpec& s, EpilogueSteps& e) {
   }
 }
 
+bool EpilogueSteps::has_residual() const {
+  for (const Step& s : steps_)
+    if (s.kind == kResidual) return true;
+  return false;
+}
+
 }  // namespace frugal::exec

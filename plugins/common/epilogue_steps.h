@@ -24,6 +24,10 @@ class EpilogueSteps {
   // x * sigmoid(x): a Sigmoid and the Mul of its input by it, joined on
   // backends that fuse Swish (LayerGraph::fuses_swish; not in the shaders).
   static constexpr int kSwish = 100;
+  // x + the same element of the layer's residual input: a residual Add joined
+  // on backends that fuse it (LayerGraph::fuses_residual_add; the layer's last
+  // node input is the other operand).
+  static constexpr int kResidual = 101;
   struct Step {
     int kind;                         // kAffine or an ops::ActivationKind value
     std::vector<float> scale, shift;  // affine
@@ -35,6 +39,8 @@ class EpilogueSteps {
   void add_affine(const std::vector<float>& scale, const std::vector<float>& shift);
   void add_activation(ops::ActivationKind kind, float a, float b);
   void add_swish() { steps_.push_back({kSwish, {}, {}, 0.0f, 0.0f}); }
+  void add_residual() { steps_.push_back({kResidual, {}, {}, 0.0f, 0.0f}); }
+  bool has_residual() const;
 
   bool empty() const { return steps_.empty(); }
   const std::vector<Step>& steps() const { return steps_; }

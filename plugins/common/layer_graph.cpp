@@ -473,9 +473,41 @@ bool LayerGraph::try_bundle_swish(const Node& n, const std::vector<int>& node_in
 
 // Bundles node n into its producer's layer when it runs in place right after it
 // (a BatchNormalization or activation joining the epilogue, or a passthrough).
+// A residual Add joins the layer computed right before it, when that layer
+// produced one operand (read by nothing else) and the other operand has the
+// same shape: the layer adds it in its epilogue, so the sum is written once and
+// the Add's pass over three tensors goes. Gated layers and gate consumers keep
+// their Adds apart (their kernels take no residual).
+bool LayerGraph::try_bundle_residual(const Node& n, const KernelSpec& spec,
+                                     const std::vector<int>& node_inputs, CompileState& c) {
+  if (n.op_type != "Add" || !fuses_residual_add() || node_inputs.size() != 2 || layers_.empty()) return false;
+  const int last = int(layers_.size()) - 1;
+  Layer& L = layers_[size_t(last)];
+  for (int k = 0; k < 2; ++k) {
+    const int src = node_inputs[size_t(k)], skip = node_inputs[size_t(1 - k)];
+    if (src < 0 || skip < 0 || src == skip || L.output != src) continue;
+    if (c.readers[n.inputs[size_t(k)]] != 1 || c.graph_outputs.count(n.inputs[size_t(k)])) continue;
+    if (tensors_[size_t(src)].dims != spec.output || tensors_[size_t(skip)].dims != spec.output) continue;
+    if (gate_state_.params.count(L.nodes[0]) || gate_state_.consumers.count(L.nodes[0])) continue;
+    EpilogueSteps* target = bundle_target(last, "Add");
+    if (!target) return false;
+    target->add_residual();
+    L.ops.push_back(n.op_type);
+    L.nodes.push_back(n.name);
+    L.node_inputs.push_back(skip);
+    L.constant_dims.push_back(Dims{});
+    if (std::find(L.inputs.begin(), L.inputs.end(), skip) == L.inputs.end()) L.inputs.push_back(skip);
+    tensors_[size_t(src)].name = n.outputs[0];  // the layer now writes the sum
+    c.act[n.outputs[0]] = src;
+    return true;
+  }
+  return false;
+}
+
 bool LayerGraph::try_bundle(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                             CompileState& c) {
   if (try_bundle_swish(n, node_inputs, c)) return true;
+  if (try_bundle_residual(n, spec, node_inputs, c)) return true;
   const int src = node_inputs.empty() ? -1 : node_inputs[0];
   const int producer = src >= 0 ? tensors_[size_t(src)].producer : -1;
   if (producer < 0 || layers_[size_t(producer)].output != src) return false;

@@ -124,6 +124,10 @@ class LayerGraph {
   // True on backends whose epilogues run Swish (EpilogueSteps::kSwish): then a
   // Sigmoid of a layer's output and the Mul of that output by it join the layer.
   virtual bool fuses_swish() const { return false; }
+  // True on backends that fuse a residual Add into the layer computing one of
+  // its operands (EpilogueSteps::kResidual; bundle_target(l, "Add") says which
+  // layers can): the layer then reads the other operand as its last node input.
+  virtual bool fuses_residual_add() const { return false; }
   // True when layer l, a Conv / Gemm consumer of a gate, skips the channels
   // that are off (else it runs densely on the zeros, Layer::skips_off_channels stays false).
   virtual bool consumer_skips_off_channels(int l) const { return true; }
@@ -158,6 +162,8 @@ class LayerGraph {
                   CompileState& c);
   void find_swish(const Graph& g, CompileState& c) const;
   bool try_bundle_swish(const Node& n, const std::vector<int>& node_inputs, CompileState& c);
+  bool try_bundle_residual(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                           CompileState& c);
   void add_layer(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                  NodeShapes& shapes, CompileState& c);
   void note_batching(const Node& n, const NodeShapes& shapes, int layer, const ActivationTensor& out,

@@ -68,6 +68,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       throw Error("option 'winograd' must be \"auto\" or \"off\", got " + wg.dump());
     o.conv.winograd = wg == "auto";
   }
+  if (j.contains("residual_add")) {
+    const auto& r = j["residual_add"];
+    if (!r.is_string() || (r != "fused" && r != "separate"))
+      throw Error("option 'residual_add' must be \"fused\" or \"separate\", got " + r.dump());
+    o.conv.residual_add = r == "fused";
+  }
   if (j.contains("gate_threshold")) {
     const auto& t = j["gate_threshold"];
     if (!t.is_number() || !(t.get<double>() >= 0.0 && t.get<double>() <= 1.0))
@@ -104,6 +110,7 @@ std::string Executor::describe_json() const {
   d["threads"] = options_.threads;
   d["conv"] = options_.conv.path;
   d["winograd"] = options_.conv.winograd ? "auto" : "off";
+  d["residual_add"] = options_.conv.residual_add ? "fused" : "separate";
   using TL = ExecutorOptions::TimeLayer;
   const TL tl = options_.time_layer;
   d["time_layer"] = tl == TL::cold_inputs ? "cold_inputs" : tl == TL::cold ? "cold" : "warm";

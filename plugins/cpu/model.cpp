@@ -38,7 +38,8 @@ bool Model::mixes_samples(int l, const std::vector<Dims>& in) const {
   return kernels_[size_t(l)]->mixes_samples(in);
 }
 
-exec::EpilogueSteps* Model::bundle_target(int l, const std::string&) {
+exec::EpilogueSteps* Model::bundle_target(int l, const std::string& op) {
+  if (op == "Add") return kernels_[size_t(l)]->residual_epilogue();
   return kernels_[size_t(l)]->epilogue();
 }
 

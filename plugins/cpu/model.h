@@ -17,10 +17,12 @@ namespace frugal::cpu {
 using exec::ActivationTensor;
 using exec::Layer;
 
-// How the Conv kernels choose their path (executor options "conv" and "winograd").
+// How the Conv kernels choose their path (executor options "conv", "winograd"
+// and "residual_add").
 struct ConvOptions {
   std::string path = "auto";  // "auto" | "blas" | "onednn"
   bool winograd = true;       // 3x3 convs on oneDNN's Winograd kernels where it has them
+  bool residual_add = true;   // a residual Add joins the packed 1x1 conv right before it
 };
 
 class Model : public exec::LayerGraph {
@@ -53,6 +55,7 @@ class Model : public exec::LayerGraph {
   bool mixes_samples(int l, const std::vector<Dims>& in) const override;
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
   bool fuses_swish() const override { return true; }
+  bool fuses_residual_add() const override { return conv_.residual_add; }
   uint64_t workspace_bytes(int l, int64_t n) const override;
   bool runs_gates() const override { return true; }
 

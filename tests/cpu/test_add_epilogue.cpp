@@ -4,9 +4,14 @@
 // same-shape operands (one long coalesced row, cut into pieces for the threads),
 // a per-channel [C,1,1] operand (rows of one channel), Relu and Clip, at 1 and 2
 // threads and batches 1 and 3, against the float64 reference; an Add whose sum
-// has a second reader keeps the Relu as a layer of its own.
+// has a second reader keeps the Relu as a layer of its own. Then a residual Add
+// joined to the packed 1x1 conv before it (BN, the Add, Relu in its registers),
+// kept apart by the option residual_add = "separate" or a second reader; CMake
+// runs it again with the packed kernel held to AVX2 and switched off.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "cpu_plugin.h"
 #include "graph_helpers.h"
@@ -63,8 +68,9 @@ TEST_CASE("An Add takes the Relu or Clip after it and matches the float64 refere
         INFO((per_channel ? "Add of a [C,1,1] constant" : "Add of two activations")
              << ", " << act << ", batch " << N);
         GraphMaker m = add_then(N, 48, 40, per_channel, act, false, rng);
-        for (const cpu_test::ReferenceRun& r :
-             cpu_test::check_against_reference(m.graph(), {N, 48, 40, 40}, rng, 1e-5))
+        // The Add as a layer of its own (else it joins the 1x1 conv: the test case after).
+        for (const cpu_test::ReferenceRun& r : cpu_test::check_against_reference(
+                 m.graph(), {N, 48, 40, 40}, rng, 1e-5, ", \"residual_add\": \"separate\""))
           CHECK(layer_ops(r.describe).back() == std::string("Add+") + act);
       }
 }
@@ -72,8 +78,78 @@ TEST_CASE("An Add takes the Relu or Clip after it and matches the float64 refere
 TEST_CASE("An Add whose sum has another reader keeps the activation apart", "[cpu][add]") {
   std::mt19937_64 rng(78);
   GraphMaker m = add_then(2, 8, 6, false, "Relu", true, rng);
-  cpu_test::Executor ex(m.graph(), "{\"threads\": 1}");
+  cpu_test::Executor ex(m.graph(), "{\"threads\": 1, \"residual_add\": \"separate\"}");
   REQUIRE(ex.ok());
   const std::vector<std::string> ops = layer_ops(ex.describe());
   CHECK(ops == std::vector<std::string>{"Conv", "Add", "Relu"});
+}
+
+namespace {
+
+// x [N,C,H,H] -> 1x1 conv to C channels + BatchNormalization -> Add with x (as
+// the Add's first or second operand) -> `act` ("" for none) -> "out": a residual
+// block's end, which the packed 1x1 kernel takes whole (EpilogueSteps::kResidual).
+GraphMaker residual_block(int64_t N, int64_t C, int64_t H, bool skip_first, const std::string& act,
+                          std::mt19937_64& rng) {
+  GraphMaker m;
+  m.input("x", {N, C, H, H}, true);
+  m.constant("W", {C, C, 1, 1}, cpu_test::random_floats(size_t(C * C), rng()));
+  m.node("Conv", {"x", "W"}, "y").set_attr_ints("kernel_shape", {1, 1});
+  auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(C), rng(), lo, hi); };
+  m.constant("g", {C}, vals(-1.5f, 1.5f));
+  m.constant("beta", {C}, vals(-0.5f, 0.5f));
+  m.constant("mu", {C}, vals(-0.5f, 0.5f));
+  m.constant("var", {C}, vals(0.2f, 2.0f));
+  m.node("BatchNormalization", {"y", "g", "beta", "mu", "var"}, "bn");
+  m.node("Add", skip_first ? std::vector<std::string>{"x", "bn"} : std::vector<std::string>{"bn", "x"},
+         act.empty() ? "out" : "sum");
+  if (!act.empty()) m.node(act, {"sum"}, "out");
+  m.output("out");
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("A residual Add joins the packed 1x1 conv before it and matches the float64 reference",
+          "[cpu][add][residual]") {
+  std::mt19937_64 rng(79);
+  // Planes of 3x3 (9 columns: one masked vector), 10x10 (a vector and 4 columns in
+  // lanes), 7x7, 40x40 (several chunks); channel counts that make uneven blocks.
+  const struct { int64_t C, H; } shapes[] = {{16, 3}, {24, 10}, {13, 7}, {40, 40}, {96, 14}};
+  const bool packed = std::getenv("FRUGAL_CPU_MAX_ISA") == nullptr ||
+                      std::string(std::getenv("FRUGAL_CPU_MAX_ISA")) != "none";
+  for (const auto& sh : shapes)
+    for (bool skip_first : {false, true})
+      for (const char* act : {"Relu", ""})
+        for (int64_t N : {1, 3}) {
+          INFO("C " << sh.C << ", " << sh.H << "x" << sh.H << ", skip " << (skip_first ? "first" : "second")
+                    << ", activation '" << act << "', batch " << N);
+          GraphMaker m = residual_block(N, sh.C, sh.H, skip_first, act, rng);
+          const std::string tail = *act ? std::string("+") + act : "";
+          for (const cpu_test::ReferenceRun& r :
+               cpu_test::check_against_reference(m.graph(), {N, sh.C, sh.H, sh.H}, rng, 1e-5)) {
+            const std::vector<std::string> ops = layer_ops(r.describe);
+            if (packed)
+              CHECK(ops == std::vector<std::string>{"Conv+BatchNormalization+Add" + tail});
+            else  // the sgemm path adds nothing: the Add stays a layer
+              CHECK(ops == std::vector<std::string>{"Conv+BatchNormalization", "Add" + tail});
+          }
+          // Kept apart on request, with the same result.
+          for (const cpu_test::ReferenceRun& r : cpu_test::check_against_reference(
+                   m.graph(), {N, sh.C, sh.H, sh.H}, rng, 1e-5, ", \"residual_add\": \"separate\""))
+            CHECK(layer_ops(r.describe) == std::vector<std::string>{"Conv+BatchNormalization", "Add" + tail});
+        }
+}
+
+TEST_CASE("A residual Add stays apart where the conv's output has another reader or the option says so",
+          "[cpu][add][residual]") {
+  std::mt19937_64 rng(80);
+  GraphMaker m = residual_block(2, 16, 6, false, "Relu", rng);
+  m.output("bn");  // the conv's output is read outside the Add too
+  cpu_test::Executor ex(m.graph(), "{\"threads\": 1}");
+  REQUIRE(ex.ok());
+  CHECK(layer_ops(ex.describe()) == std::vector<std::string>{"Conv+BatchNormalization", "Add+Relu"});
+  cpu_test::Executor bad(residual_block(1, 8, 4, false, "", rng).graph(), "{\"residual_add\": \"yes\"}");
+  CHECK_FALSE(bad.ok());
+  CHECK_THAT(bad.created.message, Catch::Contains("residual_add"));
 }

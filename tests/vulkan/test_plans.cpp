@@ -108,7 +108,9 @@ int check_plans(const frugal::Graph& g, int64_t batch, int random_plans, uint64_
                 const std::string& options = "{\"min_groups\": 0}") {
   exec_test::PluginExecutor cpu(
       exec_test::executor_api("cpu"), g,
-      "{\"threads\": 1}");  // the cpu plugin before any Vulkan work (see test_cpu_agreement.cpp)
+      "{\"threads\": 1, \"residual_add\": \"separate\"}");  // the cpu plugin before any Vulkan work (see
+                                                            // test_cpu_agreement.cpp); Adds as layers, as on
+                                                            // Vulkan
   REQUIRE(cpu.ok());
   vk_test::Executor vk(g, options);
   const bool split = vk.describe()["vulkan"]["split_layers"].get<int64_t>() > 0;

@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
   int threads = 0, repeats = 5;
   std::string conv;      // the executor's "conv" option ("" = its default)
   std::string winograd;  // its "winograd" option ("" = its default)
+  std::string residual;  // its "residual_add" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
   int gap_ms = 0;  // pause before each whole-graph run (as tools/ort-compare pauses between turns)
   for (int i = 1; i < argc; ++i) {
@@ -150,6 +151,8 @@ int main(int argc, char** argv) {
       conv = value();
     else if (a == "--winograd")
       winograd = value();
+    else if (a == "--residual-add")
+      residual = value();
     else if (a == "--repeats")
       repeats = std::stoi(value());
     else if (a == "--per-op")
@@ -163,12 +166,16 @@ int main(int argc, char** argv) {
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--conv auto|blas|onednn] [--winograd auto|off] [--per-op] [--layers] [--steps] [--gap-ms G]\n"
+          "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] [--per-op] "
+          "[--layers] "
+          "[--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
           "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"
           "--winograd: the executor's option \"winograd\" (default auto); a list (off,auto) compares "
           "likewise\n"
+          "--residual-add: the executor's option \"residual_add\" (default fused); a list (separate,fused) "
+          "compares likewise\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n"
@@ -191,14 +198,14 @@ int main(int argc, char** argv) {
   const Api A{static_cast<const frugal_executor_api*>(plugin->api)};
   nlohmann::json opts = nlohmann::json::object();
   if (threads > 0) opts["threads"] = threads;
-  if (conv.find(',') != std::string::npos) {
-    if (!winograd.empty()) opts["winograd"] = winograd;
-    return compare_paths(A, models, batches, opts, "conv", split(conv), repeats);
-  }
-  if (!conv.empty()) opts["conv"] = conv;
-  if (winograd.find(',') != std::string::npos)
-    return compare_paths(A, models, batches, opts, "winograd", split(winograd), repeats);
-  if (!winograd.empty()) opts["winograd"] = winograd;
+  // One option may be a list: its values are compared; the others are set as given.
+  const std::pair<const char*, const std::string*> listed[] = {
+      {"conv", &conv}, {"winograd", &winograd}, {"residual_add", &residual}};
+  for (const auto& [key, value] : listed)
+    if (value->find(',') == std::string::npos && !value->empty()) opts[key] = *value;
+  for (const auto& [key, value] : listed)
+    if (value->find(',') != std::string::npos)
+      return compare_paths(A, models, batches, opts, key, split(*value), repeats);
   const std::string options = opts.empty() ? std::string() : opts.dump();
 
   // A typical conv GEMM: ResNet-50 layer3 3x3 conv, one sample (M=256 filters,

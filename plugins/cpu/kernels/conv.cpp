@@ -87,6 +87,16 @@ class ConvKernel : public Kernel {
 
   Epilogue* epilogue() override { return &epilogue_; }
 
+  // The packed 1x1 kernel (prepare() below) adds a residual where it stores its
+  // tile; so do only convs that will take it, before any activation.
+  Epilogue* residual_epilogue() override {
+    const bool packed = algo_ == Algo::Gemm1x1 && group_ == 1 && win_.Ho * win_.Wo >= 8 && !onednn_wanted_ &&
+                        conv_path_ != "blas" && packed_isa() != PackedIsa::None;
+    for (const Epilogue::Step& s : epilogue_.steps())
+      if (s.kind != Epilogue::kAffine) return nullptr;
+    return packed ? &epilogue_ : nullptr;
+  }
+
   // The oneDNN primitive, now that the epilogue is complete; the plain weights
   // are dropped (held once, repacked). Where oneDNN has no implementation the
   // layer keeps its own path.
@@ -107,6 +117,8 @@ class ConvKernel : public Kernel {
         weight_.clear();
         weight_.shrink_to_fit();
       }
+      if (epilogue_.has_residual() && (!conv1x1_ || rows_))
+        throw Error(label_ + ": a residual Add was joined to a conv that does not run the packed 1x1 kernel");
       return;
     }
     try {
@@ -197,13 +209,15 @@ class ConvKernel : public Kernel {
     const int64_t col0 = oh0 * win_.Wo, cols = (oh1 - oh0) * win_.Wo;
     const float* xs = a.in[0] + s * C_ * in_plane;
     float* ys = a.out + s * M_ * out_plane + col0;
+    // The residual operand (the layer's last input) is laid out as the output.
+    const float* rs = epilogue_.has_residual() ? a.in.back() + s * M_ * out_plane + col0 : nullptr;
     const bool im2col = algo_ == Algo::Im2col;
     if (pool && 2.0 * double(M_) * double(cols) * double(K_) < 4e6) pool = nullptr;  // too small to share
     if (conv1x1_) {
       // Ranges of the packed kernel's channel blocks per participant, epilogue included.
       const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
       auto part = [&](int64_t p, int) {
-        conv1x1_->run(xs + col0, in_plane, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts);
+        conv1x1_->run(xs + col0, in_plane, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts, rs);
       };
       if (parts > 1)
         pool->parallel_for(parts, part);

@@ -133,6 +133,7 @@ void Conv1x1::set_epilogue(const Epilogue& epilogue) {
   steps_.clear();
   step_data_.clear();
   step_data_.reserve(2 * epilogue.steps().size());  // steps_ point into these vectors
+  has_residual_ = epilogue.has_residual();
   for (const Epilogue::Step& s : epilogue.steps()) {
     Step t{s.kind, nullptr, nullptr, s.a, s.b};
     if (s.kind == Epilogue::kAffine) {
@@ -147,18 +148,21 @@ void Conv1x1::set_epilogue(const Epilogue& epilogue) {
   }
 }
 
-void Conv1x1::run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0,
-                  int64_t b1) const {
+void Conv1x1::run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1,
+                  const float* residual) const {
+  if (has_residual_ && !residual)
+    throw Error("Conv1x1: its epilogue adds a residual operand, and none was given");
   if (isa_ == PackedIsa::Avx512)
     avx512::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
-                       int(steps_.size()));
+                       int(steps_.size()), has_residual_ ? residual : nullptr);
   else
     avx2::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
-                     int(steps_.size()));
+                     int(steps_.size()), has_residual_ ? residual : nullptr);
 }
 
 void Conv1x1::run_rows(const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy, int64_t b0,
                        int64_t b1) const {
+  if (has_residual_) throw Error("Conv1x1: a residual operand needs run(), not run_rows()");
   if (isa_ == PackedIsa::Avx512)
     avx512::run_rows(packed_.data(), block_row_.data(), b0, b1, K_, a, lda, rows, y, ldy, steps_.data(),
                      int(steps_.size()));

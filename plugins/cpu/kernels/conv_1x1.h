@@ -48,7 +48,10 @@ class Conv1x1 {
 
   // y[m, j] = epilogue_m(sum_k w[m, k] * x[k, j]) for the channels of blocks
   // [b0, b1) and columns j in [0, cols); x rows are ldx floats apart, y rows ldy.
-  void run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1) const;
+  // An epilogue with a residual step (EpilogueSteps::kResidual) adds
+  // residual[m * ldy + j] there: the residual operand laid out as y.
+  void run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1,
+           const float* residual = nullptr) const;
 
   // The same weights as a fully connected layer: y[j, m] = epilogue_m(sum_k w[m, k]
   // * a[j, k]) for rows j in [0, rows) of a (lda floats apart; y rows ldy) and the
@@ -76,6 +79,7 @@ class Conv1x1 {
   std::vector<float> packed_;       // per block: [K][rows of the block]
   std::vector<std::vector<float>> step_data_;
   std::vector<Step> steps_;
+  bool has_residual_ = false;
 };
 
 }  // namespace frugal::cpu

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frugal/error.h"
 #include "kernels/vector_math.h"
 
 namespace frugal::cpu {
@@ -18,6 +19,8 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
     swish_inplace(x, count);
     return;
   }
+  // Only the packed 1x1 kernel takes a residual step (ConvKernel::residual_epilogue).
+  if (s.kind == kResidual) throw Error("epilogue: a residual Add outside the packed 1x1 kernel");
   switch (ActivationKind(s.kind)) {
     case ActivationKind::Relu:
       relu_inplace(x, count);

@@ -55,6 +55,10 @@ class Kernel {
   // (Conv, Gemm, BatchNormalization, activations) return it so that BN and
   // activations that follow can be bundled into the same layer.
   virtual Epilogue* epilogue() { return nullptr; }
+  // The epilogue a residual Add after this layer joins (EpilogueSteps::kResidual;
+  // the operand comes as the last of KernelArgs::in), or nullptr: kernels that
+  // cannot add it where they store their output.
+  virtual Epilogue* residual_epilogue() { return nullptr; }
   // Called once the layer is complete (its epilogue bundled), before any
   // workspace_bytes() or run(): kernels that build library primitives do it here.
   virtual void prepare() {}
