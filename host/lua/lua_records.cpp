@@ -54,7 +54,7 @@ int run_report_tostring(lua_State* L) {
 
 // ---- a run report's steps, decoded when first read --------------------------
 // One table per plan step was most of what turning a report into Lua cost
-// (EfficientNet-B0's 125 steps: 0.19 ms a run, 4% of a batch-1 run), and most
+// (EfficientNet-B0 has 125 steps; a few percent of a batch-1 run), and most
 // callers never read them. The steps' JSON text waits in a weak-keyed registry
 // table until report.steps, pairs(report) or a conversion to JSON needs it.
 
