@@ -51,6 +51,17 @@ frugal::Node& GraphMaker::node(const std::string& op, const std::vector<std::str
 
 void GraphMaker::output(const std::string& name) { g_.outputs.push_back(name); }
 
+void GraphMaker::batchnorm(const std::string& in, const std::string& out, int64_t channels,
+                           std::mt19937_64& rng, float scale_max, float bias_max) {
+  auto vals = [&](float lo, float hi) { return random_floats(size_t(channels), rng(), lo, hi); };
+  const std::string p[] = {out + "_scale", out + "_bias", out + "_mean", out + "_var"};
+  constant(p[0], {channels}, vals(-scale_max, scale_max));
+  constant(p[1], {channels}, vals(-bias_max, bias_max));
+  constant(p[2], {channels}, vals(-0.5f, 0.5f));
+  constant(p[3], {channels}, vals(0.2f, 2.0f));
+  node("BatchNormalization", {in, p[0], p[1], p[2], p[3]}, out);
+}
+
 int64_t numel(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t x : dims) n *= x;

@@ -25,6 +25,11 @@ class GraphMaker {
   frugal::Node& node(const std::string& op, const std::vector<std::string>& inputs,
                      const std::string& output);
   void output(const std::string& name);
+  // BatchNormalization(in) -> out over `channels`, random parameters from rng:
+  // scale in [-scale_max, scale_max], bias in [-bias_max, bias_max], mean in
+  // [-0.5, 0.5], variance in [0.2, 2] (constants named out + "_scale", ...).
+  void batchnorm(const std::string& in, const std::string& out, int64_t channels, std::mt19937_64& rng,
+                 float scale_max = 1.5f, float bias_max = 0.5f);
   frugal::Graph& graph() { return g_; }
 
  private:

@@ -95,12 +95,7 @@ GraphMaker residual_block(int64_t N, int64_t C, int64_t H, bool skip_first, cons
   m.input("x", {N, C, H, H}, true);
   m.constant("W", {C, C, 1, 1}, cpu_test::random_floats(size_t(C * C), rng()));
   m.node("Conv", {"x", "W"}, "y").set_attr_ints("kernel_shape", {1, 1});
-  auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(C), rng(), lo, hi); };
-  m.constant("g", {C}, vals(-1.5f, 1.5f));
-  m.constant("beta", {C}, vals(-0.5f, 0.5f));
-  m.constant("mu", {C}, vals(-0.5f, 0.5f));
-  m.constant("var", {C}, vals(0.2f, 2.0f));
-  m.node("BatchNormalization", {"y", "g", "beta", "mu", "var"}, "bn");
+  m.batchnorm("y", "bn", C, rng);
   m.node("Add", skip_first ? std::vector<std::string>{"x", "bn"} : std::vector<std::string>{"bn", "x"},
          act.empty() ? "out" : "sum");
   if (!act.empty()) m.node(act, {"sum"}, "out");

@@ -50,12 +50,7 @@ TEST_CASE("im2col convs on large planes (chunked) match the float64 reference", 
     n.set_attr_ints("dilations", {d, d});
     n.set_attr_ints("pads", {pt, pl, pb, pr});
     n.set_attr_int("group", group);
-    auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
-    m.constant("g", {M}, vals(-1.5f, 1.5f));
-    m.constant("b", {M}, vals(-0.5f, 0.5f));
-    m.constant("mu", {M}, vals(-0.5f, 0.5f));
-    m.constant("var", {M}, vals(0.2f, 2.0f));
-    m.node("BatchNormalization", {"y", "g", "b", "mu", "var"}, "bn");
+    m.batchnorm("y", "bn", M, rng);
     m.node("Relu", {"bn"}, "out");
     m.output("out");
 

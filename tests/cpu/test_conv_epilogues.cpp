@@ -106,12 +106,7 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   n.set_attr_int("group", group);
   std::string last = "y";
   if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish || tail == Tail::BnClip) {
-    auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
-    m.constant("g", {M}, vals(-1.5f, 1.5f));
-    m.constant("b", {M}, vals(-0.5f, 0.5f));
-    m.constant("mu", {M}, vals(-0.5f, 0.5f));
-    m.constant("var", {M}, vals(0.2f, 2.0f));
-    m.node("BatchNormalization", {"y", "g", "b", "mu", "var"}, "bn");
+    m.batchnorm("y", "bn", M, rng);
     last = "bn";
   }
   switch (tail) {

@@ -32,12 +32,7 @@ GraphMaker swish_conv(int64_t N, int64_t C, int64_t M, int64_t k, int64_t group,
   n.set_attr_ints("kernel_shape", {k, k});
   n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
   n.set_attr_int("group", group);
-  auto vals = [&](float lo, float hi) { return cpu_test::random_floats(size_t(M), rng(), lo, hi); };
-  m.constant("g", {M}, vals(-3.0f, 3.0f));
-  m.constant("b", {M}, vals(-2.0f, 2.0f));
-  m.constant("mu", {M}, vals(-0.5f, 0.5f));
-  m.constant("var", {M}, vals(0.2f, 2.0f));
-  m.node("BatchNormalization", {"y", "g", "b", "mu", "var"}, "t");
+  m.batchnorm("y", "t", M, rng, 3.0f, 2.0f);
   m.node("Sigmoid", {"t"}, "s");
   m.node("Mul", swap ? std::vector<std::string>{"s", "t"} : std::vector<std::string>{"t", "s"}, "out");
   m.output("out");
