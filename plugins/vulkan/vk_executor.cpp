@@ -627,7 +627,8 @@ const Buffer& Executor::auto_arena(uint64_t capacity) {
     recording_->arena = VK_NULL_HANDLE;
   }
   auto_arena_ = Buffer();
-  if (bytes > 0) auto_arena_ = Buffer(*device_, bytes, kStorageUsage, false, "arena of " + format_bytes(capacity));
+  if (bytes > 0)
+    auto_arena_ = Buffer(*device_, bytes, kStorageUsage, false, "arena of " + format_bytes(capacity));
   return auto_arena_;
 }
 
@@ -733,7 +734,8 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
                            {"validation_errors", validation_errors()},
                            {"steps", steps}};
   if (!gpu.empty()) report["gpu_seconds"] = gpu_total;
-  report["host_seconds"] = {{"record", phases.record}, {"submit", phases.submit}, {"gate_counts", phases.gate_counts}};
+  report["host_seconds"] = {
+      {"record", phases.record}, {"submit", phases.submit}, {"gate_counts", phases.gate_counts}};
   if (has_model_gates_) report["gates"] = exec::gate_report(m, gate_stats(plan, gate_on));
   if (exec::arena_sentinel_on()) report["touched_bytes"] = touched;
   return report.dump();

@@ -168,9 +168,9 @@ class Executor {
   std::shared_ptr<Device> device_;
   ShaderSet shaders_;
   Buffer weights_;
-  std::vector<Region> weight_blocks_;  // per layer
-  Buffer arena_;       // the budget's, while one is set
-  Buffer auto_arena_;  // without a budget: the last run's, exactly its plan's peak
+  std::vector<Region> weight_blocks_;       // per layer
+  Buffer arena_;                            // the budget's, while one is set
+  Buffer auto_arena_;                       // without a budget: the last run's, exactly its plan's peak
   std::vector<Buffer> held_after_timeout_;  // arenas a hung device may still be using
   uint64_t budget_ = 0;
   bool budget_set_ = false;
