@@ -471,8 +471,6 @@ bool LayerGraph::try_bundle_swish(const Node& n, const std::vector<int>& node_in
   return true;
 }
 
-// Bundles node n into its producer's layer when it runs in place right after it
-// (a BatchNormalization or activation joining the epilogue, or a passthrough).
 // A residual Add joins the layer computed right before it, when that layer
 // produced one operand (read by nothing else) and the other operand has the
 // same shape: the layer adds it in its epilogue, so the sum is written once and
@@ -504,6 +502,8 @@ bool LayerGraph::try_bundle_residual(const Node& n, const KernelSpec& spec,
   return false;
 }
 
+// Bundles node n into its producer's layer when it runs in place right after it
+// (a BatchNormalization or activation joining the epilogue, or a passthrough).
 bool LayerGraph::try_bundle(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                             CompileState& c) {
   if (try_bundle_swish(n, node_inputs, c)) return true;
