@@ -69,7 +69,7 @@ struct Api {
   }
 };
 
-// --conv A,B,... or --winograd A,B: per network and batch, images/s of one
+// --conv A,B,..., --winograd A,B or --residual-add A,B: per network and batch, images/s of one
 // executor per value of `key` (the executor option), measured in interleaved
 // rounds (each round runs every value once, in turn), medians and their ratios
 // to the first value. `base`: the other options.
@@ -167,8 +167,7 @@ int main(int argc, char** argv) {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
           "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] [--per-op] "
-          "[--layers] "
-          "[--steps] [--gap-ms G]\n"
+          "[--layers] [--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
           "        the paths' images/s in interleaved rounds (--repeats of them) instead\n"

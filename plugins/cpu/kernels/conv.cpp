@@ -88,36 +88,26 @@ class ConvKernel : public Kernel {
   Epilogue* epilogue() override { return &epilogue_; }
 
   // The packed 1x1 kernel (prepare() below) adds a residual where it stores its
-  // tile; so do only convs that will take it, before any activation.
+  // tile; so do only convs that will take it on planes (not as rows), before any activation.
   Epilogue* residual_epilogue() override {
-    const bool packed = algo_ == Algo::Gemm1x1 && group_ == 1 && win_.Ho * win_.Wo >= 8 && !onednn_wanted_ &&
-                        conv_path_ != "blas" && packed_isa() != PackedIsa::None;
     for (const Epilogue::Step& s : epilogue_.steps())
       if (s.kind != Epilogue::kAffine) return nullptr;
-    return packed ? &epilogue_ : nullptr;
+    return takes_packed_1x1() && !one_value_plane() ? &epilogue_ : nullptr;
   }
 
   // The oneDNN primitive, now that the epilogue is complete; the plain weights
   // are dropped (held once, repacked). Where oneDNN has no implementation the
   // layer keeps its own path.
   void prepare() override {
+    residual_ = epilogue_.has_residual();
     if (!onednn_wanted_) {
-      // 1x1 stride-1 convs: the packed kernel with the epilogue in registers
-      // (kernels/conv_1x1.h) where the CPU has AVX2 or AVX-512; "blas" keeps sgemm.
-      // Planes of 2 to 7 values keep sgemm: the tile's vectors of columns would
-      // be mostly empty. Planes of one value (squeeze-and-excite's 1x1 convs on
-      // a pooled plane) take the same packed weights as a fully connected layer
-      // (Conv1x1::run_rows: the samples are the rows): sgemm packed the
-      // weights on every call, for a product of one column per sample.
-      const bool one_value = win_.Ho * win_.Wo == 1 && win_.H * win_.W == 1;
-      if (algo_ == Algo::Gemm1x1 && group_ == 1 && (win_.Ho * win_.Wo >= 8 || one_value) &&
-          conv_path_ != "blas" && packed_isa() != PackedIsa::None) {
+      if (takes_packed_1x1()) {
         conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
-        rows_ = one_value;
+        rows_ = one_value_plane();
         weight_.clear();
         weight_.shrink_to_fit();
       }
-      if (epilogue_.has_residual() && (!conv1x1_ || rows_))
+      if (residual_ && (!conv1x1_ || rows_))
         throw Error(label_ + ": a residual Add was joined to a conv that does not run the packed 1x1 kernel");
       return;
     }
@@ -183,6 +173,20 @@ class ConvKernel : public Kernel {
  private:
   enum class Algo { Gemm1x1, Im2col, Depthwise };
 
+  // 1x1 stride-1 convs take the packed kernel with the epilogue in registers
+  // (kernels/conv_1x1.h) where the CPU has AVX2 or AVX-512; "blas" keeps sgemm.
+  // Planes of 2 to 7 values keep sgemm: the tile's vectors of columns would
+  // be mostly empty. Planes of one value (squeeze-and-excite's 1x1 convs on
+  // a pooled plane) take the same packed weights as a fully connected layer
+  // (Conv1x1::run_rows: the samples are the rows): sgemm packed the
+  // weights on every call, for a product of one column per sample.
+  bool takes_packed_1x1() const {
+    return !onednn_wanted_ && algo_ == Algo::Gemm1x1 && group_ == 1 &&
+           (win_.Ho * win_.Wo >= 8 || one_value_plane()) && conv_path_ != "blas" &&
+           packed_isa() != PackedIsa::None;
+  }
+  bool one_value_plane() const { return win_.Ho * win_.Wo == 1 && win_.H * win_.W == 1; }
+
   // "auto": oneDNN for dense convs with at least 16 output channels per group
   // that are not 1x1 stride-1 (those run sgemm on the input without workspace,
   // where oneDNN would need blocked copies of input and output; thin ones lose
@@ -210,7 +214,7 @@ class ConvKernel : public Kernel {
     const float* xs = a.in[0] + s * C_ * in_plane;
     float* ys = a.out + s * M_ * out_plane + col0;
     // The residual operand (the layer's last input) is laid out as the output.
-    const float* rs = epilogue_.has_residual() ? a.in.back() + s * M_ * out_plane + col0 : nullptr;
+    const float* rs = residual_ ? a.in.back() + s * M_ * out_plane + col0 : nullptr;
     const bool im2col = algo_ == Algo::Im2col;
     if (pool && 2.0 * double(M_) * double(cols) * double(K_) < 4e6) pool = nullptr;  // too small to share
     if (conv1x1_) {
@@ -280,6 +284,7 @@ class ConvKernel : public Kernel {
   std::string label_;
   std::string conv_path_;
   bool winograd_;
+  bool residual_ = false;  // the epilogue adds the layer's last input (prepare())
   int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;
