@@ -18,7 +18,7 @@ local a = argparse.parse(arg, {
     {"output", "output", "write the output to this .npy (several outputs: one file each, the output's name " ..
      "before .npy)", short = "o", default_text = "not written"},
     {"plan", "input", "run a plan made by frugal plan (its budget and request size unless given)",
-     default_text = "the whole batch layer by layer"},
+     default_text = "the executor's own schedule of the whole batch (--schedule)"},
     {"executor", "string", "executor plugin: cpu, vulkan or one on FRUGAL_PLUGIN_PATH", default = "cpu"},
     {"threads", "integer", "the executor's threads", min = 1, default_text = "one per core"},
     {"repeat", "integer", "timed runs, the median kept (the first run of a process pays for thread start-up " ..
@@ -30,6 +30,10 @@ local a = argparse.parse(arg, {
     {"winograd", "string", "3x3 stride-1 convs on Winograd kernels: auto (cpu: oneDNN's where it has them, " ..
      "AVX-512; vulkan: where measured faster), off (less workspace and weight memory), or on vulkan f23 / f43 " ..
      "to force one", choices = {"auto", "off", "f23", "f43"}, default_text = "auto"},
+    {"schedule", "string", "without --plan, the cpu executor's order: cache (its first layers on chunks of " ..
+     "samples that stay in the last-level cache, then the rest on the whole batch) or whole (every layer on " ..
+     "the whole batch at once); vulkan always runs the whole batch", choices = {"cache", "whole"},
+     default_text = "cache"},
   },
   progress = true,
   json = "print the results as one JSON object (report, timings, outputs with their top-5)",
@@ -77,7 +81,7 @@ end
 local model_name, first_output = m:name(), m:outputs()[1].name
 local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
                                                   gate_threshold = a.gate_threshold, winograd = a.winograd,
-                                                  consume = true})
+                                                  schedule = a.schedule, consume = true})
 m = nil
 if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 
@@ -93,6 +97,23 @@ end
 progress:done()
 table.sort(times)
 local seconds = times[(#times + 1) // 2]
+
+-- How a run without a plan went: every layer on the whole batch, or the cpu
+-- executor's cache schedule (its first layers on chunks of samples).
+local function schedule_note(rep)
+  local chunked, chunk = {}, nil
+  for _, st in ipairs(rep.steps) do
+    if st.count < batch then
+      chunked[st.layer] = true
+      chunk = chunk or st.count
+    end
+  end
+  if not chunk then return "whole batch layer by layer" end
+  local n = 0
+  for _ in pairs(chunked) do n = n + 1 end
+  return string.format("whole batch, its first %d layers on chunks of %d sample%s that stay in the cache", n, chunk,
+                       chunk == 1 and "" or "s")
+end
 
 -- Outputs by name; the top classes of sample 1 for [N, K] classifiers.
 local outputs = frugal.is_tensor(y) and {[first_output] = y} or y
@@ -144,12 +165,15 @@ end
 print("model       " .. common.model_label(a) .. " ('" .. model_name .. "')")
 print("executor    " .. a.executor .. (d.device and (", device: " .. d.device) or ""))
 print("batch       " .. batch .. (a.input and (" from " .. a.input) or " (random input, seed " .. a.seed .. ")") ..
-      (a.plan and (", plan " .. a.plan .. " (" .. #report.steps .. " steps)") or ", whole batch layer by layer"))
+      (a.plan and (", plan " .. a.plan .. " (" .. #report.steps .. " steps)") or (", " .. schedule_note(report))))
 print(string.format("time        %s per image (%s for the batch%s)", common.seconds(seconds / batch), common.seconds(seconds),
       #times > 1 and (", median of " .. #times .. " runs") or ", one run"))
 local budget_note
 if report.auto_budget then
-  budget_note = "arena sized by the executor to exactly what this run needs"
+  budget_note = report.budget_bytes and report.budget_bytes > report.peak_bytes
+    and ("arena sized by the executor: " .. common.bytes(report.budget_bytes) .. ", the smallest in which this run " ..
+         "moves the fewest bytes")
+    or "arena sized by the executor to exactly what this run needs"
 elseif report.budget_bytes then
   budget_note = "budget " .. common.bytes_exact(report.budget_bytes)
 end

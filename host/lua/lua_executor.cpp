@@ -195,7 +195,7 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "consume"});
+                      "gate_activity", "time_layer", "schedule", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);
@@ -206,7 +206,7 @@ int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer"});
+                      "gate_activity", "time_layer", "schedule"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -351,6 +351,12 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
     s.options["time_layer"] = std::string(lua_tostring(L, -1));
   else if (!lua_isnil(L, -1))
     throw Error("option 'time_layer' must be a string (\"cold\", \"cold_inputs\" or \"warm\")");
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "schedule");  // the CPU executor's run without a plan (plugins/cpu/README.md)
+  if (lua_type(L, -1) == LUA_TSTRING)
+    s.options["schedule"] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error("option 'schedule' must be a string (\"cache\" or \"whole\")");
   lua_pop(L, 1);
   lua_getfield(L, idx, "gate_threshold");  // docs/GATING.md: replaces every gate's threshold
   if (lua_isnumber(L, -1) && lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1)

@@ -50,9 +50,7 @@ Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint6
   return out;
 }
 
-std::string placement_summary_json(const LayerGraph& m, const char* plan_json, int64_t batch,
-                                   uint64_t capacity) {
-  const Plan plan = plan_json ? parse_plan(plan_json, m) : whole_batch_plan(m, batch);
+std::string placement_summary_json(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity) {
   if (capacity == 0)
     capacity = simulate_plan(m, plan, batch).peak;
   else

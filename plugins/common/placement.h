@@ -46,10 +46,9 @@ struct Placement {
 Placement place_plan(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity);
 
 // The placement extension's answer (plugin.h, FRUGAL_EXT_PLACEMENT) for a plan
-// as JSON text (NULL: the whole batch) in a block of `capacity` bytes (0: the
-// plan's peak): {"peak_bytes","moved_bytes","compactions"}. Refuses a plan
-// that does not fit as a run would (FRUGAL_ERR_BUDGET, naming the step).
-std::string placement_summary_json(const LayerGraph& m, const char* plan_json, int64_t batch,
-                                   uint64_t capacity);
+// (the executor's plan of a run given that JSON text) in a block of `capacity`
+// bytes (0: the plan's peak): {"peak_bytes","moved_bytes","compactions"}.
+// Refuses a plan that does not fit as a run would (FRUGAL_ERR_BUDGET, naming the step).
+std::string placement_summary_json(const LayerGraph& m, const Plan& plan, int64_t batch, uint64_t capacity);
 
 }  // namespace frugal::exec

@@ -1,5 +1,6 @@
 #include "common/plan.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "frugal/error.h"
@@ -54,6 +55,26 @@ Plan parse_plan(const std::string& text, const LayerGraph& m) {
 Plan whole_batch_plan(const LayerGraph& m, int64_t batch) {
   Plan p;
   for (size_t l = 0; l < m.layers().size(); ++l) p.steps.push_back(PlanStep{int(l), 0, batch});
+  return p;
+}
+
+Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes) {
+  const int layers = int(m.layers().size());
+  int prefix = 0;  // layers [0, prefix) run in chunks
+  int64_t chunk = batch;
+  for (int l = 0; l < layers; ++l) {
+    const frugal_layer_bytes b = m.layer_bytes(l, 1);
+    const uint64_t per_sample = std::max<uint64_t>(1, b.in_bytes + b.out_bytes);
+    const int64_t fits = std::max<int64_t>(1, int64_t(cache_bytes / per_sample));
+    if (fits < batch) {
+      prefix = l + 1;
+      chunk = std::min(chunk, fits);
+    }
+  }
+  Plan p;
+  for (int64_t first = 0; prefix > 0 && first < batch; first += chunk)
+    for (int l = 0; l < prefix; ++l) p.steps.push_back(PlanStep{l, first, std::min(chunk, batch - first)});
+  for (int l = prefix; l < layers; ++l) p.steps.push_back(PlanStep{l, 0, batch});
   return p;
 }
 

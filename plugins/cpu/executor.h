@@ -35,6 +35,13 @@ struct ExecutorOptions {
   // (cold_inputs), or nothing, leaving what the last repetition touched (warm)
   enum class TimeLayer { cold, cold_inputs, warm };
   TimeLayer time_layer = TimeLayer::cold;
+  // {"schedule": "cache" | "whole"}: a run without a plan runs the whole batch
+  // with its first layers in chunks that stay in the cache (exec::cache_blocked_plan),
+  // or every layer on the whole batch at once
+  bool cache_schedule = true;
+  // {"cache_bytes": N}: the cache schedule's limit per step (default: half the
+  // last-level cache this core shares, read from sysfs; 8 MiB when unknown)
+  uint64_t cache_bytes = 0;
   // {"threads": T} (T in 1..4 x cores; default: the cores present). Unknown keys
   // are ignored ("device" is meaningless here). Throws frugal::Error.
   static ExecutorOptions parse(const char* json);
@@ -63,7 +70,10 @@ class Executor {
   // (same accounting as the run). Throws frugal::Error naming the step at fault.
   PlanMemory simulate(const Plan& plan, int64_t batch) const;
 
-  // Runs; plan_json NULL: whole batch. Returns the report JSON.
+  // The plan of a run without one (options' schedule).
+  Plan default_plan(int64_t batch) const;
+
+  // Runs; plan_json NULL: default_plan. Returns the report JSON.
   std::string run(const char* plan_json, const frugal_tensor* inputs, size_t n_inputs, frugal_tensor* outputs,
                   size_t n_outputs);
 
@@ -104,7 +114,12 @@ class Executor {
     int64_t batch = 0;
     Plan plan;
     PlanMemory memory;
+    uint64_t auto_arena_bytes = 0;  // the arena of a run without a budget (auto_arena_bytes())
   } plan_cache_;
+  // The least arena, from the plan's peak up in steps of a sixteenth of it to
+  // twice it, in which the plan moves the fewest bytes (placement.h): none
+  // where it can (a tensor that grows chunk by chunk may have to move anyway).
+  uint64_t auto_arena_bytes(const Plan& plan, int64_t batch, uint64_t peak) const;
   std::vector<StepRecord> step_records_;       // the run's steps, reused from run to run
   std::vector<std::string> layer_names_json_;  // each layer's name as a JSON string, quoted and escaped
 };

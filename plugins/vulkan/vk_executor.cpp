@@ -792,7 +792,8 @@ void Executor::time_layer(int layer, int batch, int repeats, double& median, dou
 }
 
 std::string Executor::place_json(const char* plan_json, int32_t batch, uint64_t capacity) const {
-  return exec::placement_summary_json(model_, plan_json, batch, capacity);
+  const Plan plan = plan_json ? exec::parse_plan(plan_json, model_) : exec::whole_batch_plan(model_, batch);
+  return exec::placement_summary_json(model_, plan, batch, capacity);
 }
 
 double Executor::time_move(uint64_t capacity, int32_t repeats) {

@@ -165,9 +165,10 @@ typedef struct frugal_executor_api {
                                frugal_error* err);
   /* Allocates (or re-allocates) the arena of exactly budget_bytes. */
   frugal_status (*set_budget)(frugal_executor* ex, uint64_t budget_bytes, frugal_error* err);
-  /* Runs the graph on the inputs. plan_json NULL: whole batch, layer by layer.
-   * Otherwise the plan's steps in order. Outputs are caller-allocated with the
-   * right shapes (float32; a bool output is written as 0 and 1). Refuses
+  /* Runs the graph on the inputs. plan_json NULL: the executor's own schedule
+   * of the whole batch (layer by layer on all samples, unless its options say
+   * otherwise: the cpu executor's "schedule"). Otherwise the plan's steps in order. Outputs are
+   * caller-allocated with the right shapes (float32; a bool output is written as 0 and 1). Refuses
    * (FRUGAL_ERR_BUDGET) before running anything that would not fit.
    * report_json (may be NULL): {"peak_bytes":N,"seconds":S,
    * "steps":[{"layer","first","count","seconds"}]}. */
@@ -219,7 +220,7 @@ typedef struct frugal_devices_extension {
 /* "frugal.placement/1", offered by executors whose arena compacts: where a plan's
  * tensors would lie, without running it, and what moving arena bytes costs, so
  * that the host can price the moves a plan causes (docs/COSTS.md, "Moves").
- *   place: plan_json (NULL: the whole batch in one step per layer) for a request
+ *   place: plan_json (NULL: what run does without a plan) for a request
  *     of `batch` samples in an arena of capacity_bytes (0: exactly the plan's
  *     peak). out_json: {"peak_bytes":N,"moved_bytes":N,"compactions":N}, the same
  *     moves `run` makes with that plan and budget. Refuses (FRUGAL_ERR_BUDGET)

@@ -69,10 +69,9 @@ struct Api {
   }
 };
 
-// --conv A,B,..., --winograd A,B or --residual-add A,B: per network and batch, images/s of one
-// executor per value of `key` (the executor option), measured in interleaved
-// rounds (each round runs every value once, in turn), medians and their ratios
-// to the first value. `base`: the other options.
+// --conv A,B,..., --winograd A,B, --residual-add A,B or --schedule A,B: per network and batch, images/s of
+// one executor per value of `key` (the executor option), measured in interleaved rounds (each round runs
+// every value once, in turn), medians and their ratios to the first value. `base`: the other options.
 int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
                   const nlohmann::json& base, const std::string& key, const std::vector<std::string>& values,
                   int rounds) {
@@ -129,6 +128,7 @@ int main(int argc, char** argv) {
   std::string conv;      // the executor's "conv" option ("" = its default)
   std::string winograd;  // its "winograd" option ("" = its default)
   std::string residual;  // its "residual_add" option ("" = its default)
+  std::string schedule;  // its "schedule" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
   int gap_ms = 0;  // pause before each whole-graph run (as tools/ort-compare pauses between turns)
   for (int i = 1; i < argc; ++i) {
@@ -153,6 +153,8 @@ int main(int argc, char** argv) {
       winograd = value();
     else if (a == "--residual-add")
       residual = value();
+    else if (a == "--schedule")
+      schedule = value();
     else if (a == "--repeats")
       repeats = std::stoi(value());
     else if (a == "--per-op")
@@ -166,7 +168,8 @@ int main(int argc, char** argv) {
     else {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
-          "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] [--per-op] "
+          "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] "
+          "[--schedule cache|whole] [--per-op] "
           "[--layers] [--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
@@ -175,6 +178,8 @@ int main(int argc, char** argv) {
           "likewise\n"
           "--residual-add: the executor's option \"residual_add\" (default fused); a list (separate,fused) "
           "compares likewise\n"
+          "--schedule: the executor's option \"schedule\" (default cache); a list (whole,cache) compares "
+          "likewise\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n"
@@ -199,7 +204,7 @@ int main(int argc, char** argv) {
   if (threads > 0) opts["threads"] = threads;
   // One option may be a list: its values are compared; the others are set as given.
   const std::pair<const char*, const std::string*> listed[] = {
-      {"conv", &conv}, {"winograd", &winograd}, {"residual_add", &residual}};
+      {"conv", &conv}, {"winograd", &winograd}, {"residual_add", &residual}, {"schedule", &schedule}};
   for (const auto& [key, value] : listed)
     if (value->find(',') == std::string::npos && !value->empty()) opts[key] = *value;
   for (const auto& [key, value] : listed)
