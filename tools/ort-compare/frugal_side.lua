@@ -4,8 +4,9 @@
 -- usage: frugal tools/ort-compare/frugal_side.lua MODEL.onnx THREADS
 -- Commands on stdin, one per line; every reply is one line on stdout:
 --   input X.npy   load the input (once); two untimed runs (the first one sizes the arena),
---                 then the arena is kept at what the whole batch needs, as a
---                 session's memory is kept by ONNX Runtime  -> "ok BUDGET_BYTES"
+--                 then the arena is kept at the size the executor chose for this
+--                 batch (its schedule's peak, or a little more where that moves
+--                 fewer bytes), as a session's memory is kept by ONNX Runtime  -> "ok BUDGET_BYTES"
 --   run           run once on that input                   -> "ran SECONDS HOST_SECONDS" (the executor's own
 --                 clock; this process's clock around the Lua call, as the driver times ORT's session.run)
 --   save Y.npy    write the last output                    -> "ok"
@@ -34,9 +35,9 @@ local handlers = {
     if x then error("one input per process (the arena is sized to it)") end
     x = frugal.load_npy(path)
     local _, report = ex:run(x)  -- no budget yet: the arena is sized to this batch
-    ex:set_budget(report.predicted_peak_bytes)
+    ex:set_budget(report.budget_bytes)
     y = ex:run(x)
-    return "ok " .. math.tointeger(report.predicted_peak_bytes)
+    return "ok " .. math.tointeger(report.budget_bytes)
   end,
   run = function()
     local report
