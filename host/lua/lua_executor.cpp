@@ -195,7 +195,7 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "schedule", "consume"});
+                      "gate_activity", "time_layer", "schedule", "cache_bytes", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);
@@ -206,7 +206,7 @@ int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "schedule"});
+                      "gate_activity", "time_layer", "schedule", "cache_bytes"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -372,6 +372,8 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   else if (!lua_isnil(L, -1))
     throw Error("option 'gate_activity' must be a number in [0, 1] or a table {layer = number}");
   lua_pop(L, 1);
+  uint64_t cache_bytes = 0;  // the cpu executor's cache schedule's limit per step
+  if (opt_bytes_field(L, idx, "cache_bytes", &cache_bytes)) s.options["cache_bytes"] = cache_bytes;
   uint64_t budget = 0;
   if (opt_bytes_field(L, idx, "budget", &budget)) s.budget = budget;
   return s;

@@ -69,9 +69,16 @@ struct Api {
   }
 };
 
-// --conv A,B,..., --winograd A,B, --residual-add A,B or --schedule A,B: per network and batch, images/s of
-// one executor per value of `key` (the executor option), measured in interleaved rounds (each round runs
-// every value once, in turn), medians and their ratios to the first value. `base`: the other options.
+// An option's value as given on the command line: digits are a number (cache_bytes), anything else a string.
+nlohmann::json option_value(const std::string& v) {
+  const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+  return digits ? nlohmann::json(std::stoull(v)) : nlohmann::json(v);
+}
+
+// --conv A,B,..., --winograd A,B, --residual-add A,B, --schedule A,B or --cache-bytes A,B: per network and
+// batch, images/s of one executor per value of `key` (the executor option), measured in interleaved rounds
+// (each round runs every value once, in turn), medians and their ratios to the first value. `base`: the other
+// options.
 int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
                   const nlohmann::json& base, const std::string& key, const std::vector<std::string>& values,
                   int rounds) {
@@ -85,7 +92,7 @@ int compare_paths(const Api& A, const std::vector<std::string>& models, const st
     std::vector<frugal_executor*> exs;
     for (const std::string& c : values) {
       nlohmann::json o = base;
-      o[key] = c;
+      o[key] = option_value(c);
       frugal_executor* ex = nullptr;
       A.check(A.api->create(bytes.data(), bytes.size(), o.dump().c_str(), &ex, &err), err, "create");
       exs.push_back(ex);
@@ -129,6 +136,7 @@ int main(int argc, char** argv) {
   std::string winograd;  // its "winograd" option ("" = its default)
   std::string residual;  // its "residual_add" option ("" = its default)
   std::string schedule;  // its "schedule" option ("" = its default)
+  std::string cache;     // its "cache_bytes" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
   int gap_ms = 0;  // pause before each whole-graph run (as tools/ort-compare pauses between turns)
   for (int i = 1; i < argc; ++i) {
@@ -155,6 +163,8 @@ int main(int argc, char** argv) {
       residual = value();
     else if (a == "--schedule")
       schedule = value();
+    else if (a == "--cache-bytes")
+      cache = value();
     else if (a == "--repeats")
       repeats = std::stoi(value());
     else if (a == "--per-op")
@@ -169,7 +179,7 @@ int main(int argc, char** argv) {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
           "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] "
-          "[--schedule cache|whole] [--per-op] "
+          "[--schedule cache|whole] [--cache-bytes N] [--per-op] "
           "[--layers] [--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
           "--conv: the executor's conv path (option \"conv\"; default auto); a list (blas,auto) compares\n"
@@ -180,6 +190,8 @@ int main(int argc, char** argv) {
           "compares likewise\n"
           "--schedule: the executor's option \"schedule\" (default cache); a list (whole,cache) compares "
           "likewise\n"
+          "--cache-bytes: the executor's option \"cache_bytes\" (default: half the last-level cache); a list "
+          "(8388608,16777216) compares likewise\n"
           "--per-op: also the seconds of the last whole-graph run summed by the layer's ops\n"
           "--layers: also each conv layer alone (time_layer) next to sgemm on its per-sample GEMM shape, and "
           "each pooling layer\n"
@@ -203,10 +215,13 @@ int main(int argc, char** argv) {
   nlohmann::json opts = nlohmann::json::object();
   if (threads > 0) opts["threads"] = threads;
   // One option may be a list: its values are compared; the others are set as given.
-  const std::pair<const char*, const std::string*> listed[] = {
-      {"conv", &conv}, {"winograd", &winograd}, {"residual_add", &residual}, {"schedule", &schedule}};
+  const std::pair<const char*, const std::string*> listed[] = {{"conv", &conv},
+                                                               {"winograd", &winograd},
+                                                               {"residual_add", &residual},
+                                                               {"schedule", &schedule},
+                                                               {"cache_bytes", &cache}};
   for (const auto& [key, value] : listed)
-    if (value->find(',') == std::string::npos && !value->empty()) opts[key] = *value;
+    if (value->find(',') == std::string::npos && !value->empty()) opts[key] = option_value(*value);
   for (const auto& [key, value] : listed)
     if (value->find(',') != std::string::npos)
       return compare_paths(A, models, batches, opts, key, split(*value), repeats);
