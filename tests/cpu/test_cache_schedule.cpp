@@ -111,6 +111,13 @@ TEST_CASE("without a plan the first layers run in cache-sized chunks, with the w
     REQUIRE(ex.place(exec_test::placement_extension("cpu"), nullptr, int32_t(batch), arena, &placed).ok());
     CHECK(placed["peak_bytes"] == peak);
     CHECK(placed["moved_bytes"] == report["moved_bytes"]);
+    // The smallest such arena: every smaller size on the way up moves more.
+    for (uint64_t smaller = peak; smaller < arena; smaller += peak / 16) {
+      nlohmann::json at_smaller;
+      REQUIRE(ex.place(exec_test::placement_extension("cpu"), nullptr, int32_t(batch), smaller, &at_smaller)
+                  .ok());
+      CHECK(at_smaller["moved_bytes"].get<uint64_t>() > report["moved_bytes"].get<uint64_t>());
+    }
   }
 
   // "whole": every layer once on all samples, whatever the limit.
