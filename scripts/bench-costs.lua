@@ -78,7 +78,8 @@ local function bench_network(name)
 
   -- 2. Whole-network runs at each batch size against the tables' prediction.
   local x = common.try(frugal.random_input, folded, batches[#batches], 0)
-  local ex = common.try(frugal.executor, folded, {executor = "cpu", threads = a.threads})
+  -- Every layer on the whole batch, the schedule the tables price (not the cache schedule).
+  local ex = common.try(frugal.executor, folded, {executor = "cpu", threads = a.threads, schedule = "whole"})
   local variants = {}
   for _, b in ipairs(batches) do
     local xb = b == batches[#batches] and x or common.try(frugal.random_input, folded, b, 0)

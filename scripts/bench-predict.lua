@@ -61,9 +61,10 @@ local function predicted(p, file, upto)
   return (common.try(frugal.predict, p.model, nil, {model = file, upto = upto or B, threads = a.threads}))
 end
 
--- Seconds of a whole run of b samples (median of --runs after a warm-up).
+-- Seconds of a whole run of b samples (median of --runs after a warm-up), every
+-- layer on the whole batch as the prediction sums them (not the cache schedule).
 local function whole_run(p, b)
-  local ex <close> = common.try(frugal.executor, p.model, {executor = "cpu", threads = a.threads})
+  local ex <close> = common.try(frugal.executor, p.model, {executor = "cpu", threads = a.threads, schedule = "whole"})
   local x = common.try(frugal.random_input, p.model, b, 0)
   local v = {{name = p.label, run = function() local _, r = common.try(ex.run, ex, x); return r.seconds end}}
   bench.interleave(v, a.runs, progress, {})

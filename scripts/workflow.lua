@@ -165,7 +165,8 @@ print(string.format("3 plan      %d samples under %s (%s); whole batch at once n
 -- unfolded model's ordinary whole-batch run (its own arena).
 local x = common.try(frugal.random_input, original, B, a.seed)
 progress:stage("running the reference (whole batch, unfolded model)")
-local ref = common.try(frugal.run, original, nil, x, {executor = a.executor, threads = a.threads})
+local ref = common.try(frugal.run, original, nil, x, {executor = a.executor, threads = a.threads,
+                                                       schedule = a.executor == "cpu" and "whole" or nil})
 common.try(ex.set_budget, ex, budget)
 
 local function median(list)
