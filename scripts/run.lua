@@ -11,7 +11,8 @@ local a = argparse.parse(arg, {
     {"batch", "integer", "samples in the batch", min = 1,
      default_text = "1; the --input's first dimension; the --plan's request"},
     {"budget", "bytes", "the executor's arena, e.g. 64MB; a budget too small is refused with the smallest " ..
-     "one that works", min = 1, default_text = "the --plan's budget, else exactly what the whole batch needs"},
+     "one that works", min = 1, default_text = "the --plan's budget, else what the executor picks: the run's " ..
+     "peak (cpu: or a little more where that moves fewer bytes)"},
     {"input", "input", "a float32 .npy input; NaN or Inf in it is an error naming the file",
      default_text = "uniform random in [-1, 1) from --seed"},
     {"allow_nonfinite", "flag", "run an --input that holds NaN or Inf anyway (a warning says so)"},

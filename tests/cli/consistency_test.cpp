@@ -115,6 +115,14 @@ TEST_CASE("consistency: the defaults the help states are the ones used", "[cli]"
   const FrugalRun dflt = run_frugal("run --repeat 1 --quiet");
   REQUIRE(dflt.code == 0);
   CHECK_THAT(dflt.output, Contains("model       zoo:resnet18 (the default; give MODEL.onnx or zoo:NAME)"));
+  // --schedule: its default as stated; "whole" said so in the output; an unknown order refused by name.
+  CHECK_THAT(run_help.at("schedule").text, Contains("(default: cache)"));
+  const FrugalRun whole = run_frugal("run zoo:toy_tiny --batch 4 --schedule whole --repeat 1 --quiet");
+  REQUIRE(whole.code == 0);
+  CHECK_THAT(whole.output, Contains("batch       4 (random input, seed 0), whole batch layer by layer"));
+  const FrugalRun bad = run_frugal("run zoo:toy_tiny --schedule fast --quiet");
+  CHECK(bad.code != 0);
+  CHECK_THAT(bad.output, Contains("--schedule"));
 }
 
 TEST_CASE("consistency: 'parameters' is the same number in zoo NAME -o, zoo --list, info and workflow",
