@@ -160,14 +160,20 @@ frugal_layer_bytes Executor::layer_bytes(int layer, int batch) const {
 
 namespace {
 
+// The machine's memory (0: unknown).
+uint64_t machine_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
 // An arena larger than the machine's memory cannot be meant (a corrupt model can
 // ask for petabytes, and a sanitizer build would abort on the allocation).
 void refuse_more_than_machine(uint64_t bytes, const std::string& what) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0 && bytes > uint64_t(pages) * uint64_t(page))
-    throw sdk::Failure(FRUGAL_ERR_OUT_OF_MEMORY, what + format_bytes(bytes) +
-                                                     ", more than this machine's memory (" +
-                                                     format_bytes(uint64_t(pages) * uint64_t(page)) + ")");
+  const uint64_t machine = machine_bytes();
+  if (machine > 0 && bytes > machine)
+    throw sdk::Failure(
+        FRUGAL_ERR_OUT_OF_MEMORY,
+        what + format_bytes(bytes) + ", more than this machine's memory (" + format_bytes(machine) + ")");
 }
 
 }  // namespace
@@ -181,9 +187,11 @@ void Executor::set_budget(uint64_t bytes) {
 
 uint64_t Executor::auto_arena_bytes(const Plan& plan, int64_t batch, uint64_t peak) const {
   constexpr int kSteps = 16;
+  const uint64_t machine = machine_bytes();
   uint64_t best = peak, least_moved = UINT64_MAX;
   for (int k = 0; k <= kSteps && least_moved > 0; ++k) {
     const uint64_t capacity = peak + peak / kSteps * uint64_t(k);
+    if (k > 0 && machine > 0 && capacity > machine) break;  // never more than the machine holds
     const uint64_t moved = exec::place_plan(model_, plan, batch, capacity).moved_bytes;
     if (moved < least_moved) {
       least_moved = moved;
@@ -248,7 +256,7 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
     cache.valid = false;
     cache.plan = plan_json ? exec::parse_plan(plan_json, m) : default_plan(batch);
     cache.memory = simulate(cache.plan, batch);  // validates the plan
-    cache.auto_arena_bytes = auto_arena_bytes(cache.plan, batch, cache.memory.peak);
+    cache.auto_arena_bytes = 0;                  // found on the first run without a budget
     cache.plan_text = plan_text;
     cache.batch = batch;
     cache.valid = true;
@@ -258,10 +266,12 @@ std::string Executor::run(const char* plan_json, const frugal_tensor* inputs, si
   const bool auto_budget = !budget_set_;
   if (auto_budget) {
     refuse_more_than_machine(predicted.peak, "run: this run needs ");
-    // No budget given: the least block in which this plan moves nothing (at an
-    // exact peak, ResNet-50 at batch 8 moved 90 MB a run). A block of that size
-    // is kept for the next run: mapping it afresh costs a page fault per 4 KiB
-    // written, in every run (MobileNet-V2 at batch 12: 131 against 88 ms).
+    // No budget given: the least block in which this plan moves the fewest
+    // bytes (at an exact peak, ResNet-50 at batch 8 moved 90 MB a run). A block
+    // of that size is kept for the next run: mapping it afresh costs a page
+    // fault per 4 KiB written, in every run (MobileNet-V2 at batch 12: 131
+    // against 88 ms).
+    if (cache.auto_arena_bytes == 0) cache.auto_arena_bytes = auto_arena_bytes(plan, batch, predicted.peak);
     if (arena_.capacity() != cache.auto_arena_bytes) arena_.reset(cache.auto_arena_bytes);
   } else if (predicted.peak > arena_.capacity())
     exec::check_budget(m, plan, batch, arena_.capacity());  // throws, naming the step that does not fit

@@ -114,11 +114,13 @@ class Executor {
     int64_t batch = 0;
     Plan plan;
     PlanMemory memory;
-    uint64_t auto_arena_bytes = 0;  // the arena of a run without a budget (auto_arena_bytes())
+    uint64_t auto_arena_bytes =
+        0;  // the arena of a run without a budget (auto_arena_bytes()); 0: not yet found
   } plan_cache_;
   // The least arena, from the plan's peak up in steps of a sixteenth of it to
-  // twice it, in which the plan moves the fewest bytes (placement.h): none
-  // where it can (a tensor that grows chunk by chunk may have to move anyway).
+  // twice it (and within the machine's memory), in which the plan moves the
+  // fewest bytes (placement.h): none where it can (a tensor that grows chunk by
+  // chunk may have to move anyway).
   uint64_t auto_arena_bytes(const Plan& plan, int64_t batch, uint64_t peak) const;
   std::vector<StepRecord> step_records_;       // the run's steps, reused from run to run
   std::vector<std::string> layer_names_json_;  // each layer's name as a JSON string, quoted and escaped
