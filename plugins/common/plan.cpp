@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "common/kernel_spec.h"
 #include "frugal/error.h"
 
 namespace frugal::exec {
@@ -58,17 +60,42 @@ Plan whole_batch_plan(const LayerGraph& m, int64_t batch) {
   return p;
 }
 
+namespace {
+
+// Bytes of layer l's constant inputs (its weights and biases).
+uint64_t weight_bytes(const LayerGraph& m, int l) {
+  const Layer& L = m.layers()[size_t(l)];
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < L.node_inputs.size(); ++i)
+    if (L.node_inputs[i] < 0) bytes += uint64_t(product(L.constant_dims[i])) * sizeof(float);
+  return bytes;
+}
+
+}  // namespace
+
 Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes) {
   const int layers = int(m.layers().size());
+  std::vector<double> weights(static_cast<size_t>(layers));
+  for (int l = 0; l < layers; ++l) weights[size_t(l)] = double(weight_bytes(m, l));
+  // The prefix [0, end) that gains the most bytes: the whole-batch traffic of its
+  // layers over the limit (kept in the cache instead of memory), less the
+  // weights its chunks read again ((chunks - 1) x the prefix's weights).
   int prefix = 0;  // layers [0, prefix) run in chunks
-  int64_t chunk = batch;
+  int64_t chunk = batch, fits_min = batch;
+  double best_gain = 0, kept = 0, prefix_weights = 0;
   for (int l = 0; l < layers; ++l) {
+    prefix_weights += weights[size_t(l)];
     const frugal_layer_bytes b = m.layer_bytes(l, 1);
     const uint64_t per_sample = std::max<uint64_t>(1, b.in_bytes + b.out_bytes);
     const int64_t fits = std::max<int64_t>(1, int64_t(cache_bytes / per_sample));
-    if (fits < batch) {
+    if (fits >= batch) continue;  // within the limit: not a place to end
+    fits_min = std::min(fits_min, fits);
+    kept += double(batch) * double(per_sample);
+    const double chunks = double((batch + fits_min - 1) / fits_min);
+    if (kept - (chunks - 1) * prefix_weights > best_gain) {
+      best_gain = kept - (chunks - 1) * prefix_weights;
       prefix = l + 1;
-      chunk = std::min(chunk, fits);
+      chunk = fits_min;
     }
   }
   Plan p;

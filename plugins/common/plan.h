@@ -34,14 +34,17 @@ Plan whole_batch_plan(const LayerGraph& m, int64_t batch);
 Plan one_sample_at_a_time_plan(const LayerGraph& m, int64_t batch);
 
 // The whole batch with its first layers in sub-batches that stay in the cache:
-// each layer's step reads and writes in + out bytes per sample; the layers up
-// to the last one whose whole-batch step would exceed `cache_bytes` run on
-// chunks of c samples (the largest c whose every such step fits, at least 1),
-// chunk after chunk, and the rest on the whole batch. A consumer then reads
-// what its producer just wrote from the cache, not from memory (MobileNet-V2's
-// first layers at batch 8 write 4.8 MB a sample). Layers are in topological
-// order, so the chunked prefix depends on nothing after it. No layer over the
-// limit: the whole-batch plan.
+// each layer's step reads and writes in + out bytes per sample; a prefix of the
+// layers runs on chunks of c samples (the largest c at which every step of it
+// over `cache_bytes` at the whole batch fits, at least 1), chunk after chunk,
+// and the rest on the whole batch. A consumer then reads what its producer just
+// wrote from the cache, not from memory (MobileNet-V2's first layers at batch 8
+// write 4.8 MB a sample). The prefix ends after the layer over the limit where
+// the bytes kept in the cache (the whole-batch in + out of its layers over the
+// limit) most exceed the weights its chunks read again (chunks - 1 times the
+// prefix's weights: ResNet-50 at batch 32 keeps its layer3 and layer4, 85 MB
+// of weights, on the whole batch). Layers are in topological order, so the
+// prefix depends on nothing after it. No layer over the limit: the whole-batch plan.
 Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes);
 
 // "layer 'conv3' on samples 4..7"

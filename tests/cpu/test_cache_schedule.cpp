@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu_plugin.h"
+#include "graph_helpers.h"
 #include "reference.h"
 #include "zoo/zoo.h"
 
@@ -18,8 +19,9 @@ using cpu_test::Step;
 
 namespace {
 
-// The rule of plan.h's cache_blocked_plan, restated: per-sample in + out bytes
-// of each layer against the limit.
+// The rule of plan.h's cache_blocked_plan, restated for networks whose weights
+// are small next to their activations (the toys): per-sample in + out bytes of
+// each layer against the limit, the prefix up to the last layer over it.
 std::vector<Step> expected_steps(cpu_test::Executor& ex, size_t layers, int64_t batch, uint64_t cache_bytes) {
   int prefix = 0;
   int64_t chunk = batch;
@@ -129,6 +131,55 @@ TEST_CASE("without a plan the first layers run in cache-sized chunks, with the w
   CHECK(worst_error(out[0], want.at(out[0].name)) <= 1.0);
   REQUIRE(report["steps"].size() == layers);
   for (const auto& st : report["steps"]) CHECK(st["count"] == batch);
+}
+
+TEST_CASE("a layer whose weights would be read again for every chunk keeps the whole batch", "[cpu][plan]") {
+  // conv 3 -> 8 (3x3, 32x32) + Relu, Flatten, Gemm 8192 -> 512 (16.8 MB of weights).
+  // At batch 8 and a limit of 100 kB every layer is over it (in + out per sample:
+  // 45, 64 and 34 kB); chunking the Gemm would read its weights 7 more times, so
+  // only the conv and the Flatten run in chunks (of 1: the Flatten's 64 kB).
+  cpu_test::GraphMaker gm;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<float> u(-0.1f, 0.1f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = u(rng);
+    return v;
+  };
+  gm.input("x", {1, 3, 32, 32}, true);
+  gm.constant("W", {8, 3, 3, 3}, values(8 * 27));
+  gm.node("Conv", {"x", "W"}, "c").set_attr_ints("pads", {1, 1, 1, 1});
+  gm.node("Relu", {"c"}, "r");
+  gm.node("Flatten", {"r"}, "f");
+  gm.constant("G", {8192, 512}, values(8192 * 512));
+  gm.node("Gemm", {"f", "G"}, "y");
+  gm.output("y");
+  const frugal::Graph& g = gm.graph();
+  cpu_test::Executor ex(g, options("cache", 100000));
+  INFO(ex.created.message);
+  REQUIRE(ex.ok());
+  const nlohmann::json layers = ex.describe()["layers"];
+  REQUIRE(layers.size() == 3);
+  const int64_t batch = 8;
+  const std::vector<HostTensor> in = exec_test::random_inputs(ex.describe(), batch, 4);
+  std::vector<HostTensor> out;
+  nlohmann::json report;
+  REQUIRE(ex.run(in, out, nullptr, &report).ok());
+  // (conv, flatten) on sample 0, then on sample 1, ..., then the Gemm on all 8.
+  REQUIRE(report["steps"].size() == 2 * batch + 1);
+  for (int64_t s = 0; s < batch; ++s)
+    for (int k = 0; k < 2; ++k) {
+      const nlohmann::json& st = report["steps"][size_t(2 * s + k)];
+      CHECK(st["layer"] == layers[size_t(k)]["name"]);
+      CHECK(st["first"] == s);
+      CHECK(st["count"] == 1);
+    }
+  CHECK(report["steps"][size_t(2 * batch)]["layer"] == layers[2]["name"]);
+  CHECK(report["steps"][size_t(2 * batch)]["count"] == batch);
+  frugal::RefValues ref_in;
+  ref_in[in[0].name] =
+      frugal::RefTensor{in[0].dims, std::vector<double>(in[0].data.begin(), in[0].data.end())};
+  CHECK(worst_error(out[0], frugal::reference_run(g, ref_in).at(out[0].name)) <= 1.0);
 }
 
 TEST_CASE("schedule options out of range are refused by name", "[cpu][plan]") {
