@@ -91,9 +91,10 @@ Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes
     if (fits >= batch) continue;  // within the limit: not a place to end
     fits_min = std::min(fits_min, fits);
     kept += double(batch) * double(per_sample);
-    const double chunks = double((batch + fits_min - 1) / fits_min);
-    if (kept - (chunks - 1) * prefix_weights > best_gain) {
-      best_gain = kept - (chunks - 1) * prefix_weights;
+    const int64_t chunks = (batch + fits_min - 1) / fits_min;  // whole chunks, the last one may be short
+    const double gain = kept - double(chunks - 1) * prefix_weights;
+    if (gain > best_gain) {
+      best_gain = gain;
       prefix = l + 1;
       chunk = fits_min;
     }
