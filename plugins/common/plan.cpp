@@ -75,8 +75,6 @@ uint64_t weight_bytes(const LayerGraph& m, int l) {
 
 Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes) {
   const int layers = int(m.layers().size());
-  std::vector<double> weights(static_cast<size_t>(layers));
-  for (int l = 0; l < layers; ++l) weights[size_t(l)] = double(weight_bytes(m, l));
   // The prefix [0, end) that gains the most bytes: the whole-batch traffic of its
   // layers over the limit (kept in the cache instead of memory), less the
   // weights its chunks read again ((chunks - 1) x the prefix's weights).
@@ -84,7 +82,7 @@ Plan cache_blocked_plan(const LayerGraph& m, int64_t batch, uint64_t cache_bytes
   int64_t chunk = batch, fits_min = batch;
   double best_gain = 0, kept = 0, prefix_weights = 0;
   for (int l = 0; l < layers; ++l) {
-    prefix_weights += weights[size_t(l)];
+    prefix_weights += double(weight_bytes(m, l));
     const frugal_layer_bytes b = m.layer_bytes(l, 1);
     const uint64_t per_sample = std::max<uint64_t>(1, b.in_bytes + b.out_bytes);
     const int64_t fits = std::max<int64_t>(1, int64_t(cache_bytes / per_sample));
