@@ -114,12 +114,13 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       throw Error("option 'schedule' must be \"cache\" or \"whole\", got " + sc.dump());
     o.cache_schedule = sc == "cache";
   }
-  o.cache_bytes = default_cache_bytes();
   if (j.contains("cache_bytes")) {
     const auto& cb = j["cache_bytes"];
     if (!cb.is_number_integer() || cb.get<int64_t>() < 1)
       throw Error("option 'cache_bytes' must be a positive integer, got " + cb.dump());
     o.cache_bytes = cb.get<uint64_t>();
+  } else {
+    o.cache_bytes = default_cache_bytes();
   }
   return o;
 }

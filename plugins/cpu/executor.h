@@ -114,8 +114,8 @@ class Executor {
     int64_t batch = 0;
     Plan plan;
     PlanMemory memory;
-    uint64_t auto_arena_bytes =
-        0;  // the arena of a run without a budget (auto_arena_bytes()); 0: not yet found
+    // The arena of a run without a budget (auto_arena_bytes()); 0: not yet found.
+    uint64_t auto_arena_bytes = 0;
   } plan_cache_;
   // The least arena, from the plan's peak up in steps of a sixteenth of it to
   // twice it (and within the machine's memory), in which the plan moves the
