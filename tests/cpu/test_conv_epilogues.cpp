@@ -9,7 +9,8 @@
 // and 3. CMake runs it again with FRUGAL_CPU_MAX_ISA=avx2 (and =none: the
 // sgemm path) so that each instruction set's tiles are checked on a machine
 // that has AVX-512. Then the depthwise 3x3 and 5x5 convs at stride 1 and 2
-// on the padded plane (kernels/conv_depthwise.h) with the same epilogues.
+// on the padded plane (kernels/conv_depthwise.h) with the same epilogues, and
+// convs with a short K (RGB stems) on im2col chunks and the packed tile.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -83,9 +84,11 @@ const char* tail_name(Tail t) {
   return "?";
 }
 
-// A k x k conv (stride s, pads k / 2, `group` groups) followed by `tail`.
+// A k x k conv (stride s, pads k / 2 or `pad`, `group` groups) followed by `tail`.
 GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail tail,
-                          std::mt19937_64& rng, int64_t k = 1, int64_t s = 1, int64_t group = 1) {
+                          std::mt19937_64& rng, int64_t k = 1, int64_t s = 1, int64_t group = 1,
+                          int64_t pad = -1) {
+  if (pad < 0) pad = k / 2;
   GraphMaker m;
   m.input("x", {N, C, H, W}, true);
   const std::vector<int64_t> wd = {M, C / group, k, k};
@@ -102,7 +105,7 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   frugal::Node& n = m.node("Conv", ins, "y");
   n.set_attr_ints("kernel_shape", {k, k});
   n.set_attr_ints("strides", {s, s});
-  n.set_attr_ints("pads", {k / 2, k / 2, k / 2, k / 2});
+  n.set_attr_ints("pads", {pad, pad, pad, pad});
   n.set_attr_int("group", group);
   std::string last = "y";
   if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish || tail == Tail::BnClip) {
@@ -186,6 +189,45 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
   }
   // On x86-64 with AVX2 (every CI machine) the packed kernel ran unless it was switched off.
   if (!sgemm_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(packed == 40);
+}
+
+TEST_CASE("convs with a short K (stems) on im2col chunks and the packed tile match the float64 reference",
+          "[cpu][conv]") {
+  // K = C k k up to 32 (3x3 on 1 to 3 channels, 5x5 on one): strides 1 and 2,
+  // padded or not, output channels in blocks of every size, planes whose
+  // width is no multiple of the tile's columns, and planes large enough to
+  // run in several chunks of rows (split over the threads at batch 1).
+  // On AVX-512 only (on AVX2 oneDNN's kernel was the faster).
+  const char* isa_env = std::getenv("FRUGAL_CPU_MAX_ISA");
+  const bool packed_isa = avx512_kernels();
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
+  int chunked = 0;
+  for (int t = 0; t < 16; ++t) {
+    const Tail tail = kEveryTail[t % 11];
+    const int64_t k = t % 5 == 4 ? 5 : 3, C = k == 5 ? 1 : pick(1, 3), s = t % 2 == 0 ? 2 : 1;
+    const int64_t pad = t % 3 == 0 ? 0 : k / 2, M = t % 4 == 0 ? pick(1, 13) : pick(14, 70);
+    const bool large = t % 4 == 1;  // over 2 x 96K floats of im2col + output: several chunks
+    const int64_t H = large ? pick(100, 130) * s : pick(9, 40), W = large ? pick(100, 130) * s : pick(9, 40);
+    const int64_t N = t % 3 == 1 ? 3 : 1;
+    INFO("Conv " << k << "x" << k << " s" << s << " pads " << pad << " x=[" << N << "," << C << "," << H
+                 << "," << W << "] M " << M << " epilogue " << tail_name(tail)
+                 << (isa_env ? std::string(" FRUGAL_CPU_MAX_ISA=") + isa_env : ""));
+    GraphMaker m = conv_with_tail(N, C, M, H, W, tail, rng, k, s, 1, pad);
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5)) {
+      const std::string algo = algorithm_of(r);
+      INFO("threads " << r.threads << ", algorithm " << algo);
+      CHECK((algo.rfind("im2col + 1x1 packed", 0) == 0) == packed_isa);
+      chunked += large;
+    }
+  }
+  CHECK(chunked == 8);
+  // A 7x7 stem (K = 147) keeps its earlier path: oneDNN's kernel is the faster there.
+  GraphMaker m = conv_with_tail(1, 3, 16, 40, 40, Tail::BnRelu, rng, 7, 2);
+  for (const cpu_test::ReferenceRun& r :
+       cpu_test::check_against_reference(m.graph(), {1, 3, 40, 40}, rng, 1e-5))
+    CHECK(algorithm_of(r).find("packed") == std::string::npos);
 }
 
 TEST_CASE("1x1 convs whose planes end in a few columns (rows in the lanes) match the float64 reference",

@@ -1,9 +1,11 @@
 // Where ONNX Runtime's time goes: seconds per op type of ORT's optimised graph
 // (after ORT_ENABLE_ALL: fused Conv, NCHWc reorders, ...), from ORT's own
 // profiler, for comparison with `cpu_bench --per-op` on the frugal side.
-// usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes]
+// usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes] [--gap-ms G]
 // --nodes: also every node of the optimised graph in execution order (name, op
 // type, ms), for comparison with `cpu_bench --layers`.
+// --gap-ms: pause G ms before each profiled run, as compare.mjs pauses between
+// turns (compare with `cpu_bench --steps --gap-ms G`).
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,7 +15,7 @@ const require = createRequire(import.meta.url);
 const ort = require('onnxruntime-node');
 
 const argv = process.argv.slice(2);
-const opts = { batch: 8, threads: 2, runs: 3 };
+const opts = { batch: 8, threads: 2, runs: 3, 'gap-ms': 0 };
 let model = null;
 let perNode = false;
 for (let i = 0; i < argv.length; ++i) {
@@ -21,13 +23,14 @@ for (let i = 0; i < argv.length; ++i) {
   if (argv[i] === '--nodes') perNode = true;
   else if (argv[i].startsWith('--') && k in opts) {
     opts[k] = Number(argv[++i]);
-    if (!Number.isInteger(opts[k]) || opts[k] < 1) {
-      console.error(`ort_profile: --${k} must be an integer >= 1`);
+    const least = k === 'gap-ms' ? 0 : 1;
+    if (!Number.isInteger(opts[k]) || opts[k] < least) {
+      console.error(`ort_profile: --${k} must be an integer >= ${least}`);
       process.exit(2);
     }
   } else if (!model && !argv[i].startsWith('--')) model = argv[i];
   else {
-    console.error('usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes]');
+    console.error('usage: node ort_profile.mjs MODEL.onnx [--batch B] [--threads N] [--runs R] [--nodes] [--gap-ms G]');
     process.exit(2);
   }
 }
@@ -51,7 +54,10 @@ const shape = [opts.batch, ...sample];
 const x = new Float32Array(shape.reduce((a, b) => a * b, 1)).map((_, i) => Math.sin(i));
 const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x, shape) };
 await session.run(feeds);  // warm-up, profiled too: dropped below by keeping the last R runs
-for (let r = 0; r < opts.runs; ++r) await session.run(feeds);
+for (let r = 0; r < opts.runs; ++r) {
+  if (opts['gap-ms'] > 0) await new Promise((done) => setTimeout(done, opts['gap-ms']));
+  await session.run(feeds);
+}
 session.endProfiling();
 const file = fs.readdirSync(dir).find((f) => f.endsWith('.json'));
 const events = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));

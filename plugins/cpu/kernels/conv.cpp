@@ -15,6 +15,8 @@
 //     The workspace is per chunk, so ws(b) does not grow with b.
 // The bias and any BatchNormalization/activation bundled after the conv run as
 // the epilogue on each chunk of each output plane, right after its sgemm.
+// Dense convs with a short K (stems: 3x3 on RGB) run the packed 1x1 kernel's
+// tile (kernels/conv_1x1.h) on each im2col chunk instead of sgemm, on AVX-512.
 // A fourth, oneDNN (kernels/conv_onednn.h), takes the dense convs where its
 // blocked kernels win (option "conv": "auto"; see use_onednn()), or every conv
 // oneDNN can run ("onednn"); "blas" keeps the three above everywhere.
@@ -28,6 +30,7 @@
 #include "kernels/conv_onednn.h"
 #include "kernels/kernel_util.h"
 #include "kernels/parallel_gemm.h"
+#include "kernels/vector_math.h"
 
 namespace frugal::cpu {
 
@@ -101,6 +104,11 @@ class ConvKernel : public Kernel {
   void prepare() override {
     residual_ = epilogue_.has_residual();
     if (!onednn_wanted_) {
+      if (takes_packed_im2col()) {
+        conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
+        weight_.clear();
+        weight_.shrink_to_fit();
+      }
       if (takes_packed_1x1()) {
         conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
         rows_ = one_value_plane();
@@ -129,6 +137,7 @@ class ConvKernel : public Kernel {
   std::string algorithm() const override {
     if (onednn_) return onednn_->algorithm();
     if (depthwise_) return depthwise_->algorithm();
+    if (conv1x1_ && algo_ == Algo::Im2col) return "im2col + " + conv1x1_->algorithm();
     if (conv1x1_) return conv1x1_->algorithm() + (rows_ ? ", samples as rows" : "");
     return algo_ == Algo::Gemm1x1 ? "1x1 sgemm" : "im2col + sgemm";
   }
@@ -187,6 +196,17 @@ class ConvKernel : public Kernel {
   }
   bool one_value_plane() const { return win_.Ho * win_.Wo == 1 && win_.H * win_.W == 1; }
 
+  // Stems with a short K (3x3 on RGB: 27) take the AVX-512 packed tile on
+  // each im2col chunk, the epilogue in registers (FRUGAL_CPU_STEM_PACKED=0
+  // turns it off). oneDNN ran them from NCHW into its blocked layout, then
+  // reordered the network's largest plane back. 7x7 stems (K = 147), and all
+  // of them on AVX2, stay there: oneDNN was the faster (plugins/cpu/README.md).
+  bool takes_packed_im2col() const {
+    return algo_ == Algo::Im2col && group_ == 1 && K_ <= kPackedIm2colMaxK && conv_path_ == "auto" &&
+           packed_isa() == PackedIsa::Avx512 && !switched_off("FRUGAL_CPU_STEM_PACKED");
+  }
+  static constexpr int64_t kPackedIm2colMaxK = 32;
+
   // "auto": oneDNN for dense convs with at least 16 output channels per group
   // that are not 1x1 stride-1 (those run sgemm on the input without workspace,
   // where oneDNN would need blocked copies of input and output; thin ones lose
@@ -195,7 +215,7 @@ class ConvKernel : public Kernel {
   bool use_onednn(const std::string& path, bool pointwise) const {
     if (path == "blas" || !onednn_available()) return false;
     if (path == "onednn") return true;
-    return algo_ == Algo::Im2col && Mg_ >= 16 && !pointwise;
+    return algo_ == Algo::Im2col && Mg_ >= 16 && !pointwise && !takes_packed_im2col();
   }
 
   // About 384 KB of im2col and output per chunk: they stay in a core's L2
@@ -217,6 +237,19 @@ class ConvKernel : public Kernel {
     const float* rs = residual_ ? a.in.back() + s * M_ * out_plane + col0 : nullptr;
     const bool im2col = algo_ == Algo::Im2col;
     if (pool && 2.0 * double(M_) * double(cols) * double(K_) < 4e6) pool = nullptr;  // too small to share
+    if (conv1x1_ && im2col) {
+      parallel_range(pool, K_, std::max<int64_t>(1, 16384 / cols),
+                     [&](int64_t r0, int64_t r1) { im2col_rows(xs, ws, r0, r1, oh0, oh1); });
+      const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
+      auto part = [&](int64_t p, int) {
+        conv1x1_->run(ws, cols, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts);
+      };
+      if (parts > 1)
+        pool->parallel_for(parts, part);
+      else
+        part(0, 0);
+      return;
+    }
     if (conv1x1_) {
       // Ranges of the packed kernel's channel blocks per participant, epilogue included.
       const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
@@ -274,6 +307,8 @@ class ConvKernel : public Kernel {
         for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
         if (w.sw == 1)
           std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
+        else if (w.sw == 2)
+          copy_stride2(dst + lo, xc + base + 2 * lo, hi - lo);
         else
           for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = xc[base + ow * w.sw];
         for (int64_t ow = hi; ow < w.Wo; ++ow) dst[ow] = 0.0f;

@@ -3,10 +3,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "kernels/conv_1x1.h"
+#include "kernels/kernel_util.h"
 
 namespace frugal::cpu {
 
@@ -634,12 +634,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void interleaved_pl
 }  // namespace
 
 namespace {
-
-// An environment variable set to "0" turns a path off (for comparisons).
-bool switched_off(const char* name) {
-  const char* v = std::getenv(name);
-  return v && std::strcmp(v, "0") == 0;
-}
 
 // [lo[j], hi[j]): the output columns whose input column under kernel column j lies inside the input.
 void valid_cols(const Window& w, std::vector<int64_t>& lo, std::vector<int64_t>& hi) {

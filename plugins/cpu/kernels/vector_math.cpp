@@ -81,4 +81,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) double sum_floats(c
   return s;
 }
 
+__attribute__((target_clones("avx512f", "avx2", "default"))) void copy_stride2(float* __restrict y,
+                                                                               const float* __restrict x,
+                                                                               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[2 * i];
+}
+
 }  // namespace frugal::cpu

@@ -23,5 +23,7 @@ void clip_inplace(float* x, int64_t n, float lo, float hi);
 // The sum of x[0..n) in double precision, 16 partial sums at a time (a
 // GlobalAveragePool: the one double chain ran at a tenth of ONNX Runtime's rate).
 double sum_floats(const float* x, int64_t n);
+// y[i] = x[2 * i] for i < n: an im2col row of a stride-2 conv (the stems).
+void copy_stride2(float* y, const float* x, int64_t n);
 
 }  // namespace frugal::cpu
