@@ -6,8 +6,9 @@
 // threads and batches 1 and 3, against the float64 reference; an Add whose sum
 // has a second reader keeps the Relu as a layer of its own. Then a residual Add
 // joined to the packed 1x1 conv before it (BN, the Add, Relu in its registers),
-// kept apart by the option residual_add = "separate" or a second reader; CMake
-// runs it again with the packed kernel held to AVX2 and switched off.
+// kept apart by the option residual_add = "separate" or a second reader, and
+// one joined to a strided 1x1 conv on AVX-512; CMake runs it again with the
+// packed kernel held to AVX2 and switched off.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <random>
@@ -134,6 +135,42 @@ TEST_CASE("A residual Add joins the packed 1x1 conv before it and matches the fl
                    m.graph(), {N, sh.C, sh.H, sh.H}, rng, 1e-5, ", \"residual_add\": \"separate\""))
             CHECK(layer_ops(r.describe) == std::vector<std::string>{"Conv+BatchNormalization", "Add" + tail});
         }
+}
+
+TEST_CASE("A residual Add joins a strided 1x1 conv (ResNet's downsampling) and matches the float64 reference",
+          "[cpu][add][residual]") {
+  // x -> MaxPool 1x1/2 (the skip: every other pixel) and x -> 1x1 conv at
+  // stride 2 + BN -> Add -> Relu; on AVX-512 the conv takes the packed tile on
+  // a subsampled copy of x and the Add joins it. Odd and even planes, uneven blocks.
+  std::mt19937_64 rng(81);
+  const char* isa = std::getenv("FRUGAL_CPU_MAX_ISA");
+  const bool packed = __builtin_cpu_supports("avx512f") && (isa == nullptr || std::string(isa) == "avx512");
+  const struct { int64_t C, H; } shapes[] = {{16, 7}, {40, 28}, {13, 15}, {64, 14}};
+  for (const auto& sh : shapes)
+    for (int64_t N : {1, 3}) {
+      INFO("C " << sh.C << ", " << sh.H << "x" << sh.H << ", batch " << N);
+      GraphMaker m;
+      m.input("x", {N, sh.C, sh.H, sh.H}, true);
+      frugal::Node& pool = m.node("MaxPool", {"x"}, "skip");
+      pool.set_attr_ints("kernel_shape", {1, 1});
+      pool.set_attr_ints("strides", {2, 2});
+      m.constant("W", {sh.C, sh.C, 1, 1}, cpu_test::random_floats(size_t(sh.C * sh.C), rng()));
+      frugal::Node& conv = m.node("Conv", {"x", "W"}, "y");
+      conv.set_attr_ints("kernel_shape", {1, 1});
+      conv.set_attr_ints("strides", {2, 2});
+      m.batchnorm("y", "bn", sh.C, rng);
+      m.node("Add", {"bn", "skip"}, "sum");
+      m.node("Relu", {"sum"}, "out");
+      m.output("out");
+      for (const cpu_test::ReferenceRun& r :
+           cpu_test::check_against_reference(m.graph(), {N, sh.C, sh.H, sh.H}, rng, 1e-5)) {
+        const std::vector<std::string> ops = layer_ops(r.describe);
+        if (packed)
+          CHECK(ops == std::vector<std::string>{"MaxPool", "Conv+BatchNormalization+Add+Relu"});
+        else
+          CHECK(ops == std::vector<std::string>{"MaxPool", "Conv+BatchNormalization", "Add+Relu"});
+      }
+    }
 }
 
 TEST_CASE("A residual Add stays apart where the conv's output has another reader or the option says so",

@@ -191,7 +191,7 @@ TEST_CASE("1x1 convs on the packed kernel, epilogue in registers, match the floa
   if (!sgemm_only && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(packed == 40);
 }
 
-TEST_CASE("convs with a short K (stems) on im2col chunks and the packed tile match the float64 reference",
+TEST_CASE("stems and strided 1x1 convs on im2col and the packed tile match the float64 reference",
           "[cpu][conv]") {
   // K = C k k up to 32 (3x3 on 1 to 3 channels, 5x5 on one): strides 1 and 2,
   // padded or not, output channels in blocks of every size, planes whose
@@ -223,6 +223,17 @@ TEST_CASE("convs with a short K (stems) on im2col chunks and the packed tile mat
     }
   }
   CHECK(chunked == 8);
+  // Strided unpadded 1x1 convs (any K) take it too, on a subsampled copy of the input.
+  for (int t = 0; t < 6; ++t) {
+    const Tail tail = kEveryTail[(t * 3) % 11];
+    const int64_t C = pick(20, 300), M = pick(1, 90), H = pick(5, 40), W = pick(5, 40), s = 2 + t % 2;
+    INFO("Conv 1x1 s" << s << " x=[1," << C << "," << H << "," << W << "] M " << M << " epilogue "
+                      << tail_name(tail));
+    GraphMaker m = conv_with_tail(1, C, M, H, W, tail, rng, 1, s);
+    for (const cpu_test::ReferenceRun& r :
+         cpu_test::check_against_reference(m.graph(), {1, C, H, W}, rng, 1e-5))
+      CHECK((algorithm_of(r).rfind("im2col + 1x1 packed", 0) == 0) == packed_isa);
+  }
   // A 7x7 stem (K = 147) keeps its earlier path: oneDNN's kernel is the faster there.
   GraphMaker m = conv_with_tail(1, 3, 16, 40, 40, Tail::BnRelu, rng, 7, 2);
   for (const cpu_test::ReferenceRun& r :

@@ -64,7 +64,10 @@ class ConvKernel : public Kernel {
     // 1x1 convs: only thin ones (M + K per group <= 192, MobileNet-v2's) gain;
     // for ResNet-50's 64 <-> 256 channel 1x1s sgemm on the whole plane is up to
     // ~1.4x faster than on chunks (measured, one thread, OpenBLAS 0.3.21).
-    if (algo_ == Algo::Im2col || (algo_ == Algo::Gemm1x1 && Mg_ + K_ <= 192)) {
+    // A strided 1x1 conv on the packed tile copies its whole subsampled input
+    // once (the tile splits the columns so that they stay in L2 itself).
+    if ((algo_ == Algo::Im2col && !(takes_packed_im2col() && strided_1x1_packed())) ||
+        (algo_ == Algo::Gemm1x1 && Mg_ + K_ <= 192)) {
       // Chunks of whole output rows whose im2col block and output block
       // together hold about kChunkFloats (at least 128 columns: narrower GEMMs
       // lose more than the cache gains), equal in size; a plane of up to twice
@@ -95,7 +98,7 @@ class ConvKernel : public Kernel {
   Epilogue* residual_epilogue() override {
     for (const Epilogue::Step& s : epilogue_.steps())
       if (s.kind != Epilogue::kAffine) return nullptr;
-    return takes_packed_1x1() && !one_value_plane() ? &epilogue_ : nullptr;
+    return (takes_packed_1x1() && !one_value_plane()) || takes_packed_im2col() ? &epilogue_ : nullptr;
   }
 
   // The oneDNN primitive, now that the epilogue is complete; the plain weights
@@ -201,9 +204,17 @@ class ConvKernel : public Kernel {
   // turns it off). oneDNN ran them from NCHW into its blocked layout, then
   // reordered the network's largest plane back. 7x7 stems (K = 147), and all
   // of them on AVX2, stay there: oneDNN was the faster (plugins/cpu/README.md).
+  // Strided unpadded 1x1 convs (ResNet's downsampling ones) likewise, on a
+  // subsampled copy of the input: oneDNN took them in its blocked layout, with
+  // reorders, and a residual Add after them could not join them.
   bool takes_packed_im2col() const {
-    return algo_ == Algo::Im2col && group_ == 1 && K_ <= kPackedIm2colMaxK && conv_path_ == "auto" &&
-           packed_isa() == PackedIsa::Avx512 && !switched_off("FRUGAL_CPU_STEM_PACKED");
+    if (algo_ != Algo::Im2col || group_ != 1 || conv_path_ != "auto" || packed_isa() != PackedIsa::Avx512)
+      return false;
+    return (K_ <= kPackedIm2colMaxK && !switched_off("FRUGAL_CPU_STEM_PACKED")) || strided_1x1_packed();
+  }
+  bool strided_1x1_packed() const {
+    return win_.kh == 1 && win_.kw == 1 && win_.pt == 0 && win_.pl == 0 && win_.pb == 0 && win_.pr == 0 &&
+           win_.H * win_.W > 1 && !switched_off("FRUGAL_CPU_STRIDED_1X1_PACKED");
   }
   static constexpr int64_t kPackedIm2colMaxK = 32;
 
@@ -242,7 +253,7 @@ class ConvKernel : public Kernel {
                      [&](int64_t r0, int64_t r1) { im2col_rows(xs, ws, r0, r1, oh0, oh1); });
       const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
       auto part = [&](int64_t p, int) {
-        conv1x1_->run(ws, cols, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts);
+        conv1x1_->run(ws, cols, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts, rs);
       };
       if (parts > 1)
         pool->parallel_for(parts, part);
