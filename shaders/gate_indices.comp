@@ -5,7 +5,8 @@
 // m of the M gate values x[s*M + m] above the threshold (float bits in pc.p0),
 // in increasing order, at u[s*LIST + k], padded with M up to a multiple of KPT
 // (LIST = M rounded up to KPT); and the conv's indirect dispatch arguments
-// {GX, padded count / KPT, 1} at u[pc.p1 + 3*s]. One work group per sample (a
+// {GX, padded count / KPT, max(pc.p2, 1)} at u[pc.p1 + 3*s] (pc.p2: the slices
+// of a split reduction, conv.comp's z). One work group per sample (a
 // power of two invocations, at most 128), each invocation a run of kernels,
 // their places from a scan in shared memory.
 #include "common.glsl"
@@ -34,5 +35,5 @@ void main() {
   if (t != 0u) return;
   u[pc.u_off + pc.p1 + 3u * s + 0u] = GX;
   u[pc.u_off + pc.p1 + 3u * s + 1u] = padded / KPT;
-  u[pc.u_off + pc.p1 + 3u * s + 2u] = 1u;
+  u[pc.u_off + pc.p1 + 3u * s + 2u] = max(pc.p2, 1u);
 }

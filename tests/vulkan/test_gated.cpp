@@ -259,6 +259,52 @@ TEST_CASE("vulkan gated: the gated layer's workspace holds its gate", "[vulkan][
     CHECK(ex.layer_bytes(l, n).ws_bytes == (uint64_t(n) * (6 + 8 + 8 + 3) * 4 + 63) / 64 * 64);
 }
 
+// Split-K on gated convs and gate consumers (on GPUs, min_groups > 0; forced
+// here): the gated conv's slices run over its active list with z = slices in
+// the device-written arguments, the split sum writes 0 for switched-off
+// kernels (whose slices wrote nothing, and whose output is not zero-filled
+// first), the consumer's slices run over its listed channels. conv1: 32
+// channels x 3x3 = 288 (4 slices of 72), conv2 (the consumer): 16 x 3x3 = 144 (2).
+// Equal to the float64 reference and to the unsplit run's effective MACs.
+TEST_CASE("vulkan gated: gated convs and consumers split their reduction", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.channels = 32;
+  o.kernels = o.gate_channels = 16;
+  o.size = 6;
+  for (float t : {0.0f, 0.5f, 1.0f}) {
+    for (bool pool_first : {false, true}) {
+      o.threshold = t;
+      o.pool_first = pool_first;
+      INFO("threshold " << t << " pool_first " << pool_first);
+      const frugal::Graph g = gated_graph(o);
+      const std::string split = "{\"min_groups\": 100000}";
+      vk_test::Executor ex(g, split);
+      REQUIRE(ex.ok());
+      const nlohmann::json d = ex.describe();
+      REQUIRE(d["layers"][0]["name"] == "conv1");
+      const int64_t n = 5;
+      // Partial sums in the workspace: conv1's 4 slices of 16 kernels x 6 x 6 per
+      // sample, the consumer's 2 slices of 5 kernels x 3 x 3.
+      CHECK(ex.layer_bytes(0, int(n)).ws_bytes >= uint64_t(n * 4 * 16 * 36 * 4));
+      int conv2 = -1;
+      for (size_t l = 0; l < d["layers"].size(); ++l)
+        if (d["layers"][l]["name"] == "conv2") conv2 = int(l);
+      REQUIRE(conv2 > 0);
+      CHECK(ex.layer_bytes(conv2, int(n)).ws_bytes >= uint64_t(n * 2 * 5 * 9 * 4));
+      const Outcome r = run_both(g, gate_input(o, n, 17), split);
+      const Outcome plain = run_both(g, gate_input(o, n, 17), "{\"min_groups\": 0}");
+      CHECK(r.diff <= 1e-4 * r.scale);
+      if (t == 0.5f) CHECK(masks_differ(r.mask));
+      for (const char* layer : {"conv1", "conv2"}) {
+        const nlohmann::json& a = gate_entry(r.report, layer);
+        const nlohmann::json& b = gate_entry(plain.report, layer);
+        CHECK(a.at("effective_macs") == b.at("effective_macs"));
+      }
+    }
+  }
+}
+
 // The run's arena is exactly the plan's peak, and the allocator puts a chunk
 // landing at the top of the block at a 64-byte boundary. Here the peak is the
 // gated conv's step (input, output and workspace; input and output in whole

@@ -20,11 +20,15 @@
 // transforms live in the layer's workspace, one sample at a time. Which layers
 // (option "winograd", choose_winograd below): those where it measured faster.
 //
-// Split-K: an ungated GEMM-shaped conv (or a Winograd conv's products) whose
+// Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
 // (TileLimits::min_groups) cuts its reduction into slices, one work group
 // each, which write partial sums to the layer's workspace; splitk.spv (or the
-// Winograd output transform) adds them and applies the epilogue.
+// Winograd output transform) adds them and applies the epilogue. Gated convs
+// and gate consumers split too (the split chosen for all kernels on): a gated
+// conv's device-written arguments then have z = slices, its output is not
+// zero-filled, and splitk.spv writes 0 for the switched-off kernels (whose
+// slices wrote nothing) from the gate values.
 #include "frugal/model/ops/conv.h"
 
 #include <algorithm>
@@ -127,7 +131,7 @@ class ConvKernel : public Kernel {
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
     if (wino_r_ > 0)
       split_ = choose_split(int64_t(wino_groups(0)) * wino_groups(1) * wino_p(), C_, p.tiles.min_groups);
-    else if (gemm_ && !gate_ && !skip_in_)
+    else if (gemm_)  // gated convs and gate consumers too (their split sum writes 0 for switched-off kernels)
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
@@ -232,8 +236,8 @@ class ConvKernel : public Kernel {
       gating = &(own = samples_of(*gating_, io));
     const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
-    if (gated) record_gate_lists(r, io, *gating, n);
-    const uint32_t split = gated ? 1u : own_split;  // device-written gated arguments have z = 1
+    const uint32_t split = own_split;  // gated: the device writes z = split into the arguments
+    if (gated) record_gate_lists(r, io, *gating, n, split);
     const uint64_t part_sample = out_sample * split;
     const Region parts =
         io.ws.sub(uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4, uint64_t(n) * part_sample);
@@ -259,13 +263,15 @@ class ConvKernel : public Kernel {
       }
       if (split > 1)
         record_split_sum(r, b.slot[kO], io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample),
-                         io.weights, k, split);
+                         io.weights, k, split, gated ? gating : nullptr, s0);
     }
   }
 
-  // Active lists and dispatch arguments from the gate values, on the device;
-  // the output zeroed (switched-off kernels read 0).
-  void record_gate_lists(Recorder& r, const LayerIO& io, const Gating& gating, int64_t n) const {
+  // Active lists and dispatch arguments (z = split) from the gate values, on
+  // the device; the output zeroed (switched-off kernels read 0) unless the
+  // reduction is split, whose sum writes every output.
+  void record_gate_lists(Recorder& r, const LayerIO& io, const Gating& gating, int64_t n,
+                         uint32_t split) const {
     if (gating.n != n)
       throw Error(label_ + ": gates were set for " + std::to_string(gating.n) + " samples, the run has " +
                   std::to_string(n));
@@ -275,13 +281,14 @@ class ConvKernel : public Kernel {
     std::memcpy(&bits, &gating.threshold, 4);
     pc.p0 = bits;
     pc.p1 = uint32_t((gating.args.offset - gating.indices.offset) / 4);
+    pc.p2 = split;
     Bindings b;
     b.slot[kX] = gating.values;
     b.slot[kU] = Region{gating.indices.buffer, gating.indices.offset,
                         gating.args.offset + gating.args.bytes - gating.indices.offset};
     r.bind(gate_pipeline_, b, pc, label_ + " (gates)");
     r.dispatch_flat(uint64_t(n) * kGateGroup, kGateGroup);
-    r.fill(io.out, 0);  // switched-off kernels read 0
+    if (split <= 1) r.fill(io.out, 0);  // switched-off kernels read 0
     r.barrier();
   }
 
@@ -309,9 +316,11 @@ class ConvKernel : public Kernel {
     }
   }
 
-  // The second pass of a split conv: k samples' partial sums -> out, with the epilogue.
+  // The second pass of a split conv: k samples' partial sums -> out, with the
+  // epilogue; gated (the call's gate values from sample s0 on): 0 for the
+  // switched-off kernels, whose partial sums were not written.
   void record_split_sum(Recorder& r, const Region& parts, const Region& out, const Region& weights, int64_t k,
-                        uint32_t split) const {
+                        uint32_t split, const Gating* gating = nullptr, int64_t s0 = 0) const {
     r.barrier();
     Bindings b;
     b.slot[kX] = parts;
@@ -320,6 +329,11 @@ class ConvKernel : public Kernel {
     PushConstants pc;
     pc.n = uint32_t(k);
     pc.p0 = split;
+    if (gating) {
+      b.slot[kY] = gating->values.sub(uint64_t(s0 * M_) * 4, uint64_t(k * M_) * 4);
+      pc.p1 = 1;
+      std::memcpy(&pc.p2, &gating->threshold, 4);
+    }
     r.bind(splitk_pipeline_, b, pc, label_ + " (split sum)");
     r.dispatch_flat(uint64_t(k * M_ * win_.Ho * win_.Wo), wg_);
   }
