@@ -18,7 +18,9 @@ if not model_path or not threads then
   io.stderr:write("usage: frugal frugal_side.lua MODEL.onnx THREADS\n")
   os.exit(2)
 end
-io.stdout:setvbuf("no")  -- a reply must reach the driver now, not when a buffer fills
+-- A reply must reach the driver now, not when a buffer fills, and as one write
+-- (unbuffered, print writes the text and its newline apart: two wake-ups of the driver).
+io.stdout:setvbuf("line")
 
 local ok, ex = pcall(function()
   return frugal.executor(frugal.load(model_path), {executor = "cpu", threads = threads, consume = true})
