@@ -128,15 +128,47 @@ TEST_CASE("MaxPool: output column chunks and input lanes at every edge match the
   // Widths around 16 and 32 lanes; column spans (kw - 1) * d of 2 to 31 (the
   // widest the 32 lanes hold) and 32 (the generic loop); pads wider than 16 lanes.
   const Case cases[] = {
-      {14, 14, 3, 3, 1, 1, 1, 1, false},  {7, 7, 3, 3, 1, 1, 1, 1, false},
-      {5, 15, 3, 3, 1, 1, 1, 1, false},   {5, 16, 3, 3, 1, 1, 1, 1, false},
-      {5, 17, 3, 3, 1, 1, 1, 1, false},   {4, 31, 3, 3, 2, 1, 1, 1, true},
-      {4, 32, 3, 3, 2, 1, 0, 0, true},    {4, 33, 3, 3, 2, 1, 1, 1, false},
-      {6, 47, 3, 3, 2, 1, 0, 1, true},    {3, 70, 2, 2, 2, 1, 0, 0, false},
-      {3, 40, 1, 5, 3, 1, 2, 2, true},    {3, 50, 2, 16, 1, 2, 15, 15, false},
-      {3, 50, 1, 32, 1, 1, 31, 0, false}, {3, 50, 1, 33, 1, 1, 17, 17, false},
-      {9, 20, 5, 3, 1, 1, 2, 1, false},   {2, 3, 2, 3, 1, 1, 2, 2, false},
+      {14, 14, 3, 3, 1, 1, 1, 1, false},
+      {7, 7, 3, 3, 1, 1, 1, 1, false},
+      {5, 15, 3, 3, 1, 1, 1, 1, false},
+      {5, 16, 3, 3, 1, 1, 1, 1, false},
+      {5, 17, 3, 3, 1, 1, 1, 1, false},
+      {4, 31, 3, 3, 2, 1, 1, 1, true},
+      {4, 32, 3, 3, 2, 1, 0, 0, true},
+      {4, 33, 3, 3, 2, 1, 1, 1, false},
+      {6, 47, 3, 3, 2, 1, 0, 1, true},
+      {3, 70, 2, 2, 2, 1, 0, 0, false},
+      {3, 40, 1, 5, 3, 1, 2, 2, true},
+      {3, 50, 2, 16, 1, 2, 15, 15, false},
+      {3, 50, 1, 32, 1, 1, 31, 0, false},
+      {3, 50, 1, 33, 1, 1, 17, 17, false},
+      {9, 20, 5, 3, 1, 1, 2, 1, false},
+      {2, 3, 2, 3, 1, 1, 2, 2, false},
       {1, 1, 1, 3, 1, 1, 1, 1, true},
+      // 3x3 windows (their own unrolled loop, stride 1 with tap 0 unpermuted):
+      // widths around 16 and 32 lanes at strides 1 and 2, no pad, pads 1 and
+      // wider, dilated columns, ceil_mode, planes of one and two columns.
+      {5, 15, 3, 3, 1, 1, 0, 0, false},
+      {5, 16, 3, 3, 1, 1, 0, 0, false},
+      {5, 18, 3, 3, 1, 1, 0, 0, false},
+      {6, 30, 3, 3, 1, 1, 1, 1, false},
+      {6, 31, 3, 3, 1, 1, 0, 1, false},
+      {6, 32, 3, 3, 1, 1, 1, 0, false},
+      {6, 33, 3, 3, 1, 1, 1, 1, false},
+      {7, 48, 3, 3, 1, 1, 0, 0, false},
+      {7, 29, 3, 3, 2, 1, 0, 0, true},
+      {7, 30, 3, 3, 2, 1, 0, 0, false},
+      {8, 31, 3, 3, 2, 1, 0, 0, false},
+      {8, 34, 3, 3, 2, 1, 1, 1, true},
+      {9, 55, 3, 3, 2, 1, 0, 0, true},
+      {9, 62, 3, 3, 2, 1, 1, 1, false},
+      {5, 27, 3, 3, 1, 2, 2, 2, false},
+      {5, 40, 3, 3, 2, 3, 3, 1, true},
+      {4, 13, 3, 3, 2, 1, 0, 0, true},
+      {3, 7, 3, 3, 1, 1, 1, 1, true},
+      {3, 2, 3, 3, 1, 1, 1, 1, false},
+      {4, 1, 3, 3, 2, 1, 1, 1, true},
+      {2, 9, 3, 3, 3, 1, 1, 1, true},
   };
   std::mt19937_64 rng(77);
   for (const Case& c : cases) {
@@ -170,8 +202,15 @@ TEST_CASE("MaxPool: output column chunks and input lanes at every edge match the
 
 TEST_CASE("MaxPool skips NaN inputs in the interior and at the borders alike", "[cpu][pool]") {
   // 3x3 stride 2 pad 1 (ResNet's stem pool) on 1x2x13x17, with scattered NaNs
-  // and one 3x3 block of NaNs that fills an interior window completely.
-  const int64_t C = 2, H = 13, W = 17, k = 3, s = 2, p = 1;
+  // and one 3x3 block of NaNs that fills an interior window completely; the
+  // same at stride 1 (GoogLeNet's branch pools) and with a 2x2 window (the
+  // loop for other window sizes).
+  struct Case {
+    int64_t k, s;
+  };
+  const Case c = GENERATE(Case{3, 2}, Case{3, 1}, Case{2, 2});
+  const int64_t C = 2, H = 13, W = 17, k = c.k, s = c.s, p = 1;
+  INFO("k " << k << " s " << s);
   const int64_t Ho = (H + 2 * p - k) / s + 1, Wo = (W + 2 * p - k) / s + 1;
   std::vector<float> v = cpu_test::random_floats(size_t(C * H * W), 99);
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -203,5 +242,5 @@ TEST_CASE("MaxPool skips NaN inputs in the interior and at the borders alike", "
         INFO("channel " << c << " output (" << oh << ", " << ow << ")");
         CHECK(double(got) == want);
       }
-  CHECK(std::isinf(y.data[size_t((1 * Ho + 3) * Wo + 4)]));  // the all-NaN window
+  if (k == 3 && s == 2) CHECK(std::isinf(y.data[size_t((1 * Ho + 3) * Wo + 4)]));  // the all-NaN window
 }

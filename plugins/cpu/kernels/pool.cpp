@@ -112,22 +112,72 @@ __attribute__((target_clones("avx2", "default"))) void pool_interior_row(const f
 #pragma GCC target("avx512f")
 // MaxPool of one (sample, channel) plane, borders included, without a branch
 // per window element: a chunk of n output columns reads input columns
-// [c0, c0 + 32) (c0 = ow0 * sw - pl) as two vectors, loaded with -inf in the
-// lanes outside [0, W) (the padding), maxed over the window's rows inside the
-// input; the window's column taps are then picked from those 32 lanes by
-// permutes (idx: kw vectors, lane l of tap j = l * sw + j * dw) and maxed. In
-// NCHW the border outputs were a quarter to a half of the 14x14 and 7x7 planes,
-// each a checked scalar loop. max(v, acc) keeps acc where v is NaN: NaN inputs
-// are skipped as in the generic loop.
+// [c0, c0 + 32) (c0 = ow0 * sw - pl) as two vectors, maxed over the window's
+// rows inside the input; the window's column taps are then picked from those
+// 32 lanes by permutes (idx: kw vectors, lane l of tap j = l * sw + j * dw) and
+// maxed. In NCHW the border outputs were a quarter to a half of the 14x14 and
+// 7x7 planes, each a checked scalar loop.
+// Each row is one zero-masked load (lanes outside [0, W) are neither read nor
+// faulted on) and one masked max, acc = max(v, acc) in the lanes inside the
+// row and acc (-inf from the start) outside: the padding is -inf, and a NaN
+// input is skipped (max(v, acc) keeps acc where v is NaN), as in the generic
+// loop; acc never holds a NaN, so the taps' maxes need no order. K: kh and kw
+// when both are 3 (the rows and taps unrolled), else 0 (read from w). The high
+// vector is skipped where the chunk's lanes end within the first 16.
 // The loop reads its window's rows in turn through the same load instructions,
 // which the hardware prefetcher does not follow: once the planes came from
 // memory (SqueezeNet's first MaxPool at batch 8) every load waited for it,
 // about 50x the one-sample time. So the rows three output rows ahead are prefetched.
-// Masked loads and stores only where a whole vector would leave the plane (its
-// first row's left edge, its last row's right edge): elsewhere plain loads with
-// the lanes outside the row set to -inf afterwards, and 16-lane stores whose
-// extra lanes land on outputs written later.
-void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n, const int32_t* idx) {
+// 16-lane stores whose extra lanes land on outputs written later; masked only
+// at the plane's end.
+template <int K, bool S1>
+void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n, const int32_t* idx,
+                      const int32_t* row_range, const uint32_t* chunk_mask) {
+  const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t kh = K ? K : w.kh, kw = K ? K : w.kw;
+  const int64_t H = w.H, W = w.W, Ho = w.Ho, Wo = w.Wo, sh = w.sh, dh = w.dh, pt = w.pt;
+  const int64_t x_size = H * W, y_size = Ho * Wo, row_step = dh * W, chunk_in = n * w.sw;
+  const int64_t chunks = (Wo + n - 1) / n;
+  const float* x_left = x - w.pl;
+  __m512i taps[32];
+  for (int64_t j = 0; j < kw; ++j) taps[j] = _mm512_loadu_si512(idx + 16 * j);
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    const int64_t h0 = oh * sh - pt;
+    const int64_t i_lo = row_range[2 * oh], i_hi = row_range[2 * oh + 1];
+    const bool all_rows = i_lo == 0 && i_hi == kh;
+    const int64_t ahead = std::max<int64_t>(0, h0 + (kh - 1) * dh + 1 + 3 * sh) * W;
+    for (int64_t p = ahead; p < std::min(x_size, ahead + sh * W); p += 16)
+      _mm_prefetch(reinterpret_cast<const char*>(x + p), _MM_HINT_T0);
+    const float* r = x_left + h0 * W;
+    float* dst = y + oh * Wo;
+    for (int64_t c = 0; c < chunks; ++c, r += chunk_in, dst += n) {
+      const __mmask16 m_lo = __mmask16(chunk_mask[c]), m_hi = __mmask16(chunk_mask[c] >> 16);
+      __m512 lo = ninf, hi = ninf;
+      auto row = [&](int64_t i) {
+        const float* ri = r + i * row_step;
+        lo = _mm512_mask_max_ps(lo, m_lo, _mm512_maskz_loadu_ps(m_lo, ri), lo);
+        if (m_hi) hi = _mm512_mask_max_ps(hi, m_hi, _mm512_maskz_loadu_ps(m_hi, ri + 16), hi);
+      };
+      if (K && all_rows) {
+        for (int64_t i = 0; i < K; ++i) row(i);
+      } else {
+        for (int64_t i = i_lo; i < i_hi; ++i) row(i);
+      }
+      __m512 out = S1 ? lo : _mm512_permutex2var_ps(lo, taps[0], hi);  // tap 0 at stride 1: lane l
+      for (int64_t j = 1; j < kw; ++j) out = _mm512_max_ps(_mm512_permutex2var_ps(lo, taps[j], hi), out);
+      if (dst - y + 16 <= y_size)
+        _mm512_storeu_ps(dst, out);
+      else
+        _mm512_mask_storeu_ps(dst, __mmask16((1u << std::min(n, Wo - c * n)) - 1u), out);
+    }
+  }
+}
+// The previous form of max_plane_avx512, kept for comparison
+// (FRUGAL_CPU_MAXPOOL_MASKED_MAX=0): loads merged with -inf (plain loads and a
+// masked move where the vector stays inside the plane), then a max per row,
+// every row and tap in a loop.
+void max_plane_avx512_unfused(const float* x, float* y, const exec::Window& w, int64_t n,
+                              const int32_t* idx) {
   const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t x_size = w.H * w.W, y_size = w.Ho * w.Wo;
   __m512i taps[32];
@@ -205,6 +255,22 @@ class PoolKernel : public Kernel {
       for (int64_t j = 0; j < win_.kw; ++j)
         for (int64_t l = 0; l < chunk_; ++l)
           tap_idx_[size_t(16 * j + l)] = int32_t(l * win_.sw + j * win_.dw);
+      // Per output row the window rows inside the input [i_lo, i_hi); per
+      // chunk the lanes inside the input row (bit l: column c0 + l).
+      const Window& w = win_;
+      for (int64_t oh = 0; oh < w.Ho; ++oh) {
+        const int64_t h0 = oh * w.sh - w.pt;
+        const int64_t i_lo = h0 >= 0 ? 0 : (-h0 + w.dh - 1) / w.dh;
+        const int64_t i_hi = h0 > w.H - 1 ? 0 : std::min(w.kh, (w.H - 1 - h0) / w.dh + 1);
+        row_range_.push_back(int32_t(i_lo));
+        row_range_.push_back(int32_t(i_hi));
+      }
+      for (int64_t ow0 = 0; ow0 < w.Wo; ow0 += chunk_) {
+        const int64_t c0 = ow0 * w.sw - w.pl;
+        const int64_t a = std::clamp<int64_t>(-c0, 0, 32), b = std::clamp<int64_t>(w.W - c0, 0, 32);
+        const uint64_t m = b > a ? ((1ull << b) - 1ull) & ~((1ull << a) - 1ull) : 0;
+        chunk_mask_.push_back(uint32_t(m));
+      }
     }
   }
 
@@ -220,7 +286,20 @@ class PoolKernel : public Kernel {
   // their border columns; rows outside [oh_lo_, oh_hi_) are all border.
   void pool_plane(const float* x, float* y) const {
     const Window& w = win_;
-    if (chunk_ > 0) return max_plane_avx512(x, y, w, chunk_, tap_idx_.data());
+    if (chunk_ > 0) {
+      if (!masked_max_) return max_plane_avx512_unfused(x, y, w, chunk_, tap_idx_.data());
+      if (w.kh == 3 && w.kw == 3 && w.sw == 1)
+        return max_plane_avx512<3, true>(x, y, w, chunk_, tap_idx_.data(), row_range_.data(),
+                                         chunk_mask_.data());
+      if (w.kh == 3 && w.kw == 3)
+        return max_plane_avx512<3, false>(x, y, w, chunk_, tap_idx_.data(), row_range_.data(),
+                                          chunk_mask_.data());
+      if (w.sw == 1)
+        return max_plane_avx512<0, true>(x, y, w, chunk_, tap_idx_.data(), row_range_.data(),
+                                         chunk_mask_.data());
+      return max_plane_avx512<0, false>(x, y, w, chunk_, tap_idx_.data(), row_range_.data(),
+                                        chunk_mask_.data());
+    }
     for (int64_t oh = 0; oh < w.Ho; ++oh) {
       float* yrow = y + oh * w.Wo;
       const bool interior = oh >= oh_lo_ && oh < oh_hi_ && ow_lo_ < ow_hi_;
@@ -266,8 +345,11 @@ class PoolKernel : public Kernel {
   bool max_ = false, count_include_pad_ = false;
   int64_t oh_lo_ = 0, oh_hi_ = 0, ow_lo_ = 0, ow_hi_ = 0;  // outputs whose windows lie inside the input
   InteriorRow interior_row_ = nullptr;
-  int64_t chunk_ = 0;             // output columns per step of the AVX-512 MaxPool (0: not taken)
-  std::vector<int32_t> tap_idx_;  // its permute indices, 16 per column tap
+  int64_t chunk_ = 0;  // output columns per step of the AVX-512 MaxPool (0: not taken)
+  bool masked_max_ = !switched_off("FRUGAL_CPU_MAXPOOL_MASKED_MAX");  // else its previous form
+  std::vector<int32_t> tap_idx_;      // its permute indices, 16 per column tap
+  std::vector<int32_t> row_range_;    // its window rows inside the input per output row
+  std::vector<uint32_t> chunk_mask_;  // its input lanes inside the row per chunk
 };
 
 class GlobalPoolKernel : public Kernel {
