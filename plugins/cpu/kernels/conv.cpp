@@ -15,8 +15,9 @@
 //     The workspace is per chunk, so ws(b) does not grow with b.
 // The bias and any BatchNormalization/activation bundled after the conv run as
 // the epilogue on each chunk of each output plane, right after its sgemm.
-// Dense convs with a short K (stems: 3x3 on RGB) run the packed 1x1 kernel's
-// tile (kernels/conv_1x1.h) on each im2col chunk instead of sgemm, on AVX-512.
+// Dense convs with a short K (stems: 3x3 on RGB) and strided 1x1 convs run the
+// packed 1x1 kernel's tile (kernels/conv_1x1.h) on the im2col instead of
+// sgemm or oneDNN, on AVX-512 (a strided 1x1 conv's im2col: its input subsampled).
 // A fourth, oneDNN (kernels/conv_onednn.h), takes the dense convs where its
 // blocked kernels win (option "conv": "auto"; see use_onednn()), or every conv
 // oneDNN can run ("onednn"); "blas" keeps the three above everywhere.
@@ -251,26 +252,11 @@ class ConvKernel : public Kernel {
     if (conv1x1_ && im2col) {
       parallel_range(pool, K_, std::max<int64_t>(1, 16384 / cols),
                      [&](int64_t r0, int64_t r1) { im2col_rows(xs, ws, r0, r1, oh0, oh1); });
-      const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
-      auto part = [&](int64_t p, int) {
-        conv1x1_->run(ws, cols, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts, rs);
-      };
-      if (parts > 1)
-        pool->parallel_for(parts, part);
-      else
-        part(0, 0);
+      run_packed(ws, cols, ys, out_plane, rs, cols, pool);
       return;
     }
     if (conv1x1_) {
-      // Ranges of the packed kernel's channel blocks per participant, epilogue included.
-      const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
-      auto part = [&](int64_t p, int) {
-        conv1x1_->run(xs + col0, in_plane, ys, out_plane, cols, nb * p / parts, nb * (p + 1) / parts, rs);
-      };
-      if (parts > 1)
-        pool->parallel_for(parts, part);
-      else
-        part(0, 0);
+      run_packed(xs + col0, in_plane, ys, out_plane, rs, cols, pool);
       return;
     }
     const int64_t blocks = pool ? std::min<int64_t>(Mg_, pool->size()) : 1;
@@ -295,6 +281,20 @@ class ConvKernel : public Kernel {
       else
         block(0, 0);
     }
+  }
+
+  // The packed kernel on x ([K, cols], rows ldx floats apart) into y (rows ldy
+  // apart), epilogue included: ranges of its channel blocks per participant.
+  void run_packed(const float* x, int64_t ldx, float* y, int64_t ldy, const float* residual, int64_t cols,
+                  ThreadPool* pool) const {
+    const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
+    auto part = [&](int64_t p, int) {
+      conv1x1_->run(x, ldx, y, ldy, cols, nb * p / parts, nb * (p + 1) / parts, residual);
+    };
+    if (parts > 1)
+      pool->parallel_for(parts, part);
+    else
+      part(0, 0);
   }
 
   // Rows [r0, r1) of ws[(c, i, j), (oh - oh0, ow)] = x[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw] for output
