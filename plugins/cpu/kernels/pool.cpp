@@ -215,50 +215,6 @@ void max_plane_avx512(const float* x, float* y, const exec::Window& w, int64_t n
     }
   }
 }
-// The previous form of max_plane_avx512, kept for comparison
-// (FRUGAL_CPU_MAXPOOL_MASKED_MAX=0): loads merged with -inf (plain loads and a
-// masked move where the vector stays inside the plane), then a max per row,
-// every row and tap in a loop.
-void max_plane_avx512_unfused(const float* x, float* y, const exec::Window& w, int64_t n,
-                              const int32_t* idx) {
-  const __m512 ninf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  const int64_t x_size = w.H * w.W, y_size = w.Ho * w.Wo;
-  __m512i taps[32];
-  for (int64_t j = 0; j < w.kw; ++j) taps[j] = _mm512_loadu_si512(idx + 16 * j);
-  for (int64_t oh = 0; oh < w.Ho; ++oh) {
-    const int64_t h0 = oh * w.sh - w.pt;
-    const int64_t i_lo = h0 >= 0 ? 0 : (-h0 + w.dh - 1) / w.dh;
-    const int64_t i_hi = h0 > w.H - 1 ? 0 : std::min(w.kh, (w.H - 1 - h0) / w.dh + 1);
-    const int64_t ahead = std::max<int64_t>(0, h0 + (w.kh - 1) * w.dh + 1 + 3 * w.sh) * w.W;
-    for (int64_t p = ahead; p < std::min(x_size, ahead + w.sh * w.W); p += 16)
-      _mm_prefetch(reinterpret_cast<const char*>(x + p), _MM_HINT_T0);
-    for (int64_t ow0 = 0; ow0 < w.Wo; ow0 += n) {
-      const int64_t c0 = ow0 * w.sw - w.pl;
-      const int64_t a = std::clamp<int64_t>(-c0, 0, 32), b = std::clamp<int64_t>(w.W - c0, 0, 32);
-      const uint64_t m = b > a ? ((1ull << b) - 1ull) & ~((1ull << a) - 1ull) : 0;
-      const __mmask16 m_lo = __mmask16(m), m_hi = __mmask16(m >> 16);
-      __m512 lo = ninf, hi = ninf;
-      for (int64_t i = i_lo; i < i_hi; ++i) {
-        const int64_t at = (h0 + i * w.dh) * w.W + c0;
-        const float* row = x + at;
-        if (at >= 0 && at + 32 <= x_size) {
-          lo = _mm512_max_ps(_mm512_mask_mov_ps(ninf, m_lo, _mm512_loadu_ps(row)), lo);
-          hi = _mm512_max_ps(_mm512_mask_mov_ps(ninf, m_hi, _mm512_loadu_ps(row + 16)), hi);
-        } else {
-          lo = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, m_lo, row), lo);
-          if (m_hi) hi = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, m_hi, row + 16), hi);
-        }
-      }
-      __m512 out = ninf;
-      for (int64_t j = 0; j < w.kw; ++j) out = _mm512_max_ps(_mm512_permutex2var_ps(lo, taps[j], hi), out);
-      float* dst = y + oh * w.Wo + ow0;
-      if (oh * w.Wo + ow0 + 16 <= y_size)
-        _mm512_storeu_ps(dst, out);
-      else
-        _mm512_mask_storeu_ps(dst, __mmask16((1u << std::min(n, w.Wo - ow0)) - 1u), out);
-    }
-  }
-}
 #pragma GCC pop_options
 
 using InteriorRow = void (*)(const float*, float*, int64_t, const exec::Window&, int64_t, int64_t);
@@ -330,7 +286,6 @@ class PoolKernel : public Kernel {
   void pool_plane(const float* x, float* y) const {
     const Window& w = win_;
     if (chunk_ > 0) {
-      if (!masked_max_) return max_plane_avx512_unfused(x, y, w, chunk_, tap_idx_.data());
       if (w.kh == 3 && w.kw == 3 && w.sw == 1)
         return max_plane_avx512<3, true>(x, y, w, chunk_, tap_idx_.data(), row_range_.data(),
                                          chunk_mask_.data());
@@ -388,8 +343,7 @@ class PoolKernel : public Kernel {
   bool max_ = false, count_include_pad_ = false;
   int64_t oh_lo_ = 0, oh_hi_ = 0, ow_lo_ = 0, ow_hi_ = 0;  // outputs whose windows lie inside the input
   InteriorRow interior_row_ = nullptr;
-  int64_t chunk_ = 0;  // output columns per step of the AVX-512 MaxPool (0: not taken)
-  bool masked_max_ = !switched_off("FRUGAL_CPU_MAXPOOL_MASKED_MAX");  // else its previous form
+  int64_t chunk_ = 0;                 // output columns per step of the AVX-512 MaxPool (0: not taken)
   std::vector<int32_t> tap_idx_;      // its permute indices, 16 per column tap
   std::vector<int32_t> row_range_;    // its window rows inside the input per output row
   std::vector<uint32_t> chunk_mask_;  // its input lanes inside the row per chunk
