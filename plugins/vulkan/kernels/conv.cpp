@@ -226,8 +226,8 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const uint32_t own_split = split_for(n);
-    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample, out_sample * own_split}, label_);
+    const uint32_t split = split_for(n);  // gated: the device writes z = split into the arguments
+    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample, out_sample * split}, label_);
     Gating own;
     const Gating* gating = gating_;
     if (gate_)
@@ -236,7 +236,6 @@ class ConvKernel : public Kernel {
       gating = &(own = samples_of(*gating_, io));
     const Region inputs = skip_in_ ? record_input_lists(r, io, g, gate_ ? &own : nullptr) : Region{};
     const bool gated = gating != nullptr && !dense_;
-    const uint32_t split = own_split;  // gated: the device writes z = split into the arguments
     if (gated) record_gate_lists(r, io, *gating, n, split);
     const uint64_t part_sample = out_sample * split;
     const Region parts =
