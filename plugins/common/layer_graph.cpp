@@ -40,6 +40,13 @@ struct CompileState {
   bool shapes_batched = true;                // every activation keeps the batch on axis 0
   std::map<std::string, std::string> swish;  // Swish pairs: Sigmoid node -> its Mul node
   std::set<std::string> swish_muls;          // their Mul nodes, while the Sigmoid may join
+  std::map<std::string, std::string>
+      scale_muls;  // channel-scale Mul -> the 1x1 Conv reading it (find_input_scales)
+  struct PendingScale {
+    int scale = -1;   // the [N, C, 1, 1] tensor
+    std::string mul;  // the absorbed Mul node
+  };
+  std::map<std::string, PendingScale> pending_scales;  // Conv node -> the scale its layer takes
 
   // Compile-time constants: initializers and Constant node outputs.
   const TensorDesc* constant(const std::string& name) const {
@@ -145,6 +152,7 @@ void LayerGraph::compile_graph(const Graph& g, Graph* consumed) {
   infer_node_shapes(g, c);
   if (runs_gates()) find_model_gates(g);
   if (fuses_swish()) find_swish(g, c);
+  find_input_scales(g, c);
   std::map<std::string, int> unread = c.readers;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     compile_node(g.nodes[i], i, c);
@@ -343,8 +351,12 @@ void LayerGraph::compile_node(const Node& n, size_t index, CompileState& c) {
   NodeShapes& shapes = c.shapes[index];
   std::vector<int> node_inputs;
   const KernelSpec spec = make_spec(n, shapes, node_inputs, c);
+  if (absorb_input_scale(n, spec, node_inputs, c)) return;
   try {
-    if (!try_bundle(n, spec, node_inputs, c)) add_layer(n, spec, node_inputs, shapes, c);
+    if (!try_bundle(n, spec, node_inputs, c)) {
+      add_layer(n, spec, node_inputs, shapes, c);
+      join_input_scale_of(n, c);
+    }
   } catch (const sdk::Failure& f) {
     if (f.status != FRUGAL_ERR_UNSUPPORTED) throw;
     c.problems.push_back(f.what());
@@ -469,6 +481,81 @@ bool LayerGraph::try_bundle_swish(const Node& n, const std::vector<int>& node_in
   c.act[n.outputs[0]] = src;
   if (mul) tensors_[size_t(src)].name = n.outputs[0];  // the layer now writes the Mul's output
   return true;
+}
+
+// Channel-scale Muls (squeeze-and-excite's x * s, s of one value per sample
+// and channel) whose only reader is a 1x1, stride-1, unpadded, ungrouped Conv
+// on the Mul's output that the backend scales (fuses_input_scale): that conv's
+// layer can read x and s itself, so the Mul's pass over x and its output go.
+void LayerGraph::find_input_scales(const Graph& g, CompileState& c) const {
+  std::map<std::string, const Node*> reader_of;  // values read once -> that node
+  for (const Node& n : g.nodes)
+    for (const std::string& in : n.inputs)
+      if (!in.empty() && c.readers[in] == 1) reader_of[in] = &n;
+  const auto all = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
+  };
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Mul" || !default_domain(n) || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
+    if (c.swish_muls.count(n.name) || gate_state_.by_mul.count(n.name)) continue;
+    const std::string& out = n.outputs[0];
+    auto r = reader_of.find(out);
+    if (r == reader_of.end() || c.graph_outputs.count(out)) continue;
+    const Node& conv = *r->second;
+    if (conv.op_type != "Conv" || !default_domain(conv) || conv.inputs.size() < 2 || conv.inputs[0] != out)
+      continue;
+    if (gate_state_.params.count(conv.name) || gate_state_.consumers.count(conv.name)) continue;
+    const TensorDesc* w = c.constant(conv.inputs[1]);
+    if (!w || !w->has_shape || w->shape.size() != 4) continue;
+    const std::vector<int64_t> wd = known_dims(w->shape);
+    const std::string pad = conv.attr_string("auto_pad", "NOTSET");
+    if (wd[2] != 1 || wd[3] != 1 || conv.attr_int("group", 1) != 1 ||
+        !all(conv.attr_ints("strides", {}), 1) || !all(conv.attr_ints("pads", {}), 0) ||
+        (pad != "NOTSET" && pad != "VALID") || !fuses_input_scale(wd[0]))
+      continue;
+    c.scale_muls[n.name] = conv.name;
+  }
+}
+
+// A Mul found by find_input_scales joins its conv when, by the shapes, it
+// scales x [N, C, H, W] (H x W >= 8: planes the packed tile takes) by s
+// [N, C, 1, 1]: its output is x for the conv from here on, which takes s
+// (join_input_scale_of). True: n is absorbed, no layer of its own.
+bool LayerGraph::absorb_input_scale(const Node& n, const KernelSpec& spec,
+                                    const std::vector<int>& node_inputs, CompileState& c) {
+  auto it = c.scale_muls.find(n.name);
+  if (it == c.scale_muls.end() || node_inputs.size() != 2) return false;
+  const Dims& out = spec.output;
+  if (out.size() != 4 || out[2] * out[3] < 8) return false;
+  for (int k = 0; k < 2; ++k) {
+    const int x = node_inputs[size_t(k)], s = node_inputs[size_t(1 - k)];
+    if (x < 0 || s < 0 || x == s) return false;
+    const ActivationTensor &tx = tensors_[size_t(x)], &ts = tensors_[size_t(s)];
+    if (tx.dims != out || ts.dims != Dims{out[0], out[1], 1, 1}) continue;
+    if (tx.dtype != DType::Float32 || ts.dtype != DType::Float32) return false;
+    c.act[n.outputs[0]] = x;
+    c.pending_scales[it->second] = {s, n.name};
+    return true;
+  }
+  return false;
+}
+
+// The layer just added for conv n takes the scale of the Mul absorbed before
+// it as its next node input (after the conv's own, before any residual).
+void LayerGraph::join_input_scale_of(const Node& n, CompileState& c) {
+  auto it = c.pending_scales.find(n.name);
+  if (it == c.pending_scales.end()) return;
+  const int l = int(layers_.size()) - 1;
+  if (l < 0 || layers_[size_t(l)].nodes[0] != n.name || !join_input_scale(l))
+    throw Error(node_label(n) + ": its kernel does not take the scale of Mul node '" + it->second.mul +
+                "', which was joined to it");
+  Layer& L = layers_[size_t(l)];
+  const int s = it->second.scale;
+  L.ops.push_back("Mul");
+  L.nodes.push_back(it->second.mul);
+  L.node_inputs.push_back(s);
+  L.constant_dims.push_back(Dims{});
+  if (std::find(L.inputs.begin(), L.inputs.end(), s) == L.inputs.end()) L.inputs.push_back(s);
 }
 
 // A residual Add joins the layer computed right before it, when that layer

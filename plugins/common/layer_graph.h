@@ -128,6 +128,13 @@ class LayerGraph {
   // its operands (EpilogueSteps::kResidual; bundle_target(l, "Add") says which
   // layers can): the layer then reads the other operand as its last node input.
   virtual bool fuses_residual_add() const { return false; }
+  // True on backends whose 1x1 convs to `out_channels` channels scale their
+  // input per sample and channel as they read it: a squeeze-and-excite Mul
+  // before such a conv then joins its layer (find_input_scales), which
+  // join_input_scale(l) tells the conv's kernel (layer l); the layer reads
+  // the scale as a node input after the conv's own.
+  virtual bool fuses_input_scale(int64_t out_channels) const { return false; }
+  virtual bool join_input_scale(int l) { return false; }
   // True when layer l, a Conv / Gemm consumer of a gate, skips the channels
   // that are off (else it runs densely on the zeros, Layer::skips_off_channels stays false).
   virtual bool consumer_skips_off_channels(int l) const { return true; }
@@ -164,6 +171,10 @@ class LayerGraph {
   bool try_bundle_swish(const Node& n, const std::vector<int>& node_inputs, CompileState& c);
   bool try_bundle_residual(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                            CompileState& c);
+  void find_input_scales(const Graph& g, CompileState& c) const;
+  bool absorb_input_scale(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
+                          CompileState& c);
+  void join_input_scale_of(const Node& n, CompileState& c);
   void add_layer(const Node& n, const KernelSpec& spec, const std::vector<int>& node_inputs,
                  NodeShapes& shapes, CompileState& c);
   void note_batching(const Node& n, const NodeShapes& shapes, int layer, const ActivationTensor& out,

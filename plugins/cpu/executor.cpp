@@ -93,6 +93,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       throw Error("option 'residual_add' must be \"fused\" or \"separate\", got " + r.dump());
     o.conv.residual_add = r == "fused";
   }
+  if (j.contains("se_scale")) {
+    const auto& r = j["se_scale"];
+    if (!r.is_string() || (r != "fused" && r != "separate"))
+      throw Error("option 'se_scale' must be \"fused\" or \"separate\", got " + r.dump());
+    o.conv.se_scale = r == "fused";
+  }
   if (j.contains("gate_threshold")) {
     const auto& t = j["gate_threshold"];
     if (!t.is_number() || !(t.get<double>() >= 0.0 && t.get<double>() <= 1.0))
@@ -144,6 +150,7 @@ std::string Executor::describe_json() const {
   d["conv"] = options_.conv.path;
   d["winograd"] = options_.conv.winograd ? "auto" : "off";
   d["residual_add"] = options_.conv.residual_add ? "fused" : "separate";
+  d["se_scale"] = options_.conv.se_scale ? "fused" : "separate";
   d["schedule"] = options_.cache_schedule ? "cache" : "whole";
   d["cache_bytes"] = options_.cache_bytes;
   using TL = ExecutorOptions::TimeLayer;

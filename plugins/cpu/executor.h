@@ -27,6 +27,7 @@ struct ExecutorOptions {
   // {"conv": "auto" | "blas" | "onednn"}: the Conv kernels' path;
   // {"winograd": "auto" | "off"}: 3x3 convs on oneDNN's Winograd kernels where it has them;
   // {"residual_add": "fused" | "separate"}: residual Adds in the packed 1x1 conv before them
+  // {"se_scale": "fused" | "separate"}: squeeze-and-excite Muls in the packed 1x1 conv after them
   ConvOptions conv;
   std::optional<float> gate_threshold;  // {"gate_threshold": T}, T in [0, 1]: replaces every gate's threshold
   exec::GateActivity gate_activity;  // {"gate_activity": ...}: time_layer's stated activity (gate_activity.h)

@@ -10,6 +10,7 @@
 
 #include "common/layer_graph.h"
 #include "frugal/model/graph.h"
+#include "kernels/conv_1x1.h"
 #include "kernels/kernel.h"
 
 namespace frugal::cpu {
@@ -17,12 +18,13 @@ namespace frugal::cpu {
 using exec::ActivationTensor;
 using exec::Layer;
 
-// How the Conv kernels choose their path (executor options "conv", "winograd"
-// and "residual_add").
+// How the Conv kernels choose their path (executor options "conv", "winograd",
+// "residual_add" and "se_scale").
 struct ConvOptions {
   std::string path = "auto";  // "auto" | "blas" | "onednn"
   bool winograd = true;       // 3x3 convs on oneDNN's Winograd kernels where it has them
   bool residual_add = true;   // a residual Add joins the packed 1x1 conv right before it
+  bool se_scale = true;       // a squeeze-and-excite Mul joins the packed 1x1 conv right after it
 };
 
 class Model : public exec::LayerGraph {
@@ -56,6 +58,11 @@ class Model : public exec::LayerGraph {
   exec::EpilogueSteps* bundle_target(int l, const std::string& op) override;
   bool fuses_swish() const override { return true; }
   bool fuses_residual_add() const override { return conv_.residual_add; }
+  // Where the 1x1 conv takes the packed kernel with a scale (ConvKernel::join_input_scale).
+  bool fuses_input_scale(int64_t out_channels) const override {
+    return conv_.se_scale && conv_.path == "auto" && Conv1x1::takes_input_scale(out_channels, packed_isa());
+  }
+  bool join_input_scale(int l) override { return kernels_[size_t(l)]->join_input_scale(); }
   uint64_t workspace_bytes(int l, int64_t n) const override;
   bool runs_gates() const override { return true; }
 

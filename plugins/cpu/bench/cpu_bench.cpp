@@ -75,10 +75,10 @@ nlohmann::json option_value(const std::string& v) {
   return digits ? nlohmann::json(std::stoull(v)) : nlohmann::json(v);
 }
 
-// --conv A,B,..., --winograd A,B, --residual-add A,B, --schedule A,B or --cache-bytes A,B: per network and
-// batch, images/s of one executor per value of `key` (the executor option), measured in interleaved rounds
-// (each round runs every value once, in turn), medians and their ratios to the first value. `base`: the other
-// options.
+// --conv A,B,..., --winograd A,B, --residual-add A,B, --se-scale A,B, --schedule A,B or --cache-bytes A,B:
+// per network and batch, images/s of one executor per value of `key` (the executor option), measured in
+// interleaved rounds (each round runs every value once, in turn), medians and their ratios to the first
+// value. `base`: the other options.
 int compare_paths(const Api& A, const std::vector<std::string>& models, const std::vector<int>& batches,
                   const nlohmann::json& base, const std::string& key, const std::vector<std::string>& values,
                   int rounds) {
@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
   std::string conv;      // the executor's "conv" option ("" = its default)
   std::string winograd;  // its "winograd" option ("" = its default)
   std::string residual;  // its "residual_add" option ("" = its default)
+  std::string se_scale;  // its "se_scale" option ("" = its default)
   std::string schedule;  // its "schedule" option ("" = its default)
   std::string cache;     // its "cache_bytes" option ("" = its default)
   bool per_op = false, per_layer = false, per_step = false;
@@ -161,6 +162,8 @@ int main(int argc, char** argv) {
       winograd = value();
     else if (a == "--residual-add")
       residual = value();
+    else if (a == "--se-scale")
+      se_scale = value();
     else if (a == "--schedule")
       schedule = value();
     else if (a == "--cache-bytes")
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
       std::printf(
           "usage: cpu_bench [--models resnet50,mobilenet_v2,...] [--batches 1,8] [--threads T] [--repeats R] "
           "[--conv auto|blas|onednn] [--winograd auto|off] [--residual-add fused|separate] "
+          "[--se-scale fused|separate] "
           "[--schedule cache|whole] [--cache-bytes N] [--per-op] "
           "[--layers] [--steps] [--gap-ms G]\n"
           "models: zoo names (frugal zoo); threads default: the executor's default (cores present)\n"
@@ -187,6 +191,8 @@ int main(int argc, char** argv) {
           "--winograd: the executor's option \"winograd\" (default auto); a list (off,auto) compares "
           "likewise\n"
           "--residual-add: the executor's option \"residual_add\" (default fused); a list (separate,fused) "
+          "compares likewise\n"
+          "--se-scale: the executor's option \"se_scale\" (default fused); a list (separate,fused) "
           "compares likewise\n"
           "--schedule: the executor's option \"schedule\" (default cache); a list (whole,cache) compares "
           "likewise\n"
@@ -215,11 +221,9 @@ int main(int argc, char** argv) {
   nlohmann::json opts = nlohmann::json::object();
   if (threads > 0) opts["threads"] = threads;
   // One option may be a list: its values are compared; the others are set as given.
-  const std::pair<const char*, const std::string*> listed[] = {{"conv", &conv},
-                                                               {"winograd", &winograd},
-                                                               {"residual_add", &residual},
-                                                               {"schedule", &schedule},
-                                                               {"cache_bytes", &cache}};
+  const std::pair<const char*, const std::string*> listed[] = {
+      {"conv", &conv},         {"winograd", &winograd}, {"residual_add", &residual},
+      {"se_scale", &se_scale}, {"schedule", &schedule}, {"cache_bytes", &cache}};
   for (const auto& [key, value] : listed)
     if (value->find(',') == std::string::npos && !value->empty()) opts[key] = option_value(*value);
   for (const auto& [key, value] : listed)

@@ -102,6 +102,19 @@ class ConvKernel : public Kernel {
     return (takes_packed_1x1() && !one_value_plane()) || takes_packed_im2col() ? &epilogue_ : nullptr;
   }
 
+  // A per-sample, per-channel scale of the input (a squeeze-and-excite Mul
+  // before this conv) joins convs that run the packed 1x1 kernel on planes
+  // with few enough output channels (Conv1x1::takes_input_scale): the tile
+  // multiplies each input row as it loads it, so the Mul's pass over the
+  // tensor (and the tensor) go. The scale [n, C, 1, 1] comes as the node input
+  // before any residual.
+  bool join_input_scale() override {
+    if (!takes_packed_1x1() || one_value_plane() || !Conv1x1::takes_input_scale(M_, packed_isa()))
+      return false;
+    input_scale_ = true;
+    return true;
+  }
+
   // The oneDNN primitive, now that the epilogue is complete; the plain weights
   // are dropped (held once, repacked). Where oneDNN has no implementation the
   // layer keeps its own path.
@@ -119,6 +132,9 @@ class ConvKernel : public Kernel {
         weight_.clear();
         weight_.shrink_to_fit();
       }
+      if (input_scale_ && (!conv1x1_ || rows_))
+        throw Error(label_ +
+                    ": a channel scale was joined to a conv that does not run the packed 1x1 kernel");
       if (residual_ && (!conv1x1_ || rows_))
         throw Error(label_ + ": a residual Add was joined to a conv that does not run the packed 1x1 kernel");
       return;
@@ -247,16 +263,17 @@ class ConvKernel : public Kernel {
     float* ys = a.out + s * M_ * out_plane + col0;
     // The residual operand (the layer's last input) is laid out as the output.
     const float* rs = residual_ ? a.in.back() + s * M_ * out_plane + col0 : nullptr;
+    const float* scale = input_scale_ ? a.in[a.in.size() - (residual_ ? 2 : 1)] + s * C_ : nullptr;
     const bool im2col = algo_ == Algo::Im2col;
     if (pool && 2.0 * double(M_) * double(cols) * double(K_) < 4e6) pool = nullptr;  // too small to share
     if (conv1x1_ && im2col) {
       parallel_range(pool, K_, std::max<int64_t>(1, 16384 / cols),
                      [&](int64_t r0, int64_t r1) { im2col_rows(xs, ws, r0, r1, oh0, oh1); });
-      run_packed(ws, cols, ys, out_plane, rs, cols, pool);
+      run_packed(ws, cols, ys, out_plane, rs, nullptr, cols, pool);
       return;
     }
     if (conv1x1_) {
-      run_packed(xs + col0, in_plane, ys, out_plane, rs, cols, pool);
+      run_packed(xs + col0, in_plane, ys, out_plane, rs, scale, cols, pool);
       return;
     }
     const int64_t blocks = pool ? std::min<int64_t>(Mg_, pool->size()) : 1;
@@ -285,11 +302,11 @@ class ConvKernel : public Kernel {
 
   // The packed kernel on x ([K, cols], rows ldx floats apart) into y (rows ldy
   // apart), epilogue included: ranges of its channel blocks per participant.
-  void run_packed(const float* x, int64_t ldx, float* y, int64_t ldy, const float* residual, int64_t cols,
-                  ThreadPool* pool) const {
+  void run_packed(const float* x, int64_t ldx, float* y, int64_t ldy, const float* residual,
+                  const float* scale, int64_t cols, ThreadPool* pool) const {
     const int64_t nb = conv1x1_->blocks(), parts = pool ? std::min<int64_t>(nb, pool->size()) : 1;
     auto part = [&](int64_t p, int) {
-      conv1x1_->run(x, ldx, y, ldy, cols, nb * p / parts, nb * (p + 1) / parts, residual);
+      conv1x1_->run(x, ldx, y, ldy, cols, nb * p / parts, nb * (p + 1) / parts, residual, scale);
     };
     if (parts > 1)
       pool->parallel_for(parts, part);
@@ -330,7 +347,8 @@ class ConvKernel : public Kernel {
   std::string label_;
   std::string conv_path_;
   bool winograd_;
-  bool residual_ = false;  // the epilogue adds the layer's last input (prepare())
+  bool residual_ = false;     // the epilogue adds the layer's last input (prepare())
+  bool input_scale_ = false;  // the packed tile scales its input rows by a node input (join_input_scale())
   int threads_ = 1;
   Window win_;
   int64_t group_ = 1, C_ = 0, M_ = 0, Cg_ = 0, Mg_ = 0, K_ = 0;

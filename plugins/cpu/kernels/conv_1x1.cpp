@@ -114,9 +114,8 @@ Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, int64_t m_stride, i
                  PackedIsa isa)
     : M_(M), K_(K), isa_(isa) {
   if (isa == PackedIsa::None) throw Error("Conv1x1 without AVX2 or AVX-512");
-  const int64_t max_rows = isa == PackedIsa::Avx512 ? avx512::kMaxRows : avx2::kMaxRows;
   // Blocks of nearly equal rows (M = 16 is two blocks of 8, not 12 + 4).
-  const int64_t blocks = (M + max_rows - 1) / max_rows;
+  const int64_t blocks = blocks_for(M, isa);
   block_row_.resize(size_t(blocks) + 1);
   for (int64_t b = 0; b <= blocks; ++b) block_row_[size_t(b)] = M * b / blocks;
   packed_.resize(size_t(M * K));
@@ -127,6 +126,11 @@ Conv1x1::Conv1x1(int64_t M, int64_t K, const float* weights, int64_t m_stride, i
       for (int64_t r = 0; r < rows; ++r)
         dst[k * rows + r] = scale * weights[(m0 + r) * m_stride + k * k_stride];
   }
+}
+
+int64_t Conv1x1::blocks_for(int64_t M, PackedIsa isa) {
+  const int64_t max_rows = isa == PackedIsa::Avx512 ? avx512::kMaxRows : avx2::kMaxRows;
+  return (M + max_rows - 1) / max_rows;
 }
 
 void Conv1x1::set_epilogue(const Epilogue& epilogue) {
@@ -149,15 +153,15 @@ void Conv1x1::set_epilogue(const Epilogue& epilogue) {
 }
 
 void Conv1x1::run(const float* x, int64_t ldx, float* y, int64_t ldy, int64_t cols, int64_t b0, int64_t b1,
-                  const float* residual) const {
+                  const float* residual, const float* x_scale) const {
   if (has_residual_ && !residual)
     throw Error("Conv1x1: its epilogue adds a residual operand, and none was given");
   if (isa_ == PackedIsa::Avx512)
     avx512::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
-                       int(steps_.size()), has_residual_ ? residual : nullptr);
+                       int(steps_.size()), has_residual_ ? residual : nullptr, x_scale);
   else
     avx2::run_blocks(packed_.data(), block_row_.data(), b0, b1, K_, x, ldx, y, ldy, cols, steps_.data(),
-                     int(steps_.size()), has_residual_ ? residual : nullptr);
+                     int(steps_.size()), has_residual_ ? residual : nullptr, x_scale);
 }
 
 void Conv1x1::run_rows(const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy, int64_t b0,

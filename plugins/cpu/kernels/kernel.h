@@ -59,6 +59,10 @@ class Kernel {
   // the operand comes as the last of KernelArgs::in), or nullptr: kernels that
   // cannot add it where they store their output.
   virtual Epilogue* residual_epilogue() { return nullptr; }
+  // True when the kernel agrees to multiply its input 0 by a per-sample,
+  // per-channel scale ([n, C, 1, 1], a node input after its own and before
+  // any residual) as it reads it: a squeeze-and-excite Mul before it joins it.
+  virtual bool join_input_scale() { return false; }
   // Called once the layer is complete (its epilogue bundled), before any
   // workspace_bytes() or run(): kernels that build library primitives do it here.
   virtual void prepare() {}
