@@ -137,18 +137,33 @@ struct OnednnConv::Impl {
     dnnl::convolution_forward conv;
     memory weights, bias;
   };
+  // Output rows [o0, o1) of a sample from input rows [i0, i1) (with the
+  // padding the band keeps): its NCHW rows reordered into a dense blocked band
+  // at src_off of the slot's input area, the primitive into a dense blocked
+  // band at dst_off of its output area, reordered back into the NCHW rows.
+  struct Band {
+    int64_t o0 = 0, o1 = 0, i0 = 0, i1 = 0;
+    uint64_t src_off = 0, dst_off = 0;
+    memory::desc plain_in, blocked_in, plain_out, blocked_out;
+    dnnl::reorder in, out;
+    dnnl::convolution_forward conv;
+    memory weights;  // null: the first band's
+  };
   int threads = 1;
   int64_t C = 0, M = 0, in_plane = 0, out_plane = 0;
   std::string impl_info, layout;
   memory::desc src_md;         // the primitives' input layout, whole
   std::vector<Part> in_parts;  // the input's reorder, in ranges of channel blocks
   std::vector<Slice> slices;
+  std::vector<Band> bands;  // instead of slices: row bands (Winograd on several threads)
+  memory band_weights, band_bias;
+  int64_t W = 0, Wo = 0;
   memory::desc scratch_md;
   uint64_t scratch = 0, src_bytes = 0, dst_bytes = 0;
   Epilogue rest;  // the epilogue's steps oneDNN does not apply, on the host
 
-  bool reorder_src() const { return in_parts[0].reorder; }
-  bool reorder_dst() const { return slices[0].out.reorder; }
+  bool reorder_src() const { return !bands.empty() || in_parts[0].reorder; }
+  bool reorder_dst() const { return !bands.empty() || slices[0].out.reorder; }
   // Slot layout with `k` scratchpads side by side.
   uint64_t src_off(int k) const { return uint64_t(k) * round_up(scratch); }
   uint64_t dst_off(int k) const { return src_off(k) + (reorder_src() ? round_up(src_bytes) : 0); }
@@ -158,12 +173,17 @@ struct OnednnConv::Impl {
   }
   // Parts or slices run side by side at batch 1, each with its own scratchpad.
   int side_by_side() const {
-    return int(std::min<size_t>(size_t(threads), std::max(in_parts.size(), slices.size())));
+    return int(std::min<size_t>(size_t(threads), std::max({in_parts.size(), slices.size(), bands.size()})));
   }
   void reorder_in(const Part& p, const float* x, char* base, int k, int scratches) const;
   void run_slice(const Slice& sl, const float* x, float* y, char* base, int k, int scratches) const;
+  void run_band(const Band& b, const float* x, float* y, char* base, int k, int scratches) const;
   void run_sample(const float* x, float* y, char* slot) const;
   void build(const ConvLayer& l, const Epilogue& epilogue, size_t first_step, dnnl::algorithm alg);
+  void build_slices(const ConvLayer& l, const dnnl::primitive_attr& attr, const Choice& c,
+                    const memory::dims& wd, int parts);
+  bool build_bands(const ConvLayer& l, const dnnl::primitive_attr& attr, const Choice& c,
+                   const memory::dims& wd, int parts);
 };
 
 namespace {
@@ -178,6 +198,14 @@ int64_t channel_block(const memory::desc& md) {
 
 // The output plane (outputs per channel) from which one thread takes blocked layouts as well.
 constexpr int64_t kBlockedMinPlane = 14 * 14;
+
+// The output plane from which a Winograd layer whose channel slices oneDNN
+// would give another kernel runs in row bands instead (Impl::build_bands). At
+// batch 1 on two threads GoogLeNet's conv3 (56x56) took 1.08-1.13 ms in bands
+// against 1.50-1.69 as direct slices; on 28x28 bands lost, to direct slices
+// (its inception3a 3x3, 0.44 -> 0.50 ms) and to Winograd slices (ResNet-50's
+// layer2 3x3s, 0.33-0.35 -> 0.40-0.53).
+constexpr int64_t kBandMinPlane = 56 * 56;
 
 std::string layout_name(const memory::desc& md) {
   const int64_t block = channel_block(md);
@@ -410,6 +438,25 @@ void OnednnConv::Impl::build(const ConvLayer& l, const Epilogue& epilogue, size_
   // Slices need a layout whose channel blocks are contiguous, and one group.
   const int64_t in_block = channel_block(c.src), out_block = channel_block(c.dst);
   const int parts = l.threads > 1 && l.group == 1 && in_block > 0 && out_block > 0 ? l.threads : 1;
+  try {
+    build_slices(l, attr, c, wd, parts);
+  } catch (const Error&) {
+    // Winograd slices that oneDNN gives another kernel: row bands on large planes.
+    if (!(parts > 1 && c.same_impl && w.Ho * w.Wo >= kBandMinPlane)) throw;
+    in_parts.clear();
+    slices.clear();
+    scratch = dst_bytes = 0;
+    if (!build_bands(l, attr, c, wd, parts)) throw;
+  }
+}
+
+// The input's reorder in channel parts and the output's slices (parts > 1:
+// ranges of whole channel blocks), one primitive and weights per slice.
+void OnednnConv::Impl::build_slices(const ConvLayer& l, const dnnl::primitive_attr& attr, const Choice& c,
+                                    const memory::dims& wd, int parts) {
+  Impl& d = *this;
+  const exec::Window& w = l.w;
+  const int64_t in_block = channel_block(c.src), out_block = channel_block(c.dst);
   if (parts == 1) {
     d.in_parts.push_back(make_part(0, l.C, c.src, true, d.scratch));
   } else {
@@ -435,6 +482,85 @@ void OnednnConv::Impl::build(const ConvLayer& l, const Epilogue& epilogue, size_
   if (d.scratch) d.scratch_md = memory::desc({int64_t(d.scratch)}, memory::data_type::u8, Tag::x);
 }
 
+namespace {
+
+// The reorder between two descs of the same dims; raises `scratch` to its scratchpad.
+dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to, uint64_t& scratch) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc r(engine(), from, engine(), to, attr);
+  scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
+  return dnnl::reorder(r);
+}
+
+}  // namespace
+
+// Winograd on several threads where oneDNN gives the channel slices another
+// kernel (kBandMinPlane): the output rows cut into `parts` bands, each its own
+// primitive on its rows' input (the halo rows and the padding it keeps),
+// through dense blocked copies in the slot. False, with nothing kept, where
+// oneDNN offers a band another kernel than the layer's.
+bool OnednnConv::Impl::build_bands(const ConvLayer& l, const dnnl::primitive_attr& attr, const Choice& c,
+                                   const memory::dims& wd, int parts) {
+  const exec::Window& w = l.w;
+  parts = int(std::min<int64_t>(parts, w.Ho));
+  if (parts < 2) return false;
+  const Tag in_tag = tag_of(channel_block(c.src)), out_tag = tag_of(channel_block(c.dst));
+  const int64_t span = (w.kh - 1) * w.dh + 1;
+  std::vector<Band> made;
+  memory first_weights;
+  uint64_t most_scratch = scratch, src_total = 0, dst_total = 0;
+  try {
+    for (int i = 0; i < parts; ++i) {
+      Band b;
+      b.o0 = w.Ho * i / parts;
+      b.o1 = w.Ho * (i + 1) / parts;
+      const int64_t top = b.o0 * w.sh - w.pt, bottom = (b.o1 - 1) * w.sh - w.pt + span;
+      b.i0 = std::max<int64_t>(0, top);
+      b.i1 = std::min<int64_t>(w.H, bottom);
+      exec::Window bw = w;
+      bw.H = b.i1 - b.i0;
+      bw.Ho = b.o1 - b.o0;
+      bw.pt = b.i0 - top;
+      bw.pb = bottom - b.i1;
+      const memory::dims xd = {1, l.C, bw.H, w.W}, yd = {1, l.M, bw.Ho, w.Wo};
+      b.blocked_in = memory::desc(xd, kF32, in_tag);
+      b.blocked_out = memory::desc(yd, kF32, out_tag);
+      b.plain_in = memory::desc(xd, kF32, memory::dims{l.C * w.H * w.W, w.H * w.W, w.W, 1});
+      b.plain_out = memory::desc(yd, kF32, memory::dims{l.M * w.Ho * w.Wo, w.Ho * w.Wo, w.Wo, 1});
+      b.in = make_reorder(b.plain_in, b.blocked_in, most_scratch);
+      b.out = make_reorder(b.blocked_out, b.plain_out, most_scratch);
+      const ConvLayer band{bw, l.group, l.C, l.M, l.weights, l.bias, l.threads};
+      const auto pd = make_pd(band, attr, c, b.blocked_in, 0, l.M, b.blocked_out);
+      b.conv = dnnl::convolution_forward(pd);
+      most_scratch = std::max<uint64_t>(most_scratch, pd.scratchpad_desc().get_size());
+      if (made.empty())
+        first_weights = pack_weights(l.weights, 0, l.M, wd, pd.weights_desc());
+      else if (pd.weights_desc() != first_weights.get_desc())
+        b.weights = pack_weights(l.weights, 0, l.M, wd, pd.weights_desc());
+      b.src_off = src_total;
+      src_total += round_up(b.blocked_in.get_size());
+      b.dst_off = dst_total;
+      dst_total += round_up(b.blocked_out.get_size());
+      made.push_back(std::move(b));
+    }
+  } catch (const dnnl::error&) {
+    return false;
+  } catch (const Error&) {
+    return false;
+  }
+  bands = std::move(made);
+  band_weights = first_weights;
+  band_bias = pack_bias(l.bias, 0, l.M);
+  scratch = most_scratch;
+  src_bytes = src_total;
+  dst_bytes = dst_total;
+  W = w.W;
+  Wo = w.Wo;
+  if (scratch) scratch_md = memory::desc({int64_t(scratch)}, memory::data_type::u8, Tag::x);
+  return true;
+}
+
 OnednnConv::~OnednnConv() = default;
 
 uint64_t OnednnConv::workspace_bytes(int64_t n) const {
@@ -445,6 +571,10 @@ uint64_t OnednnConv::workspace_bytes(int64_t n) const {
 
 uint64_t OnednnConv::weight_bytes() const {
   uint64_t sum = 0;
+  const Impl& d = *impl_;
+  if (!d.bands.empty()) sum += d.band_weights.get_desc().get_size() + d.band_bias.get_desc().get_size();
+  for (const Impl::Band& b : d.bands)
+    if (b.weights) sum += b.weights.get_desc().get_size();
   for (const Impl::Slice& sl : impl_->slices)
     sum += sl.weights.get_desc().get_size() + sl.bias.get_desc().get_size();
   return sum;
@@ -453,7 +583,8 @@ uint64_t OnednnConv::weight_bytes() const {
 std::string OnednnConv::algorithm() const {
   const Impl& d = *impl_;
   return "oneDNN " + d.impl_info + " (" + d.layout +
-         (d.slices.size() > 1 ? ", " + std::to_string(d.slices.size()) + " slices" : "") + ")";
+         (d.slices.size() > 1 ? ", " + std::to_string(d.slices.size()) + " slices" : "") +
+         (d.bands.empty() ? "" : ", " + std::to_string(d.bands.size()) + " row bands") + ")";
 }
 
 // Channels of part p of sample x into the blocked input of the slot at `base`
@@ -496,9 +627,41 @@ void OnednnConv::Impl::run_slice(const Slice& sl, const float* x, float* y, char
   for (int64_t c = sl.out.c0; c < sl.out.c1; ++c) rest.apply(y + c * out_plane, c, out_plane);
 }
 
+// Band b of sample x (NCHW) into y (NCHW), through its blocked copies in the
+// slot at `base`, with scratchpad k of the slot's `scratches`.
+void OnednnConv::Impl::run_band(const Band& b, const float* x, float* y, char* base, int k,
+                                int scratches) const {
+  dnnl::engine& eng = engine();
+  dnnl::stream strm(eng);
+  const memory xs(b.plain_in, eng, const_cast<float*>(x + b.i0 * W));
+  const memory src(b.blocked_in, eng, base + src_off(scratches) + b.src_off);
+  const memory dst(b.blocked_out, eng, base + dst_off(scratches) + b.dst_off);
+  const memory ys(b.plain_out, eng, y + b.o0 * Wo);
+  std::unordered_map<int, memory> in = {{DNNL_ARG_FROM, xs}, {DNNL_ARG_TO, src}};
+  std::unordered_map<int, memory> conv = {{DNNL_ARG_SRC, src},
+                                          {DNNL_ARG_WEIGHTS, b.weights ? b.weights : band_weights},
+                                          {DNNL_ARG_BIAS, band_bias},
+                                          {DNNL_ARG_DST, dst}};
+  std::unordered_map<int, memory> out = {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, ys}};
+  if (scratch) {
+    const memory pad(scratch_md, eng, base + src_off(k));
+    for (auto* args : {&in, &conv, &out}) args->emplace(DNNL_ARG_SCRATCHPAD, pad);
+  }
+  b.in.execute(strm, in);
+  b.conv.execute(strm, conv);
+  b.out.execute(strm, out);
+  strm.wait();
+  if (rest.empty()) return;
+  for (int64_t c = 0; c < M; ++c) rest.apply(y + c * out_plane + b.o0 * Wo, c, (b.o1 - b.o0) * Wo);
+}
+
 // One sample on this thread alone, in a slot with one scratchpad.
 void OnednnConv::Impl::run_sample(const float* x, float* y, char* slot) const {
   char* base = aligned(slot);
+  if (!bands.empty()) {
+    for (const Band& b : bands) run_band(b, x, y, base, 0, 1);
+    return;
+  }
   if (reorder_src())
     for (const Part& p : in_parts) reorder_in(p, x, base, 0, 1);
   for (const Slice& sl : slices) run_slice(sl, x, y, base, 0, 1);
@@ -520,9 +683,17 @@ void OnednnConv::run(const float* x, float* y, int64_t n, void* ws, ThreadPool* 
     for (int64_t s = 0; s < n; ++s) d.run_sample(x + s * d.C * d.in_plane, y + s * d.M * d.out_plane, w);
     return;
   }
-  // One sample: its input's channel blocks, then its output slices, side by side.
+  // One sample: its row bands side by side, or its input's channel blocks,
+  // then its output slices, side by side.
   char* base = aligned(w);
   const int k = d.side_by_side();
+  if (!d.bands.empty()) {
+    pool->parallel_for(int64_t(d.bands.size()), [&](int64_t i, int slot) {
+      const OmpThreads one(1);
+      d.run_band(d.bands[size_t(i)], x, y, base, slot, k);
+    });
+    return;
+  }
   if (d.reorder_src())
     pool->parallel_for(int64_t(d.in_parts.size()), [&](int64_t i, int slot) {
       const OmpThreads one(1);
