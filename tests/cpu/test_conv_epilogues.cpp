@@ -36,6 +36,13 @@ bool avx512_kernels() {
   return __builtin_cpu_supports("avx512f") && !(isa && std::string(isa) != "avx512");
 }
 
+// The depthwise strips (kernels/conv_depthwise.h) run: AVX-512 kernels, and
+// FRUGAL_CPU_DW_STRIPS (the no_strips test variant) does not switch them off.
+bool dw_strips() {
+  const char* v = std::getenv("FRUGAL_CPU_DW_STRIPS");
+  return avx512_kernels() && !(v && std::string(v) == "0");
+}
+
 // The epilogue after the conv: what follows it in the graph.
 enum class Tail {
   None,
@@ -84,10 +91,30 @@ const char* tail_name(Tail t) {
   return "?";
 }
 
-// A k x k conv (stride s, pads k / 2 or `pad`, `group` groups) followed by `tail`.
+// Whether the depthwise kernels compile `tail` as such (nothing, bias, BN +
+// Relu, BN + Clip: epi_form's forms but Swish); a stride-2 conv to planes at
+// most 8 wide takes the strips then, the channel-interleaved path otherwise.
+bool light_tail(Tail t) {
+  return t == Tail::None || t == Tail::Bias || t == Tail::BnRelu || t == Tail::BnClip;
+}
+
+// The path a depthwise k x k conv at stride s padded by k / 2 at the top and
+// left (and at the bottom and right: `symmetric`) to planes Wo wide takes
+// (kernels/conv_depthwise.h).
+std::string depthwise_path(int64_t k, int64_t s, int64_t Wo, Tail tail, bool symmetric = true) {
+  if (Wo <= 8)
+    return dw_strips() && s == 2 && light_tail(tail) ? "depthwise strips" : "depthwise interleaved";
+  if (dw_strips()) return "depthwise strips";
+  if (k == 3 && s == 2) return "depthwise direct";
+  return s == 1 && Wo <= 32 && symmetric && avx512_kernels() ? "depthwise rows in registers"
+                                                             : "depthwise padded";
+}
+
+// A k x k conv (stride s, pads k / 2 or `pad`, or `pads` (top, left, bottom,
+// right) when given, `group` groups) followed by `tail`.
 GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W, Tail tail,
                           std::mt19937_64& rng, int64_t k = 1, int64_t s = 1, int64_t group = 1,
-                          int64_t pad = -1) {
+                          int64_t pad = -1, std::vector<int64_t> pads = {}) {
   if (pad < 0) pad = k / 2;
   GraphMaker m;
   m.input("x", {N, C, H, W}, true);
@@ -105,7 +132,7 @@ GraphMaker conv_with_tail(int64_t N, int64_t C, int64_t M, int64_t H, int64_t W,
   frugal::Node& n = m.node("Conv", ins, "y");
   n.set_attr_ints("kernel_shape", {k, k});
   n.set_attr_ints("strides", {s, s});
-  n.set_attr_ints("pads", {pad, pad, pad, pad});
+  n.set_attr_ints("pads", pads.empty() ? std::vector<int64_t>{pad, pad, pad, pad} : pads);
   n.set_attr_int("group", group);
   std::string last = "y";
   if (tail == Tail::BnRelu || tail == Tail::BiasBnSwish || tail == Tail::BnClip) {
@@ -283,7 +310,7 @@ TEST_CASE(
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
   // 3x3 and 5x5 at stride 1 on planes 9 to 32 wide keep their rows in registers on AVX-512.
   const bool avx512 = avx512_kernels();
-  int padded = 0, interleaved = 0, rows = 0;
+  int padded = 0, interleaved = 0, rows = 0, strips = 0;
   for (int t = 0; t < 20; ++t) {
     const Tail tail = kEveryTail[t % 10];
     // 3x3 at stride 1 and 5x5 at stride 1 and 2 take the padded plane; 3x3 at
@@ -298,19 +325,18 @@ TEST_CASE(
          cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
       const std::string algo = algorithm_of(r);
       const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
-      CHECK(algo == (Wo <= 8                        ? "depthwise interleaved"
-                     : k == 3 && s == 2             ? "depthwise direct"
-                     : s == 1 && Wo <= 32 && avx512 ? "depthwise rows in registers"
-                                                    : "depthwise padded"));
+      CHECK(algo == depthwise_path(k, s, Wo, tail));
       padded += algo == "depthwise padded" || algo == "depthwise rows in registers" ||
                 (algo == "depthwise interleaved" && !(k == 3 && s == 2));
       interleaved += algo == "depthwise interleaved";
       rows += algo == "depthwise rows in registers";
+      strips += algo == "depthwise strips";
     }
   }
-  CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
+  if (!dw_strips()) CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
   CHECK(interleaved > 0);
-  CHECK((rows > 0) == avx512);
+  CHECK((rows > 0) == (avx512 && !dw_strips()));
+  CHECK((strips > 0) == dw_strips());
 }
 
 TEST_CASE(
@@ -334,10 +360,7 @@ TEST_CASE(
     GraphMaker m = conv_with_tail(N, C, C, H, W, tail, rng, k, s, C);
     for (const cpu_test::ReferenceRun& r :
          cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
-      const bool rows = s == 1 && W <= 32 && avx512_kernels();
-      CHECK(algorithm_of(r) == (k == 3 && s == 2 ? "depthwise direct"
-                                : rows           ? "depthwise rows in registers"
-                                                 : "depthwise padded"));
+      CHECK(algorithm_of(r) == depthwise_path(k, s, (W - 1) / s + 1, tail));
     }
   }
 }
@@ -367,13 +390,57 @@ TEST_CASE(
              cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
           INFO("threads " << r.threads);
           if (avx512_kernels()) {
-            CHECK(algorithm_of(r) == "depthwise rows in registers");
+            CHECK(algorithm_of(r) == (dw_strips() ? "depthwise strips" : "depthwise rows in registers"));
             CHECK(r.ws_bytes == 0);  // no padded copy
           } else {
             CHECK(algorithm_of(r) == (W <= 8 ? "depthwise interleaved" : "depthwise padded"));
           }
         }
       }
+}
+
+TEST_CASE("depthwise 3x3 and 5x5 convs in strips of 16 columns (no padded copy) match the float64 reference",
+          "[cpu][conv]") {
+  // kernels/conv_depthwise.h's strips on AVX-512 (the rows-in-registers,
+  // padded and direct paths otherwise, and under FRUGAL_CPU_DW_STRIPS=0):
+  // stride 1 and 2, rows that end mid-vector, on a vector, one column past
+  // it, across several strips; odd input widths and heights at stride 2 (the
+  // last output's right and bottom taps in the padding or not); planes of 1
+  // to 12 rows (padding rows above and below, two of them for 5x5); stride-2
+  // outputs at most 8 wide (strips under the compiled epilogues, 16 channels
+  // in the lanes under the others); bottom and right pads of 0 to k / 2 + 1;
+  // a channel multiplier of 2; every epilogue form; batches 1 and 2.
+  std::mt19937_64 rng(6151);
+  const int64_t widths1[] = {9, 15, 16, 17, 31, 33, 47, 48, 50, 77};
+  const int64_t widths2[] = {5, 13, 14, 15, 17, 31, 32, 33, 34, 63, 65, 67};
+  const int64_t heights[] = {1, 2, 3, 4, 7, 12, 5, 9};
+  int t = 0, strips = 0;
+  for (int64_t k : {3, 5})
+    for (int64_t s : {1, 2})
+      for (int64_t W : s == 1 ? std::vector<int64_t>(std::begin(widths1), std::end(widths1))
+                              : std::vector<int64_t>(std::begin(widths2), std::end(widths2))) {
+        const Tail tail = kEveryTail[t % 11];
+        const int64_t H = std::max(heights[t % 8], s == 2 ? W % 7 + 3 : 1);
+        const int64_t C = 2 + (t * 5) % 13, mult = t % 4 == 3 ? 2 : 1, N = t % 3 == 0 ? 2 : 1;
+        const int64_t h = k / 2, pb = t % 5 == 1 ? (t / 5) % (h + 2) : h,
+                      pr = t % 5 == 2 ? (t / 5) % (h + 2) : h;
+        ++t;
+        if (H + h + pb < k || W + h + pr < k) continue;
+        const int64_t Wo = (W + h + pr - k) / s + 1;
+        INFO("depthwise " << k << "x" << k << " s" << s << " x=[" << N << "," << C << "," << H << "," << W
+                          << "] pads " << h << "," << h << "," << pb << "," << pr << " mult " << mult
+                          << " epilogue " << tail_name(tail));
+        GraphMaker m = conv_with_tail(N, C, C * mult, H, W, tail, rng, k, s, C, -1, {h, h, pb, pr});
+        for (const cpu_test::ReferenceRun& r :
+             cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
+          INFO("threads " << r.threads);
+          const std::string algo = algorithm_of(r);
+          CHECK(algo == depthwise_path(k, s, Wo, tail, pb == h && pr == h));
+          if (algo == "depthwise strips") CHECK(r.ws_bytes == 0);
+          strips += algo == "depthwise strips";
+        }
+      }
+  CHECK((strips > 0) == dw_strips());
 }
 
 TEST_CASE("1x1 convs on one-value planes (squeeze-and-excite) take the packed weights, samples as rows",

@@ -120,6 +120,7 @@ class ConvKernel : public Kernel {
   // layer keeps its own path.
   void prepare() override {
     residual_ = epilogue_.has_residual();
+    if (depthwise_) depthwise_->prepare(epilogue_);
     if (!onednn_wanted_) {
       if (takes_packed_im2col()) {
         conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());

@@ -521,6 +521,148 @@ void narrow_plane_epi(const float* x, const float* wm, float* out, int64_t H, in
   }
 }
 
+// The strips (see the header): KxK convs (3 or 5) at stride S (1 or 2)
+// padded by K / 2 at the top and left, on AVX-512.
+inline __mmask16 lanes_below(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+struct StripMasks {
+  __mmask16 m0, m1, m2, mp;  // input columns b.., b + 16.., b + 32.. inside the row; b - 16.. (b > 0)
+};
+
+// t[j]: tap column j (input columns b + S * l + j - K / 2 for the lanes l) of
+// input row ih (zeros outside the plane); the loads at b - 16 read from pb.
+template <int K, int S>
+__attribute__((target("avx512f"), always_inline)) inline void strip_row(const float* x, int64_t ih, int64_t H,
+                                                                        int64_t W, int64_t b, int64_t pb,
+                                                                        const StripMasks& mk, __m512* t,
+                                                                        const float* pf) {
+  constexpr int h = K / 2;
+  const __mmask16 m0 = mk.m0, m1 = mk.m1, mp = mk.mp;
+  const __m512i z = _mm512_setzero_si512();
+  const __m512i even_idx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd_idx = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  // lane 0: the second source's lane 14; lane l > 0: the first source's lane l - 1
+  const __m512i prev2_idx = _mm512_set_epi32(14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 30);
+  if (ih < 0 || ih >= H) {
+    for (int j = 0; j < K; ++j) t[j] = _mm512_setzero_ps();
+    return;
+  }
+  const float* r = x + ih * W;
+  if (pf) {
+    // The columns of this row that the next strip (or the next plane's
+    // first one) reads: on large planes they come from L3.
+    _mm_prefetch(reinterpret_cast<const char*>(pf + ih * W), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(pf + ih * W + kLanes), _MM_HINT_T0);
+  }
+  const __m512 p = _mm512_maskz_loadu_ps(mp, r + pb);
+  const __m512i pi = _mm512_castps_si512(p);
+  if constexpr (S == 1) {
+    const __m512 c = _mm512_maskz_loadu_ps(m0, r + b);
+    const __m512 n = _mm512_maskz_loadu_ps(m1, r + b + kLanes);
+    const __m512i ci = _mm512_castps_si512(c), ni = _mm512_castps_si512(n);
+    t[h] = c;
+    // lane l: c[l - d] (from p below lane d); c[l + d] (from n past lane 15 - d)
+    t[h - 1] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, ci, pi, 15));
+    t[h + 1] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, ni, ci, 1));
+    if constexpr (K == 5) {
+      t[0] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, ci, pi, 14));
+      t[4] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, ni, ci, 2));
+    }
+  } else {
+    const __m512 a = _mm512_maskz_loadu_ps(m0, r + b);
+    const __m512 a2 = _mm512_maskz_loadu_ps(m1, r + b + kLanes);
+    const __m512 ev = _mm512_permutex2var_ps(a, even_idx, a2);  // columns b + 2l
+    const __m512 od = _mm512_permutex2var_ps(a, odd_idx, a2);   // b + 2l + 1
+    t[h] = ev;
+    t[h + 1] = od;
+    // b + 2l - 1: lane 0 from p's lane 15
+    t[h - 1] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, _mm512_castps_si512(od), pi, 15));
+    if constexpr (K == 5) {
+      t[0] = _mm512_permutex2var_ps(ev, prev2_idx, p);  // b + 2l - 2
+      // b + 2l + 2: lane 15 the column b + 32
+      const __m512 n = _mm512_maskz_loadu_ps(mk.m2 & 1, r + b + 2 * kLanes);
+      t[4] = _mm512_castsi512_ps(
+          _mm512_mask_alignr_epi32(z, 0xFFFF, _mm512_castps_si512(n), _mm512_castps_si512(ev), 1));
+    }
+  }
+}
+
+// FRUGAL_CPU_DW_PREFETCH=0: no prefetch of the next strip's columns (for comparison).
+const bool prefetch_strips = !switched_off("FRUGAL_CPU_DW_PREFETCH");
+
+// Output plane out (Ho x Wo) from input plane x (H x W), weights wm [K * K],
+// in strips of 16 output columns: t[i] holds the tap columns of the input row
+// under tap row i of the current output row; each output row shifts S rows
+// out and loads S new ones (the first loads K - S more).
+template <int K, int S, int E>
+__attribute__((target("avx512f"))) void strip_plane(const float* __restrict x, const float* __restrict wm,
+                                                    float* __restrict out, const Window& w,
+                                                    const PlaneEpi& pe) {
+  constexpr int h = K / 2;
+  const int64_t H = w.H, W = w.W, Ho = w.Ho, Wo = w.Wo;
+  float wk[K * K];
+  for (int t = 0; t < K * K; ++t) wk[t] = wm[t];
+  for (int64_t ow0 = 0; ow0 < Wo; ow0 += kLanes) {
+    const int64_t b = ow0 * S;  // the input column under the strip's first output (tap column h)
+    const __mmask16 mo = lanes_below(Wo - ow0);
+    // The vector of 16 input columns from b, the ones before it and after it.
+    const __mmask16 m0 = lanes_below(W - b), m1 = lanes_below(W - b - 16), m2 = lanes_below(W - b - 32);
+    const __mmask16 mp = b > 0 ? __mmask16(0xFFFF) : __mmask16(0);
+    const int64_t pb = b > 0 ? b - kLanes : 0;  // (read only when b > 0)
+    const StripMasks mk{m0, m1, m2, mp};
+    // The columns the strip after this one reads first (stride 1: its right
+    // neighbours; stride 2: its first two vectors), or the next plane's first ones.
+    const float* pf = !prefetch_strips ? nullptr : b + 2 * kLanes < W ? x + b + 2 * kLanes : x + H * W;
+    __m512 t[K][K];
+    for (int i = 0; i < K - S; ++i)
+      strip_row<K, S>(x, i - h, H, W, b, pb, mk, t[i + S], pf);  // rows of output row -1's taps S..K-1
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+#pragma GCC unroll 8
+      for (int i = 0; i < K - S; ++i)
+#pragma GCC unroll 8
+        for (int j = 0; j < K; ++j) t[i][j] = t[i + S][j];
+#pragma GCC unroll 2
+      for (int i = K - S; i < K; ++i) strip_row<K, S>(x, oh * S - h + i, H, W, b, pb, mk, t[i], pf);
+      __m512 s[K];
+#pragma GCC unroll 8
+      for (int i = 0; i < K; ++i) {
+        s[i] = _mm512_mul_ps(_mm512_set1_ps(wk[i * K]), t[i][0]);
+#pragma GCC unroll 8
+        for (int j = 1; j < K; ++j) s[i] = _mm512_fmadd_ps(_mm512_set1_ps(wk[i * K + j]), t[i][j], s[i]);
+      }
+#pragma GCC unroll 8
+      for (int i = 1; i < K; ++i) s[0] = _mm512_add_ps(s[0], s[i]);
+      v16 y;
+      std::memcpy(&y, &s[0], sizeof y);
+      plane_epilogue<E>(y, pe);
+      __m512 st;
+      std::memcpy(&st, &y, sizeof st);
+      _mm512_mask_storeu_ps(out + oh * Wo + ow0, mo, st);
+    }
+  }
+}
+
+template <int K, int S>
+void strip_plane_epi(const float* x, const float* wm, float* out, const Window& w, EpiForm form,
+                     const PlaneEpi& pe) {
+  switch (form) {
+    case kEpiNone:
+      return strip_plane<K, S, kEpiNone>(x, wm, out, w, pe);
+    case kEpiAffine:
+      return strip_plane<K, S, kEpiAffine>(x, wm, out, w, pe);
+    case kEpiAffineRelu:
+      return strip_plane<K, S, kEpiAffineRelu>(x, wm, out, w, pe);
+    case kEpiAffineClip:
+      return strip_plane<K, S, kEpiAffineClip>(x, wm, out, w, pe);
+    case kEpiAffineSwish:
+      return strip_plane<K, S, kEpiAffineSwish>(x, wm, out, w, pe);
+    default:
+      return strip_plane<K, S, kEpiGeneric>(x, wm, out, w, pe);
+  }
+}
+
 // r[0..16) transposed in place (r[i][j] and r[j][i] swapped): four rounds of
 // two-register shuffles, round d swapping the off-diagonal d x d blocks of
 // every 2d x 2d block.
@@ -653,11 +795,19 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
   const bool narrow = !switched_off("FRUGAL_CPU_DW_NARROW") && square && (w.kh == 3 || w.kh == 5) &&
                       w.sw == 1 && w.pt == half && w.pl == half && w.pb == half && w.pr == half &&
                       w.Wo > kInterleaveMaxWo && w.Wo <= 32 && packed_isa() == PackedIsa::Avx512;
-  if (square && w.kh == 3 && w.sw == 2) {
+  // 3x3 and 5x5 at stride 1 or 2 padded by K / 2 at the top and left, on
+  // AVX-512: strips (stride-1 planes at most kInterleaveMaxWo wide stay
+  // interleaved below; stride-2 ones to them: prepare()).
+  const bool strips = !switched_off("FRUGAL_CPU_DW_STRIPS") && square && (w.kh == 3 || w.kh == 5) &&
+                      (w.sw == 1 || w.sw == 2) && w.pt == half && w.pl == half &&
+                      packed_isa() == PackedIsa::Avx512;
+  if (strips) {
+    strips_ = true;  // no padded plane
+  } else if (narrow) {
+    narrow_ = true;  // nor here
+  } else if (square && w.kh == 3 && w.sw == 2) {
     direct_3x3s2_ = true;
     zero_row_.assign(size_t(w.W + 4), 0.0f);  // rows above/below the input
-  } else if (narrow) {
-    narrow_ = true;  // no padded plane
   } else if (square && (w.kh == 3 || w.kh == 5) && (w.sw == 1 || w.sw == 2)) {
     K_ = int(w.kh);
     S_ = int(w.sw);
@@ -669,6 +819,7 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
       (w.sw == 1 || w.sw == 2) && w.Wo <= kInterleaveMaxWo) {
     // Small planes: 16 channels in the lanes (see the header).
     direct_3x3s2_ = false;
+    strips_ = strips && w.sw == 2;  // both, until prepare() picks one
     K_ = int(w.kh);
     S_ = int(w.sw);
     interleaved_ = true;
@@ -682,6 +833,15 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
   }
 }
 
+void DepthwiseConv::prepare(const Epilogue& e) {
+  if (!interleaved_ || !strips_) return;
+  const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
+  if (form == kEpiAffineSwish || form == kEpiGeneric)
+    strips_ = false;  // 16 channels' sigmoids per vector, not 7 columns'
+  else
+    interleaved_ = false, K_ = S_ = 0, Hp_ = Wq_ = 0;  // no workspace
+}
+
 uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
   const int64_t units = interleaved_ ? n * ((M_ + kLanes - 1) / kLanes) : n * M_;
   const int64_t buffers = std::max<int64_t>(1, std::min<int64_t>(threads_, units));
@@ -691,6 +851,7 @@ uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
 std::string DepthwiseConv::algorithm() const {
   return interleaved_ ? "depthwise interleaved"
          : narrow_    ? "depthwise rows in registers"
+         : strips_    ? "depthwise strips"
          : K_         ? "depthwise padded"
                       : "depthwise direct";
 }
@@ -707,6 +868,15 @@ void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws
       (one ? narrow_plane_epi<3, 1> : narrow_plane_epi<3, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
     else
       (one ? narrow_plane_epi<5, 1> : narrow_plane_epi<5, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
+    return;
+  }
+  if (strips_) {
+    const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
+    const PlaneEpi pe = plane_epi(e, form, m);
+    if (w_.kh == 3)
+      (w_.sw == 1 ? strip_plane_epi<3, 1> : strip_plane_epi<3, 2>)(x, wm, out, w_, form, pe);
+    else
+      (w_.sw == 1 ? strip_plane_epi<5, 1> : strip_plane_epi<5, 2>)(x, wm, out, w_, form, pe);
     return;
   }
   if (!K_) {
@@ -747,7 +917,7 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
       const int64_t s = p / M_, m = p % M_;
       float* out = y + p * out_plane;
       plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf, epilogue, m);
-      if (!K_ && !narrow_) epilogue.apply(out, m, out_plane);
+      if (!K_ && !narrow_ && !strips_) epilogue.apply(out, m, out_plane);
     }
   };
   if (!pool || pool->size() == 1 || planes == 1) {

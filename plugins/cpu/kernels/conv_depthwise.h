@@ -2,6 +2,22 @@
 // multiplier) of the Conv kernel (kernels/conv.cpp), one output plane per
 // (sample, output channel).
 //
+// On AVX-512, 3x3 and 5x5 at stride 1 or 2 (no dilation) padded by K / 2 at
+// the top and left take strips of 16 output columns, each from the top row to
+// the bottom one, reading the input plane in place (no copy, no workspace):
+// an input row's part under the strip is loaded once per strip (masked loads;
+// columns past the row and rows outside the plane read as zeros), its K tap
+// columns built in registers (stride 1: `valignd` with the neighbouring
+// vectors; stride 2: the even and odd columns of two loads by `vpermt2ps`, the
+// ones to their left and right shifted in), K rows held while the strip's
+// output rows pass down over them, each output vector summed over its tap
+// rows apart and then in order, the layer's epilogue (the forms below) applied
+// before a masked store; the columns the next strip (or the next plane) reads
+// are prefetched row by row. Stride-1 planes at most kInterleaveMaxWo wide keep
+// the channel-interleaved path; stride-2 ones take the strips unless the
+// epilogue has a Swish or a step not compiled as such (prepare()). The paths
+// below are the AVX2 machines' (FRUGAL_CPU_DW_STRIPS=0 also selects them).
+//
 // The common KxK cases (K 3 or 5, stride 1 or 2, no dilation: MobileNet's and
 // EfficientNet's) first copy the input plane into a zero-padded one in arena
 // workspace, split by column parity at stride 2, so that every tap of a row
@@ -20,7 +36,7 @@
 // workspace.
 //
 // 3x3 and 5x5 stride-1 convs padded by K / 2 on planes 9 to 32 wide (14x14,
-// 28x28) on AVX-512 skip the copy: each input row is loaded once (masked
+// 28x28) on AVX-512 with the strips switched off skip the copy: each input row is loaded once (masked
 // loads), its left and right neighbours shifted into place in registers, K
 // rows held while the output rows pass over them; no workspace.
 //
@@ -48,6 +64,12 @@ class DepthwiseConv {
   // `weights` [M, 1, kh, kw]; M a multiple of C.
   DepthwiseConv(const exec::Window& w, int64_t C, int64_t M, std::vector<float> weights, int threads);
 
+  // With the layer's epilogue complete: where both the strips and the
+  // channel-interleaved path take the conv (stride 2 to planes at most
+  // kInterleaveMaxWo wide, AVX-512), the strips unless the epilogue has a
+  // Swish or a step the plane kernels do not compile (they would run it on 16
+  // lanes for a row's few outputs; the interleaved path fills the lanes).
+  void prepare(const Epilogue& e);
   // Arena workspace of a call on n samples: one padded plane (interleaved:
   // one buffer of 16 padded planes) per thread that takes planes (blocks of
   // 16 channels), min(threads, n * M) (n * ceil(M / 16)) of them.
@@ -84,6 +106,7 @@ class DepthwiseConv {
   std::vector<int64_t> lo_, hi_;  // per kernel column j: the output columns [lo, hi) inside the input
   bool interleaved_ = false;      // 16 channels in the lanes; Hp_, Wq_: the buffer's rows and columns
   bool narrow_ = false;           // 3x3/5x5 stride 1 on planes 9..32 wide: rows in registers, no workspace
+  bool strips_ = false;           // 3x3/5x5 stride 1 or 2, wider planes: strips of 16 columns, no workspace
   std::vector<float> weight_il_;  // [ceil(M / 16), kh * kw, 16], lanes past M zero
 };
 
