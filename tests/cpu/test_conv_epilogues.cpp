@@ -9,7 +9,9 @@
 // and 3. CMake runs it again with FRUGAL_CPU_MAX_ISA=avx2 (and =none: the
 // sgemm path) so that each instruction set's tiles are checked on a machine
 // that has AVX-512. Then the depthwise 3x3 and 5x5 convs at stride 1 and 2
-// on the padded plane (kernels/conv_depthwise.h) with the same epilogues, and
+// (kernels/conv_depthwise.h: strips on AVX-512; the padded plane, the direct
+// 3x3/2 pass and rows in registers there again with FRUGAL_CPU_DW_STRIPS=0)
+// with the same epilogues, and
 // convs with a short K (RGB stems) on im2col chunks and the packed tile.
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -36,9 +36,10 @@
 // workspace.
 //
 // 3x3 and 5x5 stride-1 convs padded by K / 2 on planes 9 to 32 wide (14x14,
-// 28x28) on AVX-512 with the strips switched off skip the copy: each input row is loaded once (masked
-// loads), its left and right neighbours shifted into place in registers, K
-// rows held while the output rows pass over them; no workspace.
+// 28x28) on AVX-512 with the strips switched off skip the copy: each input
+// row is loaded once (masked loads), its left and right neighbours shifted
+// into place in registers, K rows held while the output rows pass over them;
+// no workspace.
 //
 // Planes at most kInterleaveMaxWo outputs wide (EfficientNet's and
 // MobileNet's 7x7), whose rows would fill at most half of the 16 lanes, put
