@@ -101,4 +101,14 @@ std::vector<ReferenceRun> check_against_reference(const frugal::Graph& g, const 
   return runs;
 }
 
+std::vector<std::string> layer_ops(const nlohmann::json& describe) {
+  std::vector<std::string> ops;
+  for (const auto& L : describe["layers"]) {
+    std::string s;
+    for (const auto& o : L["ops"]) s += (s.empty() ? "" : "+") + o.get<std::string>();
+    ops.push_back(s);
+  }
+  return ops;
+}
+
 }  // namespace cpu_test

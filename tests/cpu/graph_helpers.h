@@ -39,6 +39,9 @@ class GraphMaker {
 // Elements of a tensor of these dims.
 int64_t numel(const std::vector<int64_t>& dims);
 
+// Per layer of describe(), its ops joined by "+" ("Conv+BatchNormalization+Relu").
+std::vector<std::string> layer_ops(const nlohmann::json& describe);
+
 // Host float values -> reference tensor and back.
 frugal::RefTensor ref_of(const std::vector<int64_t>& dims, const std::vector<float>& v);
 

@@ -19,6 +19,7 @@
 #include "reference.h"
 
 using cpu_test::GraphMaker;
+using cpu_test::layer_ops;
 using cpu_test::numel;
 
 namespace {
@@ -46,16 +47,6 @@ GraphMaker add_then(int64_t N, int64_t C, int64_t H, bool per_channel, const std
   m.output("out");
   if (second_reader) m.output("sum");
   return m;
-}
-
-std::vector<std::string> layer_ops(const nlohmann::json& describe) {
-  std::vector<std::string> ops;
-  for (const auto& L : describe["layers"]) {
-    std::string s;
-    for (const auto& o : L["ops"]) s += (s.empty() ? "" : "+") + o.get<std::string>();
-    ops.push_back(s);
-  }
-  return ops;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "reference.h"
 
 using cpu_test::GraphMaker;
+using cpu_test::layer_ops;
 
 namespace {
 
@@ -56,16 +57,6 @@ GraphMaker se_block(const Block& b, std::mt19937_64& rng) {
   m.output("out");
   if (b.second_reader) m.output("scaled");
   return m;
-}
-
-std::vector<std::string> layer_ops(const nlohmann::json& describe) {
-  std::vector<std::string> ops;
-  for (const auto& L : describe["layers"]) {
-    std::string s;
-    for (const auto& o : L["ops"]) s += (s.empty() ? "" : "+") + o.get<std::string>();
-    ops.push_back(s);
-  }
-  return ops;
 }
 
 bool packed_kernel() {
