@@ -193,9 +193,10 @@ int batch_arg(lua_State* L, int idx) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(L, 2,
-                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "schedule", "cache_bytes", "consume"});
+  check_option_names(
+      L, 2,
+      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold", "gate_activity",
+       "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);
@@ -206,7 +207,7 @@ int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "schedule", "cache_bytes"});
+                      "gate_activity", "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -309,6 +310,17 @@ const LuaBinding kMethods[] = {{"describe", e_describe},
                                {"model_origin", e_model_origin},
                                {nullptr, nullptr}};
 
+// Option `name` of the table at idx, a string passed to the executor as it is
+// (the executor checks its value; `values` lists them for the type error).
+void string_option(lua_State* L, int idx, const char* name, const char* values, nlohmann::json& options) {
+  lua_getfield(L, idx, name);
+  if (lua_type(L, -1) == LUA_TSTRING)
+    options[name] = std::string(lua_tostring(L, -1));
+  else if (!lua_isnil(L, -1))
+    throw Error(std::string("option '") + name + "' must be a string (" + values + ")");
+  lua_pop(L, 1);
+}
+
 }  // namespace
 
 ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
@@ -340,24 +352,14 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   else if (!lua_isnil(L, -1))
     throw Error("option 'shader_dir' must be a folder name (a string)");
   lua_pop(L, 1);
-  lua_getfield(L, idx, "winograd");  // 3x3 convs: "auto", "off" (both executors), "f23", "f43" (vulkan)
-  if (lua_type(L, -1) == LUA_TSTRING)
-    s.options["winograd"] = std::string(lua_tostring(L, -1));
-  else if (!lua_isnil(L, -1))
-    throw Error("option 'winograd' must be a string (\"auto\", \"off\", \"f23\" or \"f43\")");
-  lua_pop(L, 1);
-  lua_getfield(L, idx, "time_layer");  // the CPU executor's cache state when timing a layer (docs/COSTS.md)
-  if (lua_type(L, -1) == LUA_TSTRING)
-    s.options["time_layer"] = std::string(lua_tostring(L, -1));
-  else if (!lua_isnil(L, -1))
-    throw Error("option 'time_layer' must be a string (\"cold\", \"cold_inputs\" or \"warm\")");
-  lua_pop(L, 1);
-  lua_getfield(L, idx, "schedule");  // the CPU executor's run without a plan (plugins/cpu/README.md)
-  if (lua_type(L, -1) == LUA_TSTRING)
-    s.options["schedule"] = std::string(lua_tostring(L, -1));
-  else if (!lua_isnil(L, -1))
-    throw Error("option 'schedule' must be a string (\"cache\" or \"whole\")");
-  lua_pop(L, 1);
+  // 3x3 convs: "auto", "off" (both executors), "f23", "f43" (vulkan)
+  string_option(L, idx, "winograd", "\"auto\", \"off\", \"f23\" or \"f43\"", s.options);
+  // the CPU executor's cache state when timing a layer (docs/COSTS.md)
+  string_option(L, idx, "time_layer", "\"cold\", \"cold_inputs\" or \"warm\"", s.options);
+  // the CPU executor's run without a plan, and its fusions (plugins/cpu/README.md, "Options")
+  string_option(L, idx, "schedule", "\"cache\" or \"whole\"", s.options);
+  string_option(L, idx, "residual_add", "\"fused\" or \"separate\"", s.options);
+  string_option(L, idx, "se_scale", "\"fused\" or \"separate\"", s.options);
   lua_getfield(L, idx, "gate_threshold");  // docs/GATING.md: replaces every gate's threshold
   if (lua_isnumber(L, -1) && lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1)
     s.options["gate_threshold"] = static_cast<double>(lua_tonumber(L, -1));

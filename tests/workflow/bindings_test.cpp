@@ -40,6 +40,14 @@ TEST_CASE("frugal.executor on toy_tiny: layers, bytes, budget, run", "[workflow]
         "cold_inputs");
   CHECK(contains(f.error_of("frugal.executor(m, {time_layer = 'hot'})"), "'time_layer'"));
   CHECK(contains(f.error_of("frugal.executor(m, {time_layer = 1})"), "'time_layer' must be a string"));
+  // The cpu executor's fusions, as its describe() reports them.
+  CHECK(f.string("frugal.executor(m, {threads = 1, se_scale = 'separate'}):describe().se_scale") ==
+        "separate");
+  CHECK(f.string("frugal.executor(m, {threads = 1, residual_add = 'separate'}):describe().residual_add") ==
+        "separate");
+  CHECK(f.string("d.se_scale .. ' ' .. d.residual_add") == "fused fused");
+  CHECK(contains(f.error_of("frugal.executor(m, {se_scale = 'yes'})"), "'se_scale' must be \"fused\" or"));
+  CHECK(contains(f.error_of("frugal.executor(m, {residual_add = true})"), "'residual_add' must be a string"));
   CHECK(contains(f.error_of("ex:layer_bytes(0, 1)"), "layer index 0 is out of range"));
   CHECK(contains(f.error_of("ex:layer_bytes(1, 0)"), "batch must be in 1.."));
   CHECK(contains(f.string("tostring(ex)"), "frugal.Executor 'cpu'"));
