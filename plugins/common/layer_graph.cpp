@@ -32,16 +32,15 @@ struct CompileState {
   std::map<std::string, TensorDesc> constant_nodes;  // Constant node outputs
   std::map<std::string, int> readers;                // node inputs reading each value
   std::set<std::string> graph_outputs;
-  std::map<std::string, int> act;            // value name -> activation tensor
-  std::vector<Dims> dims1;                   // per tensor: dims at the probe batch
-  std::vector<bool> probe_ok;                // per tensor
-  std::set<std::string> unknown;             // values downstream of something unsupported
-  std::vector<NodeShapes> shapes;            // per node
-  bool shapes_batched = true;                // every activation keeps the batch on axis 0
-  std::map<std::string, std::string> swish;  // Swish pairs: Sigmoid node -> its Mul node
-  std::set<std::string> swish_muls;          // their Mul nodes, while the Sigmoid may join
-  std::map<std::string, std::string>
-      scale_muls;  // channel-scale Mul -> the 1x1 Conv reading it (find_input_scales)
+  std::map<std::string, int> act;                 // value name -> activation tensor
+  std::vector<Dims> dims1;                        // per tensor: dims at the probe batch
+  std::vector<bool> probe_ok;                     // per tensor
+  std::set<std::string> unknown;                  // values downstream of something unsupported
+  std::vector<NodeShapes> shapes;                 // per node
+  bool shapes_batched = true;                     // every activation keeps the batch on axis 0
+  std::map<std::string, std::string> swish;       // Swish pairs: Sigmoid node -> its Mul node
+  std::set<std::string> swish_muls;               // their Mul nodes, while the Sigmoid may join
+  std::map<std::string, std::string> scale_muls;  // find_input_scales: a Mul -> the 1x1 Conv reading it
   struct PendingScale {
     int scale = -1;   // the [N, C, 1, 1] tensor
     std::string mul;  // the absorbed Mul node
