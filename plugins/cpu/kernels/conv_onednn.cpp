@@ -227,6 +227,15 @@ std::vector<std::pair<int64_t, int64_t> > split_blocks(int64_t channels, int64_t
   return r;
 }
 
+// The reorder between two descs of the same dims; raises `scratch` to its scratchpad.
+dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to, uint64_t& scratch) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::reorder::primitive_desc r(engine(), from, engine(), to, attr);
+  scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
+  return dnnl::reorder(r);
+}
+
 // Channels [c0, c1) of a [1, C, h, w] tensor in layout `blocked` (its dims [1, c1 - c0, h, w])
 // and the reorder from NCHW to it (to_blocked) or back; raises `scratch` to the reorder's.
 Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_blocked, uint64_t& scratch) {
@@ -238,13 +247,7 @@ Part make_part(int64_t c0, int64_t c1, const memory::desc& blocked, bool to_bloc
   p.blocked = blocked;
   p.reorder = p.plain != p.blocked;
   if (!p.reorder) return p;
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::reorder::primitive_desc r =
-      to_blocked ? dnnl::reorder::primitive_desc(engine(), p.plain, engine(), p.blocked, attr)
-                 : dnnl::reorder::primitive_desc(engine(), p.blocked, engine(), p.plain, attr);
-  scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
-  p.prim = dnnl::reorder(r);
+  p.prim = to_blocked ? make_reorder(p.plain, p.blocked, scratch) : make_reorder(p.blocked, p.plain, scratch);
   return p;
 }
 
@@ -481,19 +484,6 @@ void OnednnConv::Impl::build_slices(const ConvLayer& l, const dnnl::primitive_at
   }
   if (d.scratch) d.scratch_md = memory::desc({int64_t(d.scratch)}, memory::data_type::u8, Tag::x);
 }
-
-namespace {
-
-// The reorder between two descs of the same dims; raises `scratch` to its scratchpad.
-dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to, uint64_t& scratch) {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::reorder::primitive_desc r(engine(), from, engine(), to, attr);
-  scratch = std::max<uint64_t>(scratch, r.scratchpad_desc().get_size());
-  return dnnl::reorder(r);
-}
-
-}  // namespace
 
 // Winograd on several threads where oneDNN gives the channel slices another
 // kernel (kBandMinPlane): the output rows cut into `parts` bands, each its own
