@@ -157,7 +157,9 @@ class GatedConvKernel : public Kernel {
   // The dense conv's own preparation (its oneDNN primitive, made once its epilogue is
   // complete): the samples that run densely take the same kernel as the dense network.
   void prepare() override {
-    if (dense_) dense_->prepare();
+    if (!dense_) return;
+    dense_->prepare();
+    winograd_dense_ = dense_->algorithm().find("wino") != std::string::npos;
   }
   uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
 
@@ -194,12 +196,18 @@ class GatedConvKernel : public Kernel {
   // the dense conv's time), so from 0.45. With oneDNN's sgemm, 0.9 and 0.75: of 0.6/0.45,
   // 0.75/0.6 and 0.9/0.75 (two rounds each, one timed call, 2026-11-26 15:14) the last gave
   // resnet18 at activity 0.75 0.969 and 0.944 of dense (0.6/0.45: 1.049, 1.033), at 0.5 0.728
-  // and 0.711 (0.759, 0.772), squeezenet1_1 within the rounds' noise.
+  // and 0.711 (0.759, 0.772), squeezenet1_1 within the rounds' noise. Where the dense conv
+  // runs oneDNN's Winograd kernels (1.7-2.2x its direct ones on 14x14 and larger planes, 1.2x at
+  // 7x7) 0.45 and 0.6: resnet18 at activity 0.75 went from 1.29-1.32 of dense to 1.06-1.09, at 1
+  // from 1.12-1.14 to 1.03 (`frugal bench-gate --nets squeezenet1_1,resnet18 --batch 1
+  // --threads 2`, two rounds each way, 2026-11-27 05:58); squeezenet1_1 within the noise.
   static constexpr double kDenseShare = 0.6, kSmallPlaneDenseShare = 0.45;
   static constexpr double kOnednnDenseShare = 0.9, kOnednnSmallPlaneDenseShare = 0.75;
+  static constexpr double kWinogradDenseShare = 0.45, kWinogradSmallPlaneDenseShare = 0.6;
   static constexpr int64_t kSmallPlane = 100;
   double dense_share() const {
     const bool small = win_.Ho * win_.Wo < kSmallPlane;
+    if (winograd_dense_) return small ? kWinogradSmallPlaneDenseShare : kWinogradDenseShare;
     if (onednn_gemm_) return small ? kOnednnSmallPlaneDenseShare : kOnednnDenseShare;
     return small ? kSmallPlaneDenseShare : kDenseShare;
   }
@@ -420,6 +428,7 @@ class GatedConvKernel : public Kernel {
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
   bool onednn_gemm_ = false;       // the reduced conv's sgemm on oneDNN (kernels/parallel_gemm.h)
+  bool winograd_dense_ = false;    // the dense conv runs oneDNN's Winograd kernels (prepare())
   std::unique_ptr<Kernel> dense_;  // the registry's conv
   Epilogue own_epilogue_;          // used only when the dense conv has none
   Epilogue* epilogue_ = nullptr;
