@@ -9,8 +9,8 @@
 // and 3. CMake runs it again with FRUGAL_CPU_MAX_ISA=avx2 (and =none: the
 // sgemm path) so that each instruction set's tiles are checked on a machine
 // that has AVX-512. Then the depthwise 3x3 and 5x5 convs at stride 1 and 2
-// (kernels/conv_depthwise.h: strips on AVX-512; the padded plane, the direct
-// 3x3/2 pass and rows in registers there again with FRUGAL_CPU_DW_STRIPS=0)
+// (kernels/conv_depthwise.h: strips on AVX-512; the padded plane and the direct
+// 3x3/2 pass, AVX2's, there again with FRUGAL_CPU_DW_STRIPS=0)
 // with the same epilogues, and
 // convs with a short K (RGB stems) on im2col chunks and the packed tile.
 #include <algorithm>
@@ -101,15 +101,12 @@ bool light_tail(Tail t) {
 }
 
 // The path a depthwise k x k conv at stride s padded by k / 2 at the top and
-// left (and at the bottom and right: `symmetric`) to planes Wo wide takes
-// (kernels/conv_depthwise.h).
-std::string depthwise_path(int64_t k, int64_t s, int64_t Wo, Tail tail, bool symmetric = true) {
+// left to planes Wo wide takes (kernels/conv_depthwise.h).
+std::string depthwise_path(int64_t k, int64_t s, int64_t Wo, Tail tail) {
   if (Wo <= 8)
     return dw_strips() && s == 2 && light_tail(tail) ? "depthwise strips" : "depthwise interleaved";
   if (dw_strips()) return "depthwise strips";
-  if (k == 3 && s == 2) return "depthwise direct";
-  return s == 1 && Wo <= 32 && symmetric && avx512_kernels() ? "depthwise rows in registers"
-                                                             : "depthwise padded";
+  return k == 3 && s == 2 ? "depthwise direct" : "depthwise padded";
 }
 
 // A k x k conv (stride s, pads k / 2 or `pad`, or `pads` (top, left, bottom,
@@ -305,14 +302,12 @@ TEST_CASE("1x1 convs whose planes end in a few columns (rows in the lanes) match
 }
 
 TEST_CASE(
-    "depthwise convs on the padded plane or rows in registers, epilogue in registers, match the float64 "
+    "depthwise convs in strips or on the padded plane, epilogue in registers, match the float64 "
     "reference",
     "[cpu][conv]") {
   std::mt19937_64 rng(7081);
   auto pick = [&](int64_t lo, int64_t hi) { return lo + int64_t(rng() % uint64_t(hi - lo + 1)); };
-  // 3x3 and 5x5 at stride 1 on planes 9 to 32 wide keep their rows in registers on AVX-512.
-  const bool avx512 = avx512_kernels();
-  int padded = 0, interleaved = 0, rows = 0, strips = 0;
+  int padded = 0, interleaved = 0, strips = 0;
   for (int t = 0; t < 20; ++t) {
     const Tail tail = kEveryTail[t % 10];
     // 3x3 at stride 1 and 5x5 at stride 1 and 2 take the padded plane; 3x3 at
@@ -328,16 +323,13 @@ TEST_CASE(
       const std::string algo = algorithm_of(r);
       const int64_t Wo = (W + 2 * (k / 2) - k) / s + 1;
       CHECK(algo == depthwise_path(k, s, Wo, tail));
-      padded += algo == "depthwise padded" || algo == "depthwise rows in registers" ||
-                (algo == "depthwise interleaved" && !(k == 3 && s == 2));
+      padded += algo == "depthwise padded" || (algo == "depthwise interleaved" && !(k == 3 && s == 2));
       interleaved += algo == "depthwise interleaved";
-      rows += algo == "depthwise rows in registers";
       strips += algo == "depthwise strips";
     }
   }
   if (!dw_strips()) CHECK(padded == 30);  // 3x3 s1, 5x5 s1 and s2: 15 cases, 2 thread counts
   CHECK(interleaved > 0);
-  CHECK((rows > 0) == (avx512 && !dw_strips()));
   CHECK((strips > 0) == dw_strips());
 }
 
@@ -368,7 +360,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "depthwise 3x3 and 5x5 stride-1 convs on planes 9 to 32 wide (rows in registers) match the float64 "
+    "depthwise 3x3 and 5x5 stride-1 convs on planes 9 to 32 wide match the float64 "
     "reference",
     "[cpu][conv]") {
   // One or two vectors per row, the masked lanes at every width from a row
@@ -391,8 +383,8 @@ TEST_CASE(
         for (const cpu_test::ReferenceRun& r :
              cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
           INFO("threads " << r.threads);
-          if (avx512_kernels()) {
-            CHECK(algorithm_of(r) == (dw_strips() ? "depthwise strips" : "depthwise rows in registers"));
+          if (dw_strips()) {
+            CHECK(algorithm_of(r) == "depthwise strips");
             CHECK(r.ws_bytes == 0);  // no padded copy
           } else {
             CHECK(algorithm_of(r) == (W <= 8 ? "depthwise interleaved" : "depthwise padded"));
@@ -437,7 +429,7 @@ TEST_CASE("depthwise 3x3 and 5x5 convs in strips of 16 columns (no padded copy) 
              cpu_test::check_against_reference(m.graph(), {N, C, H, W}, rng, 1e-5, ", \"conv\": \"blas\"")) {
           INFO("threads " << r.threads);
           const std::string algo = algorithm_of(r);
-          CHECK(algo == depthwise_path(k, s, Wo, tail, pb == h && pr == h));
+          CHECK(algo == depthwise_path(k, s, Wo, tail));
           if (algo == "depthwise strips") CHECK(r.ws_bytes == 0);
           strips += algo == "depthwise strips";
         }

@@ -122,22 +122,15 @@ class ConvKernel : public Kernel {
     residual_ = epilogue_.has_residual();
     if (depthwise_) depthwise_->prepare(epilogue_);
     if (!onednn_wanted_) {
-      if (takes_packed_im2col()) {
+      if (takes_packed_im2col() || takes_packed_1x1()) {
         conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
+        rows_ = algo_ == Algo::Gemm1x1 && one_value_plane();
         weight_.clear();
         weight_.shrink_to_fit();
       }
-      if (takes_packed_1x1()) {
-        conv1x1_ = std::make_unique<Conv1x1>(M_, K_, weight_.data(), epilogue_, packed_isa());
-        rows_ = one_value_plane();
-        weight_.clear();
-        weight_.shrink_to_fit();
-      }
-      if (input_scale_ && (!conv1x1_ || rows_))
-        throw Error(label_ +
-                    ": a channel scale was joined to a conv that does not run the packed 1x1 kernel");
-      if (residual_ && (!conv1x1_ || rows_))
-        throw Error(label_ + ": a residual Add was joined to a conv that does not run the packed 1x1 kernel");
+      if ((input_scale_ || residual_) && (!conv1x1_ || rows_))
+        throw Error(label_ + ": " + (input_scale_ ? "a channel scale" : "a residual Add") +
+                    " was joined to a conv that does not run the packed 1x1 kernel");
       return;
     }
     try {

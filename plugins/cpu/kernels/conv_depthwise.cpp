@@ -420,107 +420,6 @@ void padded_plane_epi(const float* p, const float* wm, float* out, const Window&
   }
 }
 
-// KxK (3x3, 5x5) stride-1 convs padded by K / 2 on planes 9 to 32 wide
-// (MobileNet-v2's 3x3 and EfficientNet-B0's 5x5 on 14x14 and 28x28): each
-// input row is loaded once into V vectors (masked: no padded copy, no
-// workspace), its columns shifted by -K/2..K/2 lanes from the neighbouring
-// lanes in registers, and K such rows held while the output rows pass over
-// them; a row's K tap rows summed apart (independent chains), then in order,
-// the epilogue applied before the masked store.
-template <int K, int V>
-struct NarrowRow {
-  __m512 t[K][V];  // tap column j: input column ow + j - K / 2 for the lanes' ow
-};
-
-// Input row `row` (nullptr: a padding row of zeros).
-template <int K, int V>
-__attribute__((target("avx512f"), always_inline)) inline void narrow_row(const float* row,
-                                                                         const __mmask16* mask,
-                                                                         NarrowRow<K, V>& rw) {
-  const __m512 zero = _mm512_setzero_ps();
-  constexpr int h = K / 2;
-  if (!row) {
-    for (int j = 0; j < K; ++j)
-      for (int v = 0; v < V; ++v) rw.t[j][v] = zero;
-    return;
-  }
-  for (int v = 0; v < V; ++v) rw.t[h][v] = _mm512_maskz_loadu_ps(mask[v], row + 16 * v);
-  // The masked form: the plain one's undefined source trips GCC 12's -Wmaybe-uninitialized.
-  const __m512i z = _mm512_setzero_si512();
-  for (int v = 0; v < V; ++v) {
-    const __m512i c = _mm512_castps_si512(rw.t[h][v]);
-    const __m512i prev = _mm512_castps_si512(v > 0 ? rw.t[h][v - 1] : zero);
-    const __m512i next = _mm512_castps_si512(v + 1 < V ? rw.t[h][v + 1] : zero);
-    // lane i: c[i - 1] (and c[i - 2]); c[i + 1] (and c[i + 2])
-    rw.t[h - 1][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 15));
-    rw.t[h + 1][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 1));
-    if constexpr (K == 5) {
-      rw.t[0][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, c, prev, 14));
-      rw.t[4][v] = _mm512_castsi512_ps(_mm512_mask_alignr_epi32(z, 0xFFFF, next, c, 2));
-    }
-  }
-}
-
-template <int K, int V, int E>
-__attribute__((target("avx512f"))) void narrow_plane(const float* __restrict x, const float* __restrict wm,
-                                                     float* __restrict out, int64_t H, int64_t W,
-                                                     const PlaneEpi& pe) {
-  constexpr int h = K / 2;
-  __mmask16 mask[V];
-  for (int v = 0; v < V; ++v) {
-    const int64_t n = std::min<int64_t>(16, W - 16 * v);
-    mask[v] = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-  }
-  NarrowRow<K, V> rows[K];  // input row oh - h + i in rows[(oh + i) % K]
-  for (int i = 0; i < K - 1; ++i) {
-    const int64_t ih = i - h;
-    narrow_row<K, V>(ih >= 0 && ih < H ? x + ih * W : nullptr, mask, rows[i]);
-  }
-  const float* next_plane = x + H * W;  // the next channel's, as the planes go (a prefetch never faults)
-  for (int64_t oh = 0; oh < H; ++oh) {
-    // At batch 8 the planes come from memory: fetch the next one's row meanwhile.
-    _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(next_plane + oh * W + W - 1), _MM_HINT_T0);
-    const int64_t ih = oh + h;
-    narrow_row<K, V>(ih < H ? x + ih * W : nullptr, mask, rows[(oh + K - 1) % K]);
-    for (int v = 0; v < V; ++v) {
-      __m512 s[K];
-      for (int i = 0; i < K; ++i) {
-        const NarrowRow<K, V>& r = rows[(oh + i) % K];
-        s[i] = _mm512_mul_ps(_mm512_set1_ps(wm[i * K]), r.t[0][v]);
-        for (int j = 1; j < K; ++j) s[i] = _mm512_fmadd_ps(_mm512_set1_ps(wm[i * K + j]), r.t[j][v], s[i]);
-      }
-      __m512 sum = _mm512_add_ps(s[0], s[1]);
-      for (int i = 2; i < K; ++i) sum = _mm512_add_ps(sum, s[i]);
-      v16 y;
-      std::memcpy(&y, &sum, sizeof y);
-      plane_epilogue<E>(y, pe);
-      __m512 st;
-      std::memcpy(&st, &y, sizeof st);
-      _mm512_mask_storeu_ps(out + oh * W + 16 * v, mask[v], st);
-    }
-  }
-}
-
-template <int K, int V>
-void narrow_plane_epi(const float* x, const float* wm, float* out, int64_t H, int64_t W, EpiForm form,
-                      const PlaneEpi& pe) {
-  switch (form) {
-    case kEpiNone:
-      return narrow_plane<K, V, kEpiNone>(x, wm, out, H, W, pe);
-    case kEpiAffine:
-      return narrow_plane<K, V, kEpiAffine>(x, wm, out, H, W, pe);
-    case kEpiAffineRelu:
-      return narrow_plane<K, V, kEpiAffineRelu>(x, wm, out, H, W, pe);
-    case kEpiAffineClip:
-      return narrow_plane<K, V, kEpiAffineClip>(x, wm, out, H, W, pe);
-    case kEpiAffineSwish:
-      return narrow_plane<K, V, kEpiAffineSwish>(x, wm, out, H, W, pe);
-    default:
-      return narrow_plane<K, V, kEpiGeneric>(x, wm, out, H, W, pe);
-  }
-}
-
 // The strips (see the header): KxK convs (3 or 5) at stride S (1 or 2)
 // padded by K / 2 at the top and left, on AVX-512.
 inline __mmask16 lanes_below(int64_t n) {
@@ -790,11 +689,7 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
     : w_(w), C_(C), M_(M), threads_(threads), weight_(std::move(weights)) {
   valid_cols(w, lo_, hi_);
   const bool square = w.kh == w.kw && w.dh == 1 && w.dw == 1 && w.sh == w.sw;
-  // 3x3 and 5x5 at stride 1 padded by K / 2 on planes 9 to 32 wide: rows in registers, on AVX-512.
   const int64_t half = w.kh / 2;
-  const bool narrow = !switched_off("FRUGAL_CPU_DW_NARROW") && square && (w.kh == 3 || w.kh == 5) &&
-                      w.sw == 1 && w.pt == half && w.pl == half && w.pb == half && w.pr == half &&
-                      w.Wo > kInterleaveMaxWo && w.Wo <= 32 && packed_isa() == PackedIsa::Avx512;
   // 3x3 and 5x5 at stride 1 or 2 padded by K / 2 at the top and left, on
   // AVX-512: strips (stride-1 planes at most kInterleaveMaxWo wide stay
   // interleaved below; stride-2 ones to them: prepare()).
@@ -803,8 +698,6 @@ DepthwiseConv::DepthwiseConv(const Window& w, int64_t C, int64_t M, std::vector<
                       packed_isa() == PackedIsa::Avx512;
   if (strips) {
     strips_ = true;  // no padded plane
-  } else if (narrow) {
-    narrow_ = true;  // nor here
   } else if (square && w.kh == 3 && w.sw == 2) {
     direct_3x3s2_ = true;
     zero_row_.assign(size_t(w.W + 4), 0.0f);  // rows above/below the input
@@ -850,7 +743,6 @@ uint64_t DepthwiseConv::workspace_bytes(int64_t n) const {
 
 std::string DepthwiseConv::algorithm() const {
   return interleaved_ ? "depthwise interleaved"
-         : narrow_    ? "depthwise rows in registers"
          : strips_    ? "depthwise strips"
          : K_         ? "depthwise padded"
                       : "depthwise direct";
@@ -860,16 +752,6 @@ std::string DepthwiseConv::algorithm() const {
 // padded plane. The padded path applies the epilogue too; the others leave it to run().
 void DepthwiseConv::plane(const float* x, float* out, const float* wm, float* ws, const Epilogue& e,
                           int64_t m) const {
-  if (narrow_) {
-    const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
-    const PlaneEpi pe = plane_epi(e, form, m);
-    const bool one = w_.Wo <= 16;
-    if (w_.kh == 3)
-      (one ? narrow_plane_epi<3, 1> : narrow_plane_epi<3, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
-    else
-      (one ? narrow_plane_epi<5, 1> : narrow_plane_epi<5, 2>)(x, wm, out, w_.Ho, w_.Wo, form, pe);
-    return;
-  }
   if (strips_) {
     const EpiForm form = epi_form(e.steps().data(), int(e.steps().size()));
     const PlaneEpi pe = plane_epi(e, form, m);
@@ -917,7 +799,7 @@ void DepthwiseConv::run(const float* x, float* y, int64_t n, float* ws, const Ep
       const int64_t s = p / M_, m = p % M_;
       float* out = y + p * out_plane;
       plane(x + (s * C_ + m / mult) * in_plane, out, weight_.data() + m * taps, buf, epilogue, m);
-      if (!K_ && !narrow_ && !strips_) epilogue.apply(out, m, out_plane);
+      if (!K_ && !strips_) epilogue.apply(out, m, out_plane);
     }
   };
   if (!pool || pool->size() == 1 || planes == 1) {

@@ -35,12 +35,6 @@
 // checked one by one; others tap by tap on the input. Those two need no
 // workspace.
 //
-// 3x3 and 5x5 stride-1 convs padded by K / 2 on planes 9 to 32 wide (14x14,
-// 28x28) on AVX-512 with the strips switched off skip the copy: each input
-// row is loaded once (masked loads), its left and right neighbours shifted
-// into place in registers, K rows held while the output rows pass over them;
-// no workspace.
-//
 // Planes at most kInterleaveMaxWo outputs wide (EfficientNet's and
 // MobileNet's 7x7), whose rows would fill at most half of the 16 lanes, put
 // 16 channels in the lanes instead: 16 input planes are transposed (16x16 in
@@ -106,7 +100,6 @@ class DepthwiseConv {
   std::vector<float> zero_row_;   // that pass's rows in the padding
   std::vector<int64_t> lo_, hi_;  // per kernel column j: the output columns [lo, hi) inside the input
   bool interleaved_ = false;      // 16 channels in the lanes; Hp_, Wq_: the buffer's rows and columns
-  bool narrow_ = false;           // 3x3/5x5 stride 1 on planes 9..32 wide: rows in registers, no workspace
   bool strips_ = false;           // 3x3/5x5 stride 1 or 2, wider planes: strips of 16 columns, no workspace
   std::vector<float> weight_il_;  // [ceil(M / 16), kh * kw, 16], lanes past M zero
 };
