@@ -31,6 +31,9 @@ local a = argparse.parse(arg, {
     {"winograd", "string", "3x3 stride-1 convs on Winograd kernels: auto (cpu: oneDNN's where it has them, " ..
      "AVX-512; vulkan: where measured faster), off (less workspace and weight memory), or on vulkan f23 / f43 " ..
      "to force one", choices = {"auto", "off", "f23", "f43"}, default_text = "auto"},
+    {"weight_storage", "string", "vulkan: the kernels of one-group convs (direct and Winograd) as float32 or " ..
+     "as halves, half the bytes (docs/VULKAN.md, \"fp16 weights\")", choices = {"fp32", "fp16"},
+     default_text = "fp32"},
     {"schedule", "string", "without --plan, the cpu executor's order: cache (its first layers on chunks of " ..
      "samples that stay in the last-level cache, then the rest on the whole batch) or whole (every layer on " ..
      "the whole batch at once); vulkan always runs the whole batch", choices = {"cache", "whole"},
@@ -72,6 +75,9 @@ progress:stage("preparing " .. m:name() .. " on " .. a.executor)
 if a.gate_threshold and #m:gates().gates == 0 then
   common.fail("--gate-threshold: " .. a.model .. " has no kernel gates (frugal info lists near misses)", 2)
 end
+if a.weight_storage == "fp16" and a.executor ~= "vulkan" then
+  common.fail("--weight-storage fp16 is the vulkan executor's option (" .. a.executor .. " keeps its own)", 2)
+end
 if a.gate_threshold and a.executor ~= "cpu" and a.executor ~= "vulkan" then
   io.stderr:write("warning: --gate-threshold is applied by the cpu and vulkan executors only; " .. a.executor ..
                   " runs the gates densely with the model's threshold\n")
@@ -82,7 +88,8 @@ end
 local model_name, first_output = m:name(), m:outputs()[1].name
 local ex <close> = common.try(frugal.executor, m, {executor = a.executor, threads = a.threads, budget = a.budget,
                                                   gate_threshold = a.gate_threshold, winograd = a.winograd,
-                                                  schedule = a.schedule, consume = true})
+                                                  weight_storage = a.weight_storage, schedule = a.schedule,
+                                                  consume = true})
 m = nil
 if plan and not a.budget and plan.budget_bytes then common.try(ex.set_budget, ex, plan.budget_bytes) end
 

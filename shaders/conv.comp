@@ -59,8 +59,25 @@ layout(constant_id = 23) const uint WSETS = 0;
 // weight set is stored k-major, [C*TAPS][MP] with MP = M rounded up to 4 (zeros
 // after M), so the 4 consecutive kernels of a tile's quad are one vec4 load.
 layout(constant_id = 24) const uint WKM = 0;
-layout(std430, binding = 4) readonly buffer BW4 { vec4 w4[]; };  // the weights binding, by vec4 (WKM)
+// WF16 = 1 (option "weight_storage": "fp16"): the kernels are IEEE halves, two
+// per word in packHalf2x16's order, at half indices from 2 * pc.w_off; rows of
+// [M][C*TAPS] are padded to an even length, so that an aligned pair of k is
+// one word (half the loads of the staging), and a WKM quad is one uvec2. The
+// epilogue's tables after them stay float32 (word offsets, as always).
+layout(constant_id = 25) const uint WF16 = 0;
+layout(std430, binding = 4) readonly buffer BW4 { vec4 w4[]; };     // the weights binding, by vec4 (WKM)
+layout(std430, binding = 4) readonly buffer BWH { uint wh[]; };     // ... by pairs of halves (WF16)
+layout(std430, binding = 4) readonly buffer BWH4 { uvec2 wh4[]; };  // ... by quads of halves (WF16, WKM)
 const uint MP = (M + 3u) / 4u * 4u;
+const uint KROW = WF16 != 0u ? (C * KH * KW + 1u) / 2u * 2u : C * KH * KW;  // elements per kernel row
+// Staging by pairs of k (WF16 rows; a gate consumer's SKIP_IN reorders k, so it reads halves one by one).
+const bool PAIRS = WF16 != 0u && WKM == 0u && SKIP_IN == 0u;
+
+float half_at(uint e) { return unpackHalf2x16(wh[e / 2u])[e % 2u]; }
+vec4 halves4_at(uint e) {  // e a multiple of 4
+  const uvec2 h = wh4[e / 4u];
+  return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y));
+}
 
 const uint TAPS = KH * KW;
 const uint HWO = HO * WO;
@@ -93,7 +110,9 @@ void main() {
 #endif
   }
   const uint xbase = pc.x_off + sample_index * C * H * W;
-  const uint wbase = pc.w_off + (WSETS > 0u ? (sample_index % WSETS) * (WKM != 0u ? MP : M) * C * TAPS : 0u);
+  // Weights in elements (floats, or halves with WF16) from the window's start.
+  const uint wbase = pc.w_off * (WF16 != 0u ? 2u : 1u) +
+                     (WSETS > 0u ? (sample_index % WSETS) * (WKM != 0u ? MP * C * TAPS : M * KROW) : 0u);
   const uint mtile = gl_WorkGroupID.y * BM;  // DENSE: the tile's kernels are mtile, mtile + 1, ...
   const uint list = pc.y_off + sample_index * (C + 1u);
   const uint channels = SKIP_IN != 0u ? uint(y[list]) : C;
@@ -129,9 +148,28 @@ void main() {
     for (uint i = t; i < BK * WQ && WKM != 0u; i += NT) {
       const uint kk = i / WQ, q = i % WQ;
       const uint k = k0 + kk, m0 = mtile + 4u * q;
-      ws[kk * WQ + q] = k < kend && m0 < M ? w4[(wbase + k * MP + m0) / 4u] : vec4(0.0);
+      const uint e = wbase + k * MP + m0;
+      ws[kk * WQ + q] = k < kend && m0 < M ? (WF16 != 0u ? halves4_at(e) : w4[e / 4u]) : vec4(0.0);
     }
-    for (uint i = t; i < BK * WQ && WKM == 0u; i += NT) {
+    // With PAIRS, one word per kernel holds k and k + 1 (k0 and rows are even).
+    for (uint i = t; i < BK / 2u * WQ && PAIRS; i += NT) {
+      const uint kp = i % (BK / 2u), q = i / (BK / 2u);
+      const uint k = k0 + 2u * kp;
+      const uvec4 m = mq[q];
+      vec4 lo = vec4(0.0), hi = vec4(0.0);
+      if (k < kend) {
+        [[unroll]] for (uint e = 0; e < 4u; ++e)
+          if (m[e] < M) {
+            const vec2 v = unpackHalf2x16(wh[(wbase + m[e] * KROW + k) / 2u]);
+            lo[e] = v.x;
+            hi[e] = v.y;
+          }
+        if (k + 1u >= kend) hi = vec4(0.0);
+      }
+      ws[2u * kp * WQ + q] = lo;
+      ws[(2u * kp + 1u) * WQ + q] = hi;
+    }
+    for (uint i = t; i < BK * WQ && WKM == 0u && !PAIRS; i += NT) {
       const uint kk = i % BK, q = i / BK;
       const uint k = k0 + kk;
       const uvec4 m = mq[q];
@@ -139,7 +177,7 @@ void main() {
       if (k < kend) {
         const uint wk = SKIP_IN != 0u ? uint(y[list + 1u + k / TAPS]) * TAPS + k % TAPS : k;
         [[unroll]] for (uint e = 0; e < 4u; ++e)
-          if (m[e] < M) v[e] = w[wbase + m[e] * C * TAPS + wk];
+          if (m[e] < M) v[e] = WF16 != 0u ? half_at(wbase + m[e] * KROW + wk) : w[wbase + m[e] * KROW + wk];
       }
       ws[kk * WQ + q] = v;
     }

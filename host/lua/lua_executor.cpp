@@ -195,8 +195,8 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(
       L, 2,
-      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold", "gate_activity",
-       "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes", "consume"});
+      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage", "gate_threshold",
+       "gate_activity", "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);
@@ -206,8 +206,9 @@ int l_executor(lua_State* L) {
 int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
-                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "gate_threshold",
-                      "gate_activity", "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes"});
+                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage",
+                      "gate_threshold", "gate_activity", "time_layer", "schedule", "residual_add", "se_scale",
+                      "cache_bytes"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -354,6 +355,8 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   lua_pop(L, 1);
   // 3x3 convs: "auto", "off" (both executors), "f23", "f43" (vulkan)
   string_option(L, idx, "winograd", "\"auto\", \"off\", \"f23\" or \"f43\"", s.options);
+  // the vulkan executor's conv kernels as float32 or halves (docs/VULKAN.md, "fp16 weights")
+  string_option(L, idx, "weight_storage", "\"fp32\" or \"fp16\"", s.options);
   // the CPU executor's cache state when timing a layer (docs/COSTS.md)
   string_option(L, idx, "time_layer", "\"cold\", \"cold_inputs\" or \"warm\"", s.options);
   // the CPU executor's run without a plan, and its fusions (plugins/cpu/README.md, "Options")

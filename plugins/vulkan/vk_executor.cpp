@@ -115,6 +115,12 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
                      : w == "f43" ? WinogradMode::F43
                                   : WinogradMode::Auto;
       }
+      if (j.contains("weight_storage")) {
+        const auto& v = j["weight_storage"];
+        if (!v.is_string() || (v != "fp32" && v != "fp16"))
+          throw Error("option 'weight_storage' must be \"fp32\" (the default) or \"fp16\", got " + v.dump());
+        o.weight_storage = v == "fp16" ? WeightStorage::F16 : WeightStorage::F32;
+      }
       if (j.contains("pipeline_cache")) {
         const auto& v = j["pipeline_cache"];
         if (v.is_boolean())
@@ -245,7 +251,7 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   tiles.min_groups = uint32_t(options_.min_groups);
   tiles.long_step = uint32_t(options_.conv_step);
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
-                      tiles, options_.winograd);
+                      tiles, options_.winograd, options_.weight_storage);
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one
@@ -354,6 +360,7 @@ std::string Executor::describe_json() const {
   d["vulkan"] = {{"physical_device", device_->info().to_json()},
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"winograd", winograd_name(options_.winograd)},
+                 {"weight_storage", options_.weight_storage == WeightStorage::F16 ? "fp16" : "fp32"},
                  {"min_groups", options_.min_groups},
                  {"conv_step", options_.conv_step},
                  {"warm_up_ms", options_.warm_up_ms},

@@ -53,6 +53,9 @@ struct ExecutorOptions {
                             // share/frugal/shaders next to the plugin, else the build's shaders/
   bool dense_conv = false;  // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
   WinogradMode winograd = WinogradMode::Auto;  // {"winograd": "auto" | "off" | "f23" | "f43"}
+  // {"weight_storage": "fp32" | "fp16"}: the kernels of one-group convs (direct and
+  // Winograd) as float32 (the default) or as halves (docs/VULKAN.md, "fp16 weights").
+  WeightStorage weight_storage = WeightStorage::F32;
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
   // on GPUs and 0 on CPU devices (lavapipe).

@@ -31,6 +31,12 @@ using exec::KernelSpec;
 // or F(4x4, 3x3) (tests).
 enum class WinogradMode { Auto, Off, F23, F43 };
 
+// How conv.comp's kernels (direct and Winograd-transformed) are stored in the
+// weights buffer (option "weight_storage"): float32, or IEEE halves packed two
+// per word (half the bytes, read with unpackHalf2x16; docs/VULKAN.md "fp16
+// weights"). Other layers' parameters and every activation stay float32.
+enum class WeightStorage { F32, F16 };
+
 // Host copy of the weights buffer while kernels reserve their parameters; each
 // kernel's block starts at a multiple of the binding alignment (and of 16
 // bytes: conv.comp reads a Winograd conv's kernels as vec4), so it binds
@@ -39,21 +45,27 @@ class WeightPacker {
  public:
   // Device facts kernels decide their layout by: binding alignment, 1-D work
   // group size, largest binding, limits of 2-D tiled work groups; and the
-  // executor's choice of Winograd convs.
+  // executor's choice of Winograd convs and of the convs' weight storage.
   WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes,
-               TileLimits tiles = {}, WinogradMode winograd = WinogradMode::Auto)
+               TileLimits tiles = {}, WinogradMode winograd = WinogradMode::Auto,
+               WeightStorage storage = WeightStorage::F32)
       : workgroup_1d(workgroup_1d),
         max_binding_bytes(max_binding_bytes),
         tiles(tiles),
         winograd(winograd),
+        storage(storage),
         align_words_(alignment_bytes < 16 ? 4 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
   const TileLimits tiles;
   const WinogradMode winograd;
+  const WeightStorage storage;
   void begin_block();
   uint32_t add_floats(const std::vector<float>& v);
   uint32_t add_words(const std::vector<uint32_t>& v);
+  // v as halves, two per word (vk_half.h), (v.size() + 1) / 2 words; throws
+  // naming `owner` when a value is beyond fp16's range.
+  uint32_t add_halves(const std::vector<float>& v, const std::string& owner);
   // Byte offset and size of the current block in the buffer.
   uint64_t block_offset() const { return uint64_t(block_start_) * 4; }
   uint64_t block_bytes() const { return uint64_t(words_.size() - block_start_) * 4; }

@@ -109,10 +109,7 @@ class ConvKernel : public Kernel {
   void pack(WeightPacker& p) override {
     p.begin_block();
     wino_r_ = choose_winograd(p.winograd);
-    if (wino_r_ > 0)
-      p.add_floats(winograd_weights());  // [P][C][M rounded up to 4] at word 0 of the block
-    else
-      p.add_floats(weights_);         // [M, Cg, kh, kw] at word 0 of the block
+    pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
     if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), C_, p.tiles, wino_p());
@@ -147,6 +144,26 @@ class ConvKernel : public Kernel {
     }
   }
 
+  // The kernels at word 0 of the block: [M, Cg, kh, kw], or a Winograd conv's
+  // [P][C][M rounded up to 4]; as halves where conv.comp reads them (WF16:
+  // option "weight_storage", one group), rows of [M][K] then padded to an even
+  // K so that a pair of k is one word. Other convs keep float32.
+  void pack_kernels(WeightPacker& p) {
+    std::vector<float> v = wino_r_ > 0 ? winograd_weights() : std::move(weights_);
+    f16_ = p.storage == WeightStorage::F16 && gemm_;
+    if (!f16_) {
+      p.add_floats(v);
+      return;
+    }
+    const int64_t K = Cg_ * win_.kh * win_.kw;
+    if (wino_r_ == 0 && K % 2 != 0) {
+      std::vector<float> even(size_t(M_ * (K + 1)), 0.0f);
+      for (int64_t m = 0; m < M_; ++m) std::copy_n(v.begin() + m * K, K, even.begin() + m * (K + 1));
+      v = std::move(even);
+    }
+    p.add_halves(v, label_);
+  }
+
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     if (wino_r_ > 0) {
@@ -165,6 +182,7 @@ class ConvKernel : public Kernel {
           .set(14, uint32_t(win_.dw));
       sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
       sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
+      sc.set(25, f16_ ? 1u : 0u);
       epilogue_.specialize(sc, uint32_t(M_));
       pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
       if (split_ > 1) {
@@ -494,7 +512,7 @@ class ConvKernel : public Kernel {
     g.set(3, uint32_t(C_)).set(4, 1).set(5, T).set(6, uint32_t(M_)).set(7, 1).set(8, T);
     g.set(9, 1).set(10, 1).set(11, 1).set(12, 1).set(13, 1).set(14, 1).set_int(15, 0).set_int(16, 0);
     g.set(17, t.nx).set(18, t.ny).set(19, t.bk).set(20, 0).set(21, t.tpq).set(22, t.tmq);
-    g.set(23, uint32_t(wino_p())).set(24, 1);  // WKM: U is [P][C][MP]
+    g.set(23, uint32_t(wino_p())).set(24, 1).set(25, f16_ ? 1u : 0u);  // WKM: U is [P][C][MP]
     Epilogue().specialize(g, uint32_t(M_));    // none: the output transform applies the layer's
     wino_gemm_pipeline_ = d.pipeline(shaders.path("conv_dense"), g);
     SpecConstants out;
@@ -663,6 +681,7 @@ class ConvKernel : public Kernel {
   uint32_t nx_ = 1, ny_ = 1, bk_ = 16;  // GEMM tile: pixel quads, kernel quads, reduction step
   uint32_t tpq_ = 1, tmq_ = 1;          // pixel and kernel quads per invocation
   std::vector<float> weights_;
+  bool f16_ = false;  // its kernels stored as halves (WF16 in conv.comp)
   Epilogue epilogue_;
   uint32_t index_off_ = 0, args_off_ = 0;
   uint32_t wg_ = 64, groups_x_ = 1;

@@ -8,6 +8,7 @@
 
 #include "frugal/error.h"
 #include "frugal/plugin_sdk.hpp"
+#include "vk_half.h"
 #include "vk_kernel.h"
 
 namespace frugal::vk {
@@ -31,6 +32,14 @@ uint32_t WeightPacker::add_words(const std::vector<uint32_t>& v) {
   const uint32_t at = uint32_t(words_.size() - block_start_);
   words_.insert(words_.end(), v.begin(), v.end());
   return at;
+}
+
+uint32_t WeightPacker::add_halves(const std::vector<float>& v, const std::string& owner) {
+  for (float x : v)
+    if (std::fabs(x) > kHalfMax)  // (NaN passes: it stays NaN, as it would in float32)
+      throw Error(owner + ": a weight of " + std::to_string(x) +
+                  " is beyond fp16's range (+-65504); create the executor with {\"weight_storage\": \"fp32\"}");
+  return add_words(pack_halves(v));
 }
 
 // ---- Epilogue --------------------------------------------------------------------
