@@ -21,6 +21,9 @@ local a = argparse.parse(arg, {
      default = 3, min = 1},
     {"threads", "integer", "the CPU executor's threads", min = 1, default_text = "one per core"},
     {"devices", "list", "Vulkan device indices (see frugal devices)", min = 0, default_text = "every device"},
+    {"weight_storage", "string", "the Vulkan executors' conv kernels: fp32, fp16, or fp32,fp16 for both side " ..
+     "by side (a column each per device, timed in the same rounds; docs/VULKAN.md, \"fp16 weights\")",
+     default = "fp32", metavar = "L"},
     {"no_conv", "flag", "skip the conv-layer part (vulkan_bench)"},
     {"conv_repeat", "integer", "vulkan_bench's --repeats", default = 3, min = 1},
     {"conv_size", "integer", "vulkan_bench's --size", default = 28, min = 4},
@@ -30,6 +33,14 @@ local a = argparse.parse(arg, {
 })
 local progress = require("progress").new(a.quiet)
 local nets = bench.nets(a.nets, {exclude_toys = true})
+local storages = {}
+for w in a.weight_storage:gmatch("[^,]+") do
+  if w ~= "fp32" and w ~= "fp16" then
+    common.fail("--weight-storage: " .. w .. " is not fp32 or fp16", 2)
+  end
+  storages[#storages + 1] = w
+end
+if #storages == 0 then common.fail("--weight-storage: give fp32, fp16 or both", 2) end
 
 -- A CPU implementation of Vulkan (lavapipe's llvmpipe, SwiftShader) measures this
 -- machine's CPU, not a GPU.
@@ -76,10 +87,14 @@ print("")
 -- Part 1: the network table.
 local header = {"network", "batch", "cpu img/s"}
 local widths = {-16, 5, 10}
+-- One column group per device and weight storage ("vk0" fp32, "vk0.f16" fp16).
+local function column(d, w) return "vk" .. d.index .. (w == "fp16" and ".f16" or "") end
 for _, d in ipairs(devices) do
-  local n = #header
-  header[n + 1], header[n + 2], header[n + 3] = "vk" .. d.index .. " img/s", "vs cpu", "max|diff|"
-  widths[n + 1], widths[n + 2], widths[n + 3] = 11, 7, 10
+  for _, w in ipairs(storages) do
+    local n = #header
+    header[n + 1], header[n + 2], header[n + 3] = column(d, w) .. " img/s", "vs cpu", "max|diff|"
+    widths[n + 1], widths[n + 2], widths[n + 3] = math.max(11, #header[n + 1]), 7, 10
+  end
 end
 local row = bench.row_printer(widths)
 row(header)
@@ -95,12 +110,15 @@ for _, name in ipairs(nets) do
   local cpu = common.try(frugal.executor, m, {executor = "cpu", threads = a.threads})
   variants[1] = {name = name .. " on cpu", ex = cpu}
   for _, d in ipairs(devices) do
-    local ok, ex = pcall(frugal.executor, m, {executor = "vulkan", device = d.index})
-    if ok then
-      variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, ex = ex, device = d}
-      shader_dir = shader_dir or ex:describe().vulkan.shader_dir
-    else
-      variants[#variants + 1] = {name = name .. " on vulkan device " .. d.index, failed = common.message(ex), device = d}
+    for _, w in ipairs(storages) do
+      local label = name .. " on vulkan device " .. d.index .. (w == "fp16" and " (fp16 weights)" or "")
+      local ok, ex = pcall(frugal.executor, m, {executor = "vulkan", device = d.index, weight_storage = w})
+      if ok then
+        variants[#variants + 1] = {name = label, ex = ex, device = d}
+        shader_dir = shader_dir or ex:describe().vulkan.shader_dir
+      else
+        variants[#variants + 1] = {name = label, failed = common.message(ex), device = d}
+      end
     end
   end
   for _, v in ipairs(variants) do

@@ -31,6 +31,15 @@ layout(constant_id = 19) const uint C_SR = 0;
 layout(constant_id = 20) const uint C_SN = 0;
 layout(constant_id = 21) const float ALPHA = 1.0;
 layout(constant_id = 22) const float BETA = 1.0;
+// B_F16 = 1 (a constant B with option "weight_storage": "fp16"): B is IEEE
+// halves, two per word in packHalf2x16's order, at half indices from
+// 2 * pc.y_off; the strides count halves. Half the bytes; the products stay fp32.
+layout(constant_id = 23) const uint B_F16 = 0;
+layout(std430, binding = 1) readonly buffer BYH { uint yh[]; };  // input 1 by pairs of halves (B_F16)
+
+// B's element e (counted from the window's start in floats, or halves).
+float b_at(uint e) { return B_F16 != 0u ? unpackHalf2x16(yh[e / 2u])[e % 2u] : y[e]; }
+uint b_window() { return pc.y_off * (B_F16 != 0u ? 2u : 1u); }
 
 #if defined(FEW_ROWS) && defined(SPLIT_K)
 // matmul_rows_k.spv, for few rows on a GPU whose matmul_rows dispatch would
@@ -50,13 +59,13 @@ void main() {
   const uint b = gl_WorkGroupID.z;
   const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
   const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
-  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
+  const uint bbase = b_window() + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
   uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
   [[unroll]] for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
   float acc[RB];
   [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
   for (uint k = lx; k < K; k += KT) {
-    const float bv = y[bbase + k * B_SK];
+    const float bv = b_at(bbase + k * B_SK);
     [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
   }
   [[unroll]] for (uint r = 0; r < RB; ++r) part[r * KT + lx] = acc[r];
@@ -89,13 +98,13 @@ void main() {
   if (lcol >= cols) return;
   const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
   const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
-  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
+  const uint bbase = b_window() + b0 * B_S0 + b1 * B_S1 + b2 * B_S2 + lcol * B_SN;
   uint ar[RB];  // A's row starts; rows past the end read row0's (their results are dropped)
   [[unroll]] for (uint r = 0; r < RB; ++r) ar[r] = abase + (row0 + r < rows ? row0 + r : row0) * A_SR;
   float acc[RB];
   [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] = 0.0;
   for (uint k = 0; k < K; ++k) {
-    const float bv = y[bbase + k * B_SK];
+    const float bv = b_at(bbase + k * B_SK);
     [[unroll]] for (uint r = 0; r < RB; ++r) acc[r] += x[ar[r] + k * A_SK] * bv;
   }
   const uint j = col0 + lcol;
@@ -119,14 +128,14 @@ void main() {
   const uint b = gl_WorkGroupID.z;
   const uint b2 = b % BD2, b1 = (b / BD2) % BD1, b0 = b / (BD1 * BD2);
   const uint abase = pc.x_off + b0 * A_S0 + b1 * A_S1 + b2 * A_S2;
-  const uint bbase = pc.y_off + b0 * B_S0 + b1 * B_S1 + b2 * B_S2;
+  const uint bbase = b_window() + b0 * B_S0 + b1 * B_S1 + b2 * B_S2;
   float acc = 0.0;
   for (uint t = 0; t < K; t += TILE) {
     const uint ka = t + lx, kb = t + ly;
     const uint arow = gl_WorkGroupID.y * TILE + ly;
     const uint bcol = gl_WorkGroupID.x * TILE + lx;
     As[ly * TILE + lx] = (arow < rows && ka < K) ? x[abase + arow * A_SR + ka * A_SK] : 0.0;
-    Bs[ly * TILE + lx] = (bcol < cols && kb < K) ? y[bbase + kb * B_SK + bcol * B_SN] : 0.0;
+    Bs[ly * TILE + lx] = (bcol < cols && kb < K) ? b_at(bbase + kb * B_SK + bcol * B_SN) : 0.0;
     barrier();
     for (uint kk = 0; kk < TILE; ++kk) acc += As[ly * TILE + kk] * Bs[kk * TILE + lx];
     barrier();

@@ -193,10 +193,10 @@ int batch_arg(lua_State* L, int idx) {
 
 int l_executor(lua_State* L) {
   check_model(L, 1);
-  check_option_names(
-      L, 2,
-      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage", "gate_threshold",
-       "gate_activity", "time_layer", "schedule", "residual_add", "se_scale", "cache_bytes", "consume"});
+  check_option_names(L, 2,
+                     {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage",
+                      "gate_threshold", "gate_activity", "time_layer", "schedule", "residual_add", "se_scale",
+                      "cache_bytes", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);

@@ -56,7 +56,10 @@ frugal::Graph conv_graph(const ConvCase& t, bool relu, bool exact) {
   conv.set_attr_ints("dilations", {t.d, t.d});
   conv.set_attr_ints("pads", t.pads);
   std::string y = "conv.out";
-  if (relu) m.node("Relu", "relu", {y}, {y = "relu.out"});
+  if (relu) {
+    m.node("Relu", "relu", {y}, {"relu.out"});
+    y = "relu.out";
+  }
   m.output(y);
   if (exact) {
     frugal::TensorDesc& w = m.g.tensors.at("w");
@@ -66,14 +69,28 @@ frugal::Graph conv_graph(const ConvCase& t, bool relu, bool exact) {
   return m.g;
 }
 
-// Every Conv's kernels rounded to halves (so that fp16 storage holds them exactly).
+// An initializer's values rounded to halves (so that fp16 storage holds them exactly).
+void round_to_halves(frugal::Graph& g, const std::string& name) {
+  frugal::TensorDesc& w = g.tensors.at(name);
+  float* v = w.f32();
+  for (size_t i = 0; i < w.data.size() / 4; ++i) v[i] = half_value(half_bits(v[i]));
+}
+
+// Every Conv's kernels and Gemm's B rounded to halves.
 void round_conv_weights(frugal::Graph& g) {
-  for (const frugal::Node& n : g.nodes) {
-    if (n.op_type != "Conv") continue;
-    frugal::TensorDesc& w = g.tensors.at(n.inputs[1]);
-    float* v = w.f32();
-    for (size_t i = 0; i < w.data.size() / 4; ++i) v[i] = half_value(half_bits(v[i]));
-  }
+  for (const frugal::Node& n : g.nodes)
+    if (n.op_type == "Conv" || n.op_type == "Gemm") round_to_halves(g, n.inputs[1]);
+}
+
+// x [n, K] -> Gemm(B [N, K] with transB, else [K, N]; bias) -> Relu.
+frugal::Graph gemm_graph(int64_t K, int64_t N, bool transB) {
+  GraphMaker m;
+  m.input("x", {-1, K});
+  const std::vector<int64_t> wd = transB ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
+  m.node("Gemm", "gemm", {"x", m.weight("w", wd), m.weight("c", {N})}, {"g"}).set_attr_int("transB", transB);
+  m.node("Relu", "relu", {"g"}, {"y"});
+  m.output("y");
+  return m.g;
 }
 
 // The first-order bound of the direct conv, per output [n][m][oh][ow].
@@ -91,7 +108,8 @@ std::vector<double> direct_bound(const ConvCase& t, const std::vector<float>& w,
                 const int64_t ih = oh * t.s + a * t.d - t.pads[0], iw = ow * t.s + e * t.d - t.pads[1];
                 if (ih < 0 || ih >= t.H || iw < 0 || iw >= t.W) continue;
                 const double wv = w[size_t(((m * t.C + c) * t.k + a) * t.k + e)];
-                s += (kUnit * std::fabs(wv) + kSubnormal) * std::fabs(x.data[size_t(((n * t.C + c) * t.H + ih) * t.W + iw)]);
+                s += (kUnit * std::fabs(wv) + kSubnormal) *
+                     std::fabs(x.data[size_t(((n * t.C + c) * t.H + ih) * t.W + iw)]);
               }
           b[size_t(((n * t.M + m) * Ho + oh) * Wo + ow)] = s;
         }
@@ -107,20 +125,23 @@ struct WinogradMatrices {
 
 WinogradMatrices winograd_matrices(int64_t R) {
   if (R == 2)
-    return {2, 4, {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1},
+    return {2,
+            4,
+            {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1},
             {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1},
             {1, 1, 1, 0, 0, 1, -1, -1}};
   return {4,
           6,
-          {1.0 / 4, 0, 0, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
-           1.0 / 24, -1.0 / 12, 1.0 / 6, 0, 0, 1},
-          {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
-           0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1},
+          {1.0 / 4, 0, 0, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 24, 1.0 / 12,
+           1.0 / 6, 1.0 / 24, -1.0 / 12, 1.0 / 6, 0, 0, 1},
+          {4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+           0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1},
           {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1}};
 }
 
 // L Z L^T for an n x n Z and an r x n L (row-major).
-std::vector<double> sandwich(const std::vector<double>& L, int64_t r, int64_t n, const std::vector<double>& Z) {
+std::vector<double> sandwich(const std::vector<double>& L, int64_t r, int64_t n,
+                             const std::vector<double>& Z) {
   std::vector<double> t(size_t(r * n), 0.0), out(size_t(r * r), 0.0);
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < n; ++j)
@@ -146,10 +167,12 @@ std::vector<double> winograd_bound(const ConvCase& t, int64_t R, const std::vect
       std::vector<double> Gg(size_t(N * 3), 0.0), u(size_t(P), 0.0);
       for (int64_t i = 0; i < N; ++i)
         for (int64_t l = 0; l < 3; ++l)
-          for (int64_t k = 0; k < 3; ++k) Gg[size_t(i * 3 + l)] += mt.G[size_t(i * 3 + k)] * g[size_t(k * 3 + l)];
+          for (int64_t k = 0; k < 3; ++k)
+            Gg[size_t(i * 3 + l)] += mt.G[size_t(i * 3 + k)] * g[size_t(k * 3 + l)];
       for (int64_t i = 0; i < N; ++i)
         for (int64_t j = 0; j < N; ++j)
-          for (int64_t l = 0; l < 3; ++l) u[size_t(i * N + j)] += Gg[size_t(i * 3 + l)] * mt.G[size_t(j * 3 + l)];
+          for (int64_t l = 0; l < 3; ++l)
+            u[size_t(i * N + j)] += Gg[size_t(i * 3 + l)] * mt.G[size_t(j * 3 + l)];
       for (int64_t p = 0; p < P; ++p) U[size_t((m * t.C + c) * P + p)] = std::fabs(u[size_t(p)]);
     }
   std::vector<double> bound(size_t(n_samples * t.M * Ho * Wo), 0.0);
@@ -179,7 +202,8 @@ std::vector<double> winograd_bound(const ConvCase& t, int64_t R, const std::vect
           for (int64_t i = 0; i < R; ++i)
             for (int64_t j = 0; j < R; ++j) {
               const int64_t oh = th * R + i, ow = tw * R + j;
-              if (oh < Ho && ow < Wo) bound[size_t(((s * t.M + m) * Ho + oh) * Wo + ow)] = y[size_t(i * R + j)];
+              if (oh < Ho && ow < Wo)
+                bound[size_t(((s * t.M + m) * Ho + oh) * Wo + ow)] = y[size_t(i * R + j)];
             }
         }
       }
@@ -231,17 +255,17 @@ TEST_CASE("fp16: the host's conversion to halves", "[vulkan][fp16]") {
   CHECK(half_bits(-2.0f) == 0xc000);
   CHECK(half_bits(-0.0f) == 0x8000);
   CHECK(half_bits(65504.0f) == 0x7bff);
-  CHECK(half_bits(65519.0f) == 0x7bff);                      // below the midpoint to 65536
-  CHECK(half_bits(65520.0f) == 0x7c00);                      // the midpoint, to even: infinity
-  CHECK(half_bits(1.0f + 1.0f / 2048) == 0x3c00);            // a tie, to the even 1.0
-  CHECK(half_bits(1.0f + 3.0f / 2048) == 0x3c02);            // a tie, to the even 1 + 2^-9
-  CHECK(half_bits(1.0f / 16777216) == 0x0001);               // 2^-24: the smallest subnormal
-  CHECK(half_bits(1.0f / 33554432) == 0x0000);               // 2^-25: a tie, to zero
-  CHECK(half_bits(1.5f / 33554432) == 0x0001);               // above the tie
+  CHECK(half_bits(65519.0f) == 0x7bff);                          // below the midpoint to 65536
+  CHECK(half_bits(65520.0f) == 0x7c00);                          // the midpoint, to even: infinity
+  CHECK(half_bits(1.0f + 1.0f / 2048) == 0x3c00);                // a tie, to the even 1.0
+  CHECK(half_bits(1.0f + 3.0f / 2048) == 0x3c02);                // a tie, to the even 1 + 2^-9
+  CHECK(half_bits(1.0f / 16777216) == 0x0001);                   // 2^-24: the smallest subnormal
+  CHECK(half_bits(1.0f / 33554432) == 0x0000);                   // 2^-25: a tie, to zero
+  CHECK(half_bits(1.5f / 33554432) == 0x0001);                   // above the tie
   CHECK(half_bits(float(0x3ff) / 16777216 + 1e-12f) == 0x03ff);  // the largest subnormal
   CHECK(half_bits(std::ldexp(1.0f, -14)) == 0x0400);             // the smallest normal
   CHECK(std::isnan(half_value(half_bits(std::nanf("")))));
-  for (uint32_t h = 0; h < 0x10000; ++h) {  // every half round-trips
+  for (uint32_t h = 0; h < 0x10000; ++h) {                // every half round-trips
     if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) continue;  // NaNs
     INFO("half " << h);
     REQUIRE(half_bits(half_value(uint16_t(h))) == h);
@@ -253,7 +277,8 @@ TEST_CASE("fp16: the host's conversion to halves", "[vulkan][fp16]") {
 TEST_CASE("fp16: exact halves give the reference on every tile edge", "[vulkan][fp16][conv]") {
   VK_REQUIRE_DEVICE();
   const std::vector<ConvCase> cases = {
-      {1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}},      // a 1x1 output, one kernel, K = 1 (a pair's other half is padding)
+      {1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}},      // a 1x1 output, one kernel, K = 1 (a pair's other half is
+                                                // padding)
       {3, 5, 9, 7, 3, 1, 1, {1, 1, 1, 1}},      // K = 27 (odd: rows padded), M = 5, 63 pixels
       {7, 17, 13, 11, 1, 1, 1, {0, 0, 0, 0}},   // 1x1: K = 7 < the step, M = 17 > 16
       {20, 67, 10, 13, 3, 2, 1, {1, 1, 1, 1}},  // M beyond 64, stride 2
@@ -299,6 +324,58 @@ TEST_CASE("fp16: exact halves on a gated model and its consumer", "[vulkan][fp16
     const Run r = run_vulkan(g, in, kF16);
     CHECK(vk_test::max_diff(r.y, want) <= 1e-4 * scale);  // test_gated.cpp's own tolerance
   }
+}
+
+// Gemm's B as halves: matmul_rows (rows 1-8), the 16 x 16 tiles (9 and more),
+// matmul_rows_k (min_groups), B stored both ways, K odd, and B sliced by
+// columns (max_binding_bytes) in slices of an even count of columns of odd K.
+TEST_CASE("fp16: Gemm's B, exact halves and any weights", "[vulkan][fp16][gemm]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    int64_t K, N, batch;
+    bool transB;
+    const char* options;
+  };
+  const std::vector<Case> cases = {
+      {45, 70, 1, true, ""},
+      {45, 70, 3, true, ""},
+      {45, 70, 9, true, ""},
+      {45, 70, 21, false, ""},
+      {131, 70, 3, false, "\"min_groups\": 4096"},
+      {200, 70, 8, true, "\"min_groups\": 4096"},
+      {131, 70, 2, true, "\"max_binding_bytes\": 4096"},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& t = cases[c];
+    const std::string options =
+        std::string("{\"weight_storage\": \"fp16\"") + (*t.options ? ", " : "") + t.options + "}";
+    INFO("case " << c << ": K=" << t.K << " N=" << t.N << " batch " << t.batch << " options " << options);
+    frugal::Graph g = gemm_graph(t.K, t.N, t.transB);
+    const auto in = vk_test::random_inputs(g, t.batch, 80 + uint64_t(c));
+    // Any weights: |d| <= 1e-4 + 1e-3 |ref| + sum_k (u |b_k| + 2^-25) |x_k|.
+    const frugal::RefTensor want = frugal::reference_run(g, in).at("y");
+    const std::vector<float> w = g.tensor("w").as_float();
+    const frugal::RefTensor& x = in.at("x");
+    std::vector<double> bound(size_t(t.batch * t.N), 0.0);
+    for (int64_t r = 0; r < t.batch; ++r)
+      for (int64_t j = 0; j < t.N; ++j)
+        for (int64_t k = 0; k < t.K; ++k) {
+          const double b = w[size_t(t.transB ? j * t.K + k : k * t.N + j)];
+          bound[size_t(r * t.N + j)] +=
+              (kUnit * std::fabs(b) + kSubnormal) * std::fabs(x.data[size_t(r * t.K + k)]);
+        }
+    CHECK(excess(run_vulkan(g, in, options).y, want, bound) <= 0.0);
+    // Exact halves: the fp32 tolerance.
+    round_to_halves(g, "w");
+    CHECK(excess(run_vulkan(g, in, options).y, frugal::reference_run(g, in).at("y"), {}) <= 0.0);
+  }
+  // B's bytes halve (N K = 45 x 70, even).
+  const frugal::Graph g = gemm_graph(45, 70, true);
+  const auto in = vk_test::random_inputs(g, 1, 5);
+  const Run a = run_vulkan(g, in, ""), b = run_vulkan(g, in, kF16);
+  CHECK(a.description["vulkan"]["weights_bytes"].get<int64_t>() -
+            b.description["vulkan"]["weights_bytes"].get<int64_t>() ==
+        45 * 70 * 2);
 }
 
 // Any weights: the derived bound, direct and Winograd (F(2x2), F(4x4), split).
@@ -350,8 +427,8 @@ TEST_CASE("fp16: weight bytes halve, the arena does not change", "[vulkan][fp16]
     int64_t kernel_words32, kernel_words16;  // the kernels' words in the weights buffer
   };
   const std::vector<Layout> layouts = {
-      {{20, 12, 9, 9, 1, 1, 1, {0, 0, 0, 0}}, "off", 12 * 20, 12 * 20 / 2},     // K = 20
-      {{3, 5, 9, 7, 3, 1, 1, {1, 1, 1, 1}}, "off", 5 * 27, 5 * 28 / 2},         // K = 27: rows of 28 halves
+      {{20, 12, 9, 9, 1, 1, 1, {0, 0, 0, 0}}, "off", 12 * 20, 12 * 20 / 2},       // K = 20
+      {{3, 5, 9, 7, 3, 1, 1, {1, 1, 1, 1}}, "off", 5 * 27, 5 * 28 / 2},           // K = 27: rows of 28 halves
       {{17, 6, 13, 11, 3, 1, 1, {1, 1, 1, 1}}, "f23", 16 * 17 * 8, 16 * 17 * 4},  // U [16][17][8]
       {{17, 6, 13, 11, 3, 1, 1, {1, 1, 1, 1}}, "f43", 36 * 17 * 8, 36 * 17 * 4},  // U [36][17][8]
   };
@@ -360,7 +437,8 @@ TEST_CASE("fp16: weight bytes halve, the arena does not change", "[vulkan][fp16]
     const frugal::Graph g = conv_graph(l.t, false, false);
     const auto in = vk_test::random_inputs(g, 2, 7);
     const std::string w = std::string("\"winograd\": \"") + l.winograd + "\"";
-    const Run a = run_vulkan(g, in, "{" + w + "}"), b = run_vulkan(g, in, "{\"weight_storage\": \"fp16\", " + w + "}");
+    const Run a = run_vulkan(g, in, "{" + w + "}"),
+              b = run_vulkan(g, in, "{\"weight_storage\": \"fp16\", " + w + "}");
     CHECK(a.description["vulkan"]["weight_storage"] == "fp32");  // the default
     CHECK(a.description["vulkan"]["weights_bytes"].get<int64_t>() -
               b.description["vulkan"]["weights_bytes"].get<int64_t>() ==

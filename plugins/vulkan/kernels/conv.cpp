@@ -513,7 +513,7 @@ class ConvKernel : public Kernel {
     g.set(9, 1).set(10, 1).set(11, 1).set(12, 1).set(13, 1).set(14, 1).set_int(15, 0).set_int(16, 0);
     g.set(17, t.nx).set(18, t.ny).set(19, t.bk).set(20, 0).set(21, t.tpq).set(22, t.tmq);
     g.set(23, uint32_t(wino_p())).set(24, 1).set(25, f16_ ? 1u : 0u);  // WKM: U is [P][C][MP]
-    Epilogue().specialize(g, uint32_t(M_));    // none: the output transform applies the layer's
+    Epilogue().specialize(g, uint32_t(M_));  // none: the output transform applies the layer's
     wino_gemm_pipeline_ = d.pipeline(shaders.path("conv_dense"), g);
     SpecConstants out;
     out.set(0, wg_).set(1, 1).set(2, 1);

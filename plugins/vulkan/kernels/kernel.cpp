@@ -37,8 +37,9 @@ uint32_t WeightPacker::add_words(const std::vector<uint32_t>& v) {
 uint32_t WeightPacker::add_halves(const std::vector<float>& v, const std::string& owner) {
   for (float x : v)
     if (std::fabs(x) > kHalfMax)  // (NaN passes: it stays NaN, as it would in float32)
-      throw Error(owner + ": a weight of " + std::to_string(x) +
-                  " is beyond fp16's range (+-65504); create the executor with {\"weight_storage\": \"fp32\"}");
+      throw Error(
+          owner + ": a weight of " + std::to_string(x) +
+          " is beyond fp16's range (+-65504); create the executor with {\"weight_storage\": \"fp32\"}");
   return add_words(pack_halves(v));
 }
 

@@ -63,9 +63,12 @@ class MatMulKernel : public Kernel {
     p.begin_block();
     epilogue_.pack(p);
     epilogue_bytes_ = p.block_bytes();  // the W binding holds only these tables
+    // A constant B as halves with option weight_storage fp16 (not a gate
+    // consumer's: gemm_blocks.spv reads float32).
+    b_f16_ = p.storage == WeightStorage::F16 && b_.constant && !block_;
     // A constant B too large for one binding is stored [N, K] and sliced by columns.
     const uint64_t slack = p.alignment_bytes();
-    if (b_.constant && folded_ && b_.values.size() * 4 + slack > p.max_binding_bytes) {
+    if (b_.constant && folded_ && b_.values.size() * b_elem_bytes() + slack > p.max_binding_bytes) {
       std::vector<float> nk(b_.values.size());
       for (int64_t k = 0; k < K_; ++k)
         for (int64_t j = 0; j < N_; ++j) nk[size_t(j * K_ + k)] = b_.values[size_t(k * B_SK_ + j * B_SN_)];
@@ -73,14 +76,25 @@ class MatMulKernel : public Kernel {
       B_SK_ = 1;
       B_SN_ = K_;
       b_sliced_ = true;
-      cols_per_slice_ = std::max<int64_t>(1, int64_t((p.max_binding_bytes - slack) / uint64_t(K_ * 4)));
+      cols_per_slice_ = slice_columns(p.max_binding_bytes - slack);
     }
     for (Operand* o : {&a_, &b_, &c_})
       if (o->present && o->constant) {
-        o->off = p.add_floats(o->values);
+        o->off = o == &b_ && b_f16_ ? p.add_halves(o->values, label_) : p.add_floats(o->values);
         o->elems = o->values.size();
         o->values = std::vector<float>();  // the device holds it now
       }
+  }
+
+  uint64_t b_elem_bytes() const { return b_f16_ ? 2 : 4; }
+  // Columns of an [N, K] B per binding of `room` bytes; with halves an even
+  // count when K is odd, so that every slice starts on a word (else float32).
+  int64_t slice_columns(uint64_t room) {
+    int64_t cols = std::max<int64_t>(1, int64_t(room / (uint64_t(K_) * b_elem_bytes())));
+    if (!b_f16_ || K_ % 2 == 0) return cols;
+    if (cols >= 2) return cols / 2 * 2;
+    b_f16_ = false;
+    return slice_columns(room);
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
@@ -94,7 +108,7 @@ class MatMulKernel : public Kernel {
       sc.set(15 + t, uint32_t(b_bs_[t]));
     }
     sc.set(18, c_.present ? 1 : 0).set(19, uint32_t(C_SR_)).set(20, uint32_t(C_SN_));
-    sc.set_float(21, alpha_).set_float(22, beta_);
+    sc.set_float(21, alpha_).set_float(22, beta_).set(23, b_f16_ ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(N_));
     pipeline_ = d.pipeline(shaders.path("matmul"), sc);
     wg_ = d.workgroup_1d();
@@ -141,7 +155,8 @@ class MatMulKernel : public Kernel {
         Bindings b;
         b.slot[kX] = bind(a_, io, 0, s0, k);
         if (b_sliced_)
-          b.slot[kY] = io.weights.sub(uint64_t(b_.off) * 4 + uint64_t(j0 * K_) * 4, uint64_t(cols * K_) * 4);
+          b.slot[kY] = io.weights.sub(uint64_t(b_.off) * 4 + uint64_t(j0 * K_) * b_elem_bytes(),
+                                      (uint64_t(cols * K_) * b_elem_bytes() + 3) / 4 * 4);
         else
           b.slot[kY] = bind(b_, io, 1, s0, k);
         if (c_.present) b.slot[kZ] = bind(c_, io, 2, s0, k);
@@ -218,7 +233,10 @@ class MatMulKernel : public Kernel {
   }
 
   Region bind(const Operand& o, const LayerIO& io, size_t input, int64_t s0, int64_t k) const {
-    if (o.constant) return io.weights.sub(uint64_t(o.off) * 4, uint64_t(o.elems) * 4);
+    if (o.constant) {
+      const uint64_t bytes = &o == &b_ && b_f16_ ? (o.elems + 1) / 2 * 4 : uint64_t(o.elems) * 4;
+      return io.weights.sub(uint64_t(o.off) * 4, bytes);
+    }
     if (!io.batched || o.sample_elems == 0) return io.in[input];
     return io.in[input].sub(uint64_t(s0 * o.sample_elems) * 4, uint64_t(k * o.sample_elems) * 4);
   }
@@ -337,6 +355,7 @@ class MatMulKernel : public Kernel {
   std::string label_;
   bool gemm_ = false, mixes_ = false;
   bool b_sliced_ = false;  // a constant B stored [N, K] and dispatched in column slices
+  bool b_f16_ = false;     // a constant B stored as halves (B_F16 in matmul.comp)
   bool folded_ = true;     // batch dims folded into the rows (Gemm too); else a batch index per item
   Operand a_, b_, c_;
   int64_t rows_ = 1, N_ = 1, K_ = 1, batch_ = 1, units_ = 1;
