@@ -31,8 +31,8 @@ local a = argparse.parse(arg, {
     {"winograd", "string", "3x3 stride-1 convs on Winograd kernels: auto (cpu: oneDNN's where it has them, " ..
      "AVX-512; vulkan: where measured faster), off (less workspace and weight memory), or on vulkan f23 / f43 " ..
      "to force one", choices = {"auto", "off", "f23", "f43"}, default_text = "auto"},
-    {"weight_storage", "string", "vulkan: the kernels of one-group convs (direct and Winograd) as float32 or " ..
-     "as halves, half the bytes (docs/VULKAN.md, \"fp16 weights\")", choices = {"fp32", "fp16"},
+    {"weight_storage", "string", "vulkan: the kernels of one-group convs (direct and Winograd) and of fully " ..
+     "connected layers as float32 or as halves, half the bytes (docs/VULKAN.md, \"fp16 weights\")", choices = {"fp32", "fp16"},
      default_text = "fp32"},
     {"schedule", "string", "without --plan, the cpu executor's order: cache (its first layers on chunks of " ..
      "samples that stay in the last-level cache, then the rest on the whole batch) or whole (every layer on " ..

@@ -355,7 +355,7 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   lua_pop(L, 1);
   // 3x3 convs: "auto", "off" (both executors), "f23", "f43" (vulkan)
   string_option(L, idx, "winograd", "\"auto\", \"off\", \"f23\" or \"f43\"", s.options);
-  // the vulkan executor's conv kernels as float32 or halves (docs/VULKAN.md, "fp16 weights")
+  // the vulkan executor's conv and Gemm weights as float32 or halves (docs/VULKAN.md, "fp16 weights")
   string_option(L, idx, "weight_storage", "\"fp32\" or \"fp16\"", s.options);
   // the CPU executor's cache state when timing a layer (docs/COSTS.md)
   string_option(L, idx, "time_layer", "\"cold\", \"cold_inputs\" or \"warm\"", s.options);

@@ -54,7 +54,8 @@ struct ExecutorOptions {
   bool dense_conv = false;  // {"conv": "dense"}: plain conv dispatch; default "indirect" (gating-ready)
   WinogradMode winograd = WinogradMode::Auto;  // {"winograd": "auto" | "off" | "f23" | "f43"}
   // {"weight_storage": "fp32" | "fp16"}: the kernels of one-group convs (direct and
-  // Winograd) as float32 (the default) or as halves (docs/VULKAN.md, "fp16 weights").
+  // Winograd) and a Gemm/MatMul's constant B as float32 (the default) or as
+  // halves (docs/VULKAN.md, "fp16 weights").
   WeightStorage weight_storage = WeightStorage::F32;
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups

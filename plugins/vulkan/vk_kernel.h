@@ -31,10 +31,11 @@ using exec::KernelSpec;
 // or F(4x4, 3x3) (tests).
 enum class WinogradMode { Auto, Off, F23, F43 };
 
-// How conv.comp's kernels (direct and Winograd-transformed) are stored in the
-// weights buffer (option "weight_storage"): float32, or IEEE halves packed two
-// per word (half the bytes, read with unpackHalf2x16; docs/VULKAN.md "fp16
-// weights"). Other layers' parameters and every activation stay float32.
+// How the kernels of one-group convs (conv.comp: direct and Winograd-transformed)
+// and a Gemm/MatMul's constant B (matmul.comp) are stored in the weights buffer
+// (option "weight_storage"): float32, or IEEE halves packed two per word (half
+// the bytes, read with unpackHalf2x16; docs/VULKAN.md "fp16 weights"). Other
+// parameters and every activation stay float32.
 enum class WeightStorage { F32, F16 };
 
 // Host copy of the weights buffer while kernels reserve their parameters; each
