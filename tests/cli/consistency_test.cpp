@@ -123,6 +123,11 @@ TEST_CASE("consistency: the defaults the help states are the ones used", "[cli]"
   const FrugalRun bad = run_frugal("run zoo:toy_tiny --schedule fast --quiet");
   CHECK(bad.code != 0);
   CHECK_THAT(bad.output, Contains("--schedule"));
+  // --weight-storage: fp32 by default; fp16 is the vulkan executor's, refused with another.
+  CHECK_THAT(run_help.at("weight-storage").text, Contains("(default: fp32)"));
+  const FrugalRun half = run_frugal("run zoo:toy_tiny --weight-storage fp16 --quiet");
+  CHECK(half.code != 0);
+  CHECK_THAT(half.output, Contains("--weight-storage fp16 is the vulkan executor's option"));
 }
 
 TEST_CASE("consistency: 'parameters' is the same number in zoo NAME -o, zoo --list, info and workflow",
