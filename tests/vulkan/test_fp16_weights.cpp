@@ -418,6 +418,30 @@ TEST_CASE("fp16: any weights within fp16's bound of the float64 reference", "[vu
   }
 }
 
+// fp16 subnormals: Vulkan lets a driver flush them to zero in unpackHalf2x16
+// (without shaderDenormPreserveFloat16). Either way a weight then moves by at
+// most 2^-14 (the smallest normal half); the test says which this device does.
+TEST_CASE("fp16: subnormal halves", "[vulkan][fp16]") {
+  VK_REQUIRE_DEVICE();
+  const float w = 3.0f / 16777216;  // 3 x 2^-24: a subnormal half, exact
+  GraphMaker m;
+  m.input("x", {-1, 2, 1, 1});
+  m.node("Conv", "conv", {"x", m.floats("w", {1, 2, 1, 1}, {w, 1.0f / 1024})}, {"y"})
+      .set_attr_ints("kernel_shape", {1, 1});
+  m.output("y");
+  frugal::RefTensor x;
+  x.dims = {1, 2, 1, 1};
+  x.data = {4096.0, 0.0};
+  const std::map<std::string, frugal::RefTensor> in = {{"x", x}};
+  const Run r = run_vulkan(m.g, in, kF16);
+  const double want = double(w) * 4096.0;  // 3 x 2^-12
+  CHECK(std::fabs(r.y[0] - want) <= 4096.0 / 16384);
+  if (r.y[0] == 0.0f)
+    WARN("this device flushes fp16 subnormals to zero in unpackHalf2x16");
+  else
+    CHECK(r.y[0] == Approx(want).epsilon(1e-6));
+}
+
 // Half the kernels' bytes, the same arena; fp32 stays the default; bad values refused.
 TEST_CASE("fp16: weight bytes halve, the arena does not change", "[vulkan][fp16]") {
   VK_REQUIRE_DEVICE();
