@@ -77,9 +77,10 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
     mask = "g_mask";
   }
   // The gated conv.
-  b.random("w1", {M, C, 3, 3}, 0.3f);
+  const int64_t k = o.kernel, pad = k / 2;
+  b.random("w1", {M, C, k, k}, 0.3f);
   b.random("b1", {M}, 0.1f);
-  b.node("Conv", {"x", "w1", "b1"}, "conv1").set_attr_ints("pads", {1, 1, 1, 1});
+  b.node("Conv", {"x", "w1", "b1"}, "conv1").set_attr_ints("pads", {pad, pad, pad, pad});
   std::string v = "conv1";
   auto bn = [&](const std::string& in) {
     b.random("bn_s", {M}, 0.2f, 1.0f);
@@ -107,9 +108,9 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
   }
   int64_t channels = M;
   if (o.second_conv) {
-    b.random("w2", {5, M, 3, 3}, 0.3f);
+    b.random("w2", {5, M, k, k}, 0.3f);
     b.random("b2", {5}, 0.1f);
-    b.node("Conv", {v, "w2", "b2"}, "conv2").set_attr_ints("pads", {1, 1, 1, 1});
+    b.node("Conv", {v, "w2", "b2"}, "conv2").set_attr_ints("pads", {pad, pad, pad, pad});
     v = b.node("Relu", {"conv2"}, "relu2").outputs[0];
     channels = 5;
   }

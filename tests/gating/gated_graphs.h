@@ -14,6 +14,7 @@ struct GatedGraphOptions {
   int64_t kernels = 8;        // M: output channels of the gated conv
   int64_t gate_channels = 8;  // K of the gate's 1x1 conv (!= kernels: a mismatch)
   int64_t size = 7;           // H = W
+  int64_t kernel = 3;         // the two convs' kernels: 3x3 (padded by 1) or 1x1
   float threshold = 0.5f;
   float gate_bias = 0.0f;         // added to every gate bias (moves the activity)
   bool pool_first = false;        // Conv1x1(GAP(x)) instead of GAP(Conv1x1(x))
@@ -29,8 +30,8 @@ struct GatedGraphOptions {
   uint64_t seed = 1;
 };
 
-// x -> Conv 3x3 (gated) -> [BN] -> Relu -> Mul(gate) -> [MaxPool] -> Conv 3x3 -> Relu -> Flatten -> Gemm.
-// Input "x" [N, C, H, W] with N symbolic; output "y".
+// x -> Conv 3x3 or 1x1 (gated) -> [BN] -> Relu -> Mul(gate) -> [MaxPool] -> Conv 3x3 -> Relu -> Flatten ->
+// Gemm. Input "x" [N, C, H, W] with N symbolic; output "y".
 frugal::Graph gated_graph(const GatedGraphOptions& o = {});
 
 }  // namespace gate_test

@@ -361,6 +361,40 @@ TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference wi
   }
 }
 
+TEST_CASE("cpu gated: 1x1 convs whose dense conv is the packed kernel, both paths, per-sample masks",
+          "[gating][cpu]") {
+  // 1x1 convs run the packed register tiles densely (on AVX2 and AVX-512), and a gated one or
+  // a consumer takes them from 0.45 of its kernel x channel pairs: the thresholds below put
+  // samples on both sides of that share, and the Relu before the Mul leaves some input
+  // channels of conv2 all zero.
+  for (const std::string options : {"{\"threads\": 2}", "{\"threads\": 1}"}) {
+    for (float t : {0.0f, 0.3f, 0.45f, 0.5f, 0.6f, 1.0f}) {
+      GatedGraphOptions o;
+      o.kernel = 1;
+      o.channels = 24;
+      o.kernels = o.gate_channels = 32;
+      o.size = 12;
+      o.threshold = t;
+      INFO(options << " threshold " << t);
+      const Outcome r = run_both(gated_graph(o), gate_input(o, 6, 17), options);
+      INFO(r.detail);
+      CHECK(r.worst <= 1.0);
+      if (t == 0.5f) CHECK(masks_differ(r.mask));
+      CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
+    }
+  }
+  cpu_test::Executor ex(gated_graph([] {
+                          GatedGraphOptions o;
+                          o.kernel = 1;
+                          return o;
+                        }()),
+                        "{}");
+  REQUIRE(ex.ok());
+  for (const nlohmann::json& L : ex.describe().at("layers"))
+    if (L.at("name") == "conv1" && L.at("algorithm").get<std::string>().find("packed") != std::string::npos)
+      CHECK_THAT(L.at("algorithm").get<std::string>(), Contains("from 0.45 of the kernel x channel pairs"));
+}
+
 TEST_CASE("cpu gated: a gated conv that is also a gate's consumer pools and skips exactly", "[gating][cpu]") {
   // conv1 gated -> MaxPool -> conv2, gated too (frugal gate's form): conv2's one pass over its
   // input gives both the pooled vector of its gate and the all-zero channels it skips. Planes of

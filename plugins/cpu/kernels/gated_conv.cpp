@@ -160,6 +160,7 @@ class GatedConvKernel : public Kernel {
     if (!dense_) return;
     dense_->prepare();
     winograd_dense_ = dense_->algorithm().find("wino") != std::string::npos;
+    packed_dense_ = dense_->algorithm().find("packed") != std::string::npos;
   }
   uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
 
@@ -204,10 +205,22 @@ class GatedConvKernel : public Kernel {
   static constexpr double kDenseShare = 0.6, kSmallPlaneDenseShare = 0.45;
   static constexpr double kOnednnDenseShare = 0.9, kOnednnSmallPlaneDenseShare = 0.75;
   static constexpr double kWinogradDenseShare = 0.45, kWinogradSmallPlaneDenseShare = 0.6;
+  // Where the dense conv runs the packed register tiles (kernels/conv_1x1.h), 0.45: those
+  // tiles run near the machine's peak, and squeezenet1_1's consumers of gated concats (its
+  // squeeze convs) and gated expand1x1 convs took 1.3-3.2x the dense network's layers at
+  // activity 1, where the Relus' all-zero channels leave 0.65-0.96 of their pairs on.
+  // Per layer (2 threads, tools/gate-layers' time_layer) the reduced conv took 1.6-2.6x the
+  // dense path's time at 0.75 of the pairs, 1.1-1.3x at 0.5, 0.5-1.3x at 0.25. Of 0.3 and
+  // 0.45 against 0.9 (`frugal bench-gate --nets squeezenet1_1 --repeat 11`, three rounds
+  // each way, 2026-11-27 07:56 and 07:57), 0.45 gave squeezenet1_1 1.17-1.19 -> 1.08-1.13
+  // of dense at activity 1, 1.17-1.19 -> 1.12-1.16 at 0.75, 0.88-0.90 -> 0.85-0.88 at 0.5;
+  // 0.3 was 6-7% slower than 0.9 at 0.5.
+  static constexpr double kPackedDenseShare = 0.45;
   static constexpr int64_t kSmallPlane = 100;
   double dense_share() const {
     const bool small = win_.Ho * win_.Wo < kSmallPlane;
     if (winograd_dense_) return small ? kWinogradSmallPlaneDenseShare : kWinogradDenseShare;
+    if (packed_dense_) return kPackedDenseShare;
     if (onednn_gemm_) return small ? kOnednnSmallPlaneDenseShare : kOnednnDenseShare;
     return small ? kSmallPlaneDenseShare : kDenseShare;
   }
@@ -429,6 +442,7 @@ class GatedConvKernel : public Kernel {
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
   bool onednn_gemm_ = false;       // the reduced conv's sgemm on oneDNN (kernels/parallel_gemm.h)
   bool winograd_dense_ = false;    // the dense conv runs oneDNN's Winograd kernels (prepare())
+  bool packed_dense_ = false;      // the dense conv runs the packed register tiles (prepare())
   std::unique_ptr<Kernel> dense_;  // the registry's conv
   Epilogue own_epilogue_;          // used only when the dense conv has none
   Epilogue* epilogue_ = nullptr;
