@@ -390,7 +390,8 @@ TEST_CASE("cpu gated: 1x1 convs whose dense conv is the packed kernel, both path
                         }()),
                         "{}");
   REQUIRE(ex.ok());
-  for (const nlohmann::json& L : ex.describe().at("layers"))
+  const nlohmann::json described = ex.describe();  // kept: the loop reads into it
+  for (const nlohmann::json& L : described.at("layers"))
     if (L.at("name") == "conv1" && L.at("algorithm").get<std::string>().find("packed") != std::string::npos)
       CHECK_THAT(L.at("algorithm").get<std::string>(), Contains("from 0.45 of the kernel x channel pairs"));
 }
