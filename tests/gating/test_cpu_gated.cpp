@@ -107,6 +107,23 @@ const nlohmann::json& gate_entry(const nlohmann::json& report, const std::string
   return none;
 }
 
+// gated_graph(o) against the reference at each threshold under each executor option string,
+// on a batch of 6 from `seed`: within the tolerance, the samples' masks different at 0.5, and
+// the reported activity the reference's.
+void check_thresholds(GatedGraphOptions o, const std::vector<std::string>& options_list,
+                      const std::vector<float>& thresholds, uint64_t seed) {
+  for (const std::string& options : options_list)
+    for (float t : thresholds) {
+      o.threshold = t;
+      INFO(options << " threshold " << t);
+      const Outcome r = run_both(gated_graph(o), gate_input(o, 6, seed), options);
+      INFO(r.detail);
+      CHECK(r.worst <= 1.0);
+      if (t == 0.5f) CHECK(masks_differ(r.mask));
+      CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("cpu gated: equals the float64 reference at every threshold, both forms", "[gating][cpu]") {
@@ -341,24 +358,15 @@ TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference wi
   // dense conv (oneDNN with "conv": "onednn", OpenBLAS with "blas") then zero
   // their off channels, the others the reduced im2col + sgemm; the consumer conv
   // skips the off channels as inputs.
-  for (const std::string& options :
-       with_onednn({"{\"threads\": 2, \"conv\": \"blas\"}", "{\"threads\": 2}"},
-                   {"{\"threads\": 2, \"conv\": \"onednn\"}", "{\"threads\": 1, \"conv\": \"onednn\"}"})) {
-    for (float t : {0.0f, 0.4f, 0.5f, 0.6f, 1.0f}) {
-      GatedGraphOptions o;
-      o.channels = 20;
-      o.kernels = o.gate_channels = 40;
-      o.size = 11;
-      o.threshold = t;
-      INFO(options << " threshold " << t);
-      const Outcome r = run_both(gated_graph(o), gate_input(o, 6, 31), options);
-      INFO(r.detail);
-      CHECK(r.worst <= 1.0);
-      if (t == 0.5f) CHECK(masks_differ(r.mask));
-      const nlohmann::json& conv = gate_entry(r.report, "conv1");
-      CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
-    }
-  }
+  GatedGraphOptions o;
+  o.channels = 20;
+  o.kernels = o.gate_channels = 40;
+  o.size = 11;
+  check_thresholds(
+      o,
+      with_onednn({"{\"threads\": 2, \"conv\": \"blas\"}", "{\"threads\": 2}"},
+                  {"{\"threads\": 2, \"conv\": \"onednn\"}", "{\"threads\": 1, \"conv\": \"onednn\"}"}),
+      {0.0f, 0.4f, 0.5f, 0.6f, 1.0f}, 31);
 }
 
 TEST_CASE("cpu gated: 1x1 convs whose dense conv is the packed kernel, both paths, per-sample masks",
@@ -367,22 +375,12 @@ TEST_CASE("cpu gated: 1x1 convs whose dense conv is the packed kernel, both path
   // a consumer takes them from 0.45 of its kernel x channel pairs: the thresholds below put
   // samples on both sides of that share, and the Relu before the Mul leaves some input
   // channels of conv2 all zero.
-  for (const std::string options : {"{\"threads\": 2}", "{\"threads\": 1}"}) {
-    for (float t : {0.0f, 0.3f, 0.45f, 0.5f, 0.6f, 1.0f}) {
-      GatedGraphOptions o;
-      o.kernel = 1;
-      o.channels = 24;
-      o.kernels = o.gate_channels = 32;
-      o.size = 12;
-      o.threshold = t;
-      INFO(options << " threshold " << t);
-      const Outcome r = run_both(gated_graph(o), gate_input(o, 6, 17), options);
-      INFO(r.detail);
-      CHECK(r.worst <= 1.0);
-      if (t == 0.5f) CHECK(masks_differ(r.mask));
-      CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
-    }
-  }
+  GatedGraphOptions o;
+  o.kernel = 1;
+  o.channels = 24;
+  o.kernels = o.gate_channels = 32;
+  o.size = 12;
+  check_thresholds(o, {"{\"threads\": 2}", "{\"threads\": 1}"}, {0.0f, 0.3f, 0.45f, 0.5f, 0.6f, 1.0f}, 17);
   cpu_test::Executor ex(gated_graph([] {
                           GatedGraphOptions o;
                           o.kernel = 1;
