@@ -49,12 +49,7 @@ struct ConvCase {
 frugal::Graph conv_graph(const ConvCase& t, bool relu, bool exact) {
   GraphMaker m;
   m.input("x", {-1, t.C, t.H, t.W});
-  frugal::Node& conv =
-      m.node("Conv", "conv", {"x", m.weight("w", {t.M, t.C, t.k, t.k}), m.weight("b", {t.M})}, {"conv.out"});
-  conv.set_attr_ints("kernel_shape", {t.k, t.k});
-  conv.set_attr_ints("strides", {t.s, t.s});
-  conv.set_attr_ints("dilations", {t.d, t.d});
-  conv.set_attr_ints("pads", t.pads);
+  m.conv("x", "conv.out", t.C, t.M, t.k, t.s, t.d, t.pads);
   std::string y = "conv.out";
   if (relu) {
     m.node("Relu", "relu", {y}, {"relu.out"});

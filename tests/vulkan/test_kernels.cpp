@@ -233,12 +233,7 @@ TEST_CASE("Split-K convs: slices off the step, batches, epilogues, Winograd", "[
                    << " options " << options);
       GraphMaker m;
       m.input("x", {-1, t.C, t.H, t.W});
-      frugal::Node& conv =
-          m.node("Conv", "conv", {"x", m.weight("w", {t.M, t.C, t.k, t.k}), m.weight("b", {t.M})}, {"y"});
-      conv.set_attr_ints("kernel_shape", {t.k, t.k});
-      conv.set_attr_ints("strides", {t.s, t.s});
-      conv.set_attr_ints("dilations", {t.d, t.d});
-      conv.set_attr_ints("pads", {t.p, t.p, t.p, t.p});
+      m.conv("x", "y", t.C, t.M, t.k, t.s, t.d, {t.p, t.p, t.p, t.p});
       std::string y = "y";
       if (t.epi == 1) y = add_activation(m, add_bn(m, y, "bn", t.M), "relu", 1);
       if (t.epi == 2) y = add_activation(m, y, "clip", 2);

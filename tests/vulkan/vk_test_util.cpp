@@ -82,6 +82,16 @@ std::string GraphMaker::ints(const std::string& name, const std::vector<int64_t>
   return name;
 }
 
+frugal::Node& GraphMaker::conv(const std::string& x, const std::string& out, int64_t C, int64_t M, int64_t k,
+                               int64_t s, int64_t d, const std::vector<int64_t>& pads) {
+  frugal::Node& n = node("Conv", "conv", {x, weight("w", {M, C, k, k}), weight("b", {M})}, {out});
+  n.set_attr_ints("kernel_shape", {k, k});
+  n.set_attr_ints("strides", {s, s});
+  n.set_attr_ints("dilations", {d, d});
+  n.set_attr_ints("pads", pads);
+  return n;
+}
+
 frugal::Node& GraphMaker::node(const std::string& op, const std::string& name, std::vector<std::string> in,
                                std::vector<std::string> out) {
   frugal::Node n;

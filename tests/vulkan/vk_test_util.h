@@ -92,6 +92,10 @@ struct GraphMaker {
   std::string ints(const std::string& name, const std::vector<int64_t>& values);
   frugal::Node& node(const std::string& op, const std::string& name, std::vector<std::string> in,
                      std::vector<std::string> out);
+  // Conv "conv" of x [N, C, ...] into `out`: random weights "w" [M, C, k, k] and bias "b" [M],
+  // stride s, dilation d, pads {top, left, bottom, right}.
+  frugal::Node& conv(const std::string& x, const std::string& out, int64_t C, int64_t M, int64_t k, int64_t s,
+                     int64_t d, const std::vector<int64_t>& pads);
   GraphMaker& output(const std::string& name);
 };
 
