@@ -209,12 +209,11 @@ class GatedConvKernel : public Kernel {
   // tiles run near the machine's peak, and squeezenet1_1's consumers of gated concats (its
   // squeeze convs) and gated expand1x1 convs took 1.3-3.2x the dense network's layers at
   // activity 1, where the Relus' all-zero channels leave 0.65-0.96 of their pairs on.
-  // Per layer (2 threads, tools/gate-layers' time_layer) the reduced conv took 1.6-2.6x the
-  // dense path's time at 0.75 of the pairs, 1.1-1.3x at 0.5, 0.5-1.3x at 0.25. Of 0.3 and
-  // 0.45 against 0.9 (`frugal bench-gate --nets squeezenet1_1 --repeat 11`, three rounds
-  // each way, 2026-11-27 07:56 and 07:57), 0.45 gave squeezenet1_1 1.17-1.19 -> 1.08-1.13
-  // of dense at activity 1, 1.17-1.19 -> 1.12-1.16 at 0.75, 0.88-0.90 -> 0.85-0.88 at 0.5;
-  // 0.3 was 6-7% slower than 0.9 at 0.5.
+  // Per layer (2 threads, time_layer, each path forced; docs/BENCHMARKS.md) the reduced conv took 1.6-2.6x
+  // the dense path's time at 0.75 of the pairs, 1.1-1.3x at 0.5, 0.5-1.3x at 0.25. Of 0.3 and 0.45 against
+  // 0.9 (`frugal bench-gate --nets squeezenet1_1 --repeat 11`, three rounds each way, 2026-11-27 07:56 and
+  // 07:57), 0.45 gave squeezenet1_1 1.17-1.19 -> 1.08-1.13 of dense at activity 1, 1.17-1.19 -> 1.12-1.16 at
+  // 0.75, 0.88-0.90 -> 0.85-0.88 at 0.5; 0.3 was 6-7% slower than 0.9 at 0.5.
   static constexpr double kPackedDenseShare = 0.45;
   static constexpr int64_t kSmallPlane = 100;
   double dense_share() const {

@@ -87,14 +87,14 @@ class MatMulKernel : public Kernel {
   }
 
   uint64_t b_elem_bytes() const { return b_f16_ ? 2 : 4; }
-  // Columns of an [N, K] B per binding of `room` bytes; with halves an even
-  // count when K is odd, so that every slice starts on a word (else float32).
+  // Columns of an [N, K] B per binding of `room` bytes; with halves and an odd K
+  // an even count, so that every slice starts on a word. Where a binding holds
+  // fewer than two such columns, B stays float32.
   int64_t slice_columns(uint64_t room) {
-    int64_t cols = std::max<int64_t>(1, int64_t(room / (uint64_t(K_) * b_elem_bytes())));
-    if (!b_f16_ || K_ % 2 == 0) return cols;
-    if (cols >= 2) return cols / 2 * 2;
-    b_f16_ = false;
-    return slice_columns(room);
+    const bool odd_halves = b_f16_ && K_ % 2 != 0;
+    if (odd_halves && room / (uint64_t(K_) * 2) < 2) b_f16_ = false;
+    const int64_t cols = std::max<int64_t>(1, int64_t(room / (uint64_t(K_) * b_elem_bytes())));
+    return b_f16_ && odd_halves ? cols / 2 * 2 : cols;
   }
 
   void create_pipelines(Device& d, const ShaderSet& shaders) override {
