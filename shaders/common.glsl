@@ -2,7 +2,9 @@
 // constant block that all pipelines use, the flat-index helper, and the
 // per-channel epilogue.
 //
-// Bindings are windows into device buffers chosen per dispatch by the host: the
+// Bindings are windows into device buffers chosen per dispatch by the host (six
+// storage buffers here; kernels that fetch operands as RGBA32F texels declare
+// bindings 6 and 7 themselves, as uniform samplerBuffers): the
 // activation arena (one buffer of exactly the budget), the weights buffer, or a
 // dummy. A window starts at an offset aligned to the device's
 // minStorageBufferOffsetAlignment; the element offset of the operand inside its
@@ -22,6 +24,7 @@ layout(push_constant) uniform PC {
   uint n;                                          // samples (or rows) this dispatch covers
   uint s;                                          // sample index, for per-sample dispatches
   uint p0, p1, p2, p3;                             // op-specific
+  uint tx_off, tw_off;                             // texel offsets inside the texel views (tx, tw)
 } pc;
 
 // Dispatches wider than maxComputeWorkGroupCount[0] are folded into y rows; this

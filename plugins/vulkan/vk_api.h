@@ -43,6 +43,8 @@ namespace frugal::vk {
   X(vkDeviceWaitIdle)                 \
   X(vkCreateBuffer)                   \
   X(vkDestroyBuffer)                  \
+  X(vkCreateBufferView)               \
+  X(vkDestroyBufferView)              \
   X(vkGetBufferMemoryRequirements)    \
   X(vkAllocateMemory)                 \
   X(vkFreeMemory)                     \

@@ -99,6 +99,7 @@ void Buffer::release() noexcept {
   if (!device_) return;
   const DeviceFunctions& fn = device_->fn();
   if (mapped_) fn.vkUnmapMemory(device_->handle(), memory_);
+  if (buffer_) device_->forget_views(buffer_);
   if (buffer_) fn.vkDestroyBuffer(device_->handle(), buffer_, nullptr);
   if (memory_) fn.vkFreeMemory(device_->handle(), memory_, nullptr);
   buffer_ = VK_NULL_HANDLE;
@@ -169,17 +170,18 @@ Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& inf
     pi.queueFamilyIndex = uint32_t(info_.compute_queue_family);
     check(fn_.vkCreateCommandPool(device_, &pi, nullptr, &transfer_pool_), "vkCreateCommandPool");
 
-    VkDescriptorSetLayoutBinding bindings[kBindings];
-    for (uint32_t b = 0; b < kBindings; ++b) {
+    VkDescriptorSetLayoutBinding bindings[kBindings + kTexelBindings];
+    for (uint32_t b = 0; b < kBindings + kTexelBindings; ++b) {
       bindings[b] = VkDescriptorSetLayoutBinding{};
       bindings[b].binding = b;
-      bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      bindings[b].descriptorType =
+          b < kBindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
       bindings[b].descriptorCount = 1;
       bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
     VkDescriptorSetLayoutCreateInfo li{};
     li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    li.bindingCount = kBindings;
+    li.bindingCount = kBindings + kTexelBindings;
     li.pBindings = bindings;
     check(fn_.vkCreateDescriptorSetLayout(device_, &li, nullptr, &set_layout_),
           "vkCreateDescriptorSetLayout");
@@ -197,13 +199,15 @@ Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& inf
     pli.pPushConstantRanges = &pr;
     check(fn_.vkCreatePipelineLayout(device_, &pli, nullptr, &pipeline_layout_), "vkCreatePipelineLayout");
 
-    VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxDescriptorSets * kBindings};
+    const VkDescriptorPoolSize ps[2] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxDescriptorSets * kBindings},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, kMaxDescriptorSets * kTexelBindings}};
     VkDescriptorPoolCreateInfo dpi{};
     dpi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
     dpi.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
     dpi.maxSets = kMaxDescriptorSets;
-    dpi.poolSizeCount = 1;
-    dpi.pPoolSizes = &ps;
+    dpi.poolSizeCount = 2;
+    dpi.pPoolSizes = ps;
     check(fn_.vkCreateDescriptorPool(device_, &dpi, nullptr, &descriptor_pool_), "vkCreateDescriptorPool");
 
     // The pipeline cache: this device's file if it is there and was written for it.
@@ -239,7 +243,8 @@ Device::Device(std::shared_ptr<Instance> instance, const PhysicalDeviceInfo& inf
             tile_ > L.maxComputeWorkGroupSize[1] || 2 * tile_ * tile_ * 4 > L.maxComputeSharedMemorySize))
       tile_ /= 2;
 
-    dummy_ = Buffer(*this, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, "dummy binding");
+    dummy_ = Buffer(*this, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                    false, "dummy binding");
   } catch (...) {
     destroy();
     throw;
@@ -261,7 +266,9 @@ void Device::destroy() noexcept {
     // a cache that cannot be written costs only time at the next start
   }
   staging_ = Buffer();
-  dummy_ = Buffer();
+  dummy_ = Buffer();  // its views go with it; a buffer outliving the device leaves its own
+  for (auto& kv : views_) fn_.vkDestroyBufferView(device_, kv.second, nullptr);
+  views_.clear();
   for (auto& kv : pipelines_) fn_.vkDestroyPipeline(device_, kv.second, nullptr);
   pipelines_.clear();
   for (auto& kv : modules_) fn_.vkDestroyShaderModule(device_, kv.second, nullptr);
@@ -533,6 +540,43 @@ std::vector<VkDescriptorSet> Device::allocate_sets(uint32_t count) {
                            " sets) cannot hold " + std::to_string(count) + " more sets");
   check(r, "vkAllocateDescriptorSets");
   return sets;
+}
+
+VkBufferView Device::texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes) {
+  if (buffer == VK_NULL_HANDLE) {
+    buffer = dummy_.handle();
+    offset = 0;
+    bytes = dummy_.size();
+  }
+  if (offset % texel_alignment() != 0 || bytes % 16 != 0 || bytes == 0 || bytes > max_texel_bytes())
+    throw Error("internal: a texel view of " + std::to_string(bytes) + " bytes at offset " +
+                std::to_string(offset));
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  const auto key = std::make_tuple(buffer, offset, bytes);
+  const auto it = views_.find(key);
+  if (it != views_.end()) return it->second;
+  VkBufferViewCreateInfo vi{};
+  vi.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
+  vi.buffer = buffer;
+  vi.format = VK_FORMAT_R32G32B32A32_SFLOAT;  // uniform texel buffers of it are mandatory in Vulkan
+  vi.offset = offset;
+  vi.range = bytes;
+  VkBufferView view = VK_NULL_HANDLE;
+  check(fn_.vkCreateBufferView(device_, &vi, nullptr, &view), "vkCreateBufferView");
+  views_[key] = view;
+  return view;
+}
+
+void Device::forget_views(VkBuffer buffer) noexcept {
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  for (auto it = views_.begin(); it != views_.end();) {
+    if (std::get<0>(it->first) == buffer) {
+      fn_.vkDestroyBufferView(device_, it->second, nullptr);
+      it = views_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void Device::free_sets(std::vector<VkDescriptorSet>& sets) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -150,11 +151,21 @@ class Device {
   uint64_t largest_device_heap() const;
 
   // The descriptor-set layout and pipeline layout every frugal shader uses:
-  // 6 storage buffers (x, y, z, o, w, u) and kPushConstantBytes of push constants.
+  // 6 storage buffers (x, y, z, o, w, u), then 2 uniform texel buffers (tx, tw:
+  // RGBA32F views, for kernels that fetch their operands as texels), and
+  // kPushConstantBytes of push constants.
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   VkPipelineLayout pipeline_layout() const { return pipeline_layout_; }
   static constexpr uint32_t kBindings = 6;
-  static constexpr uint32_t kPushConstantBytes = 48;
+  static constexpr uint32_t kTexelBindings = 2;
+  static constexpr uint32_t kPushConstantBytes = 56;
+
+  // An RGBA32F view of bytes [offset, offset + bytes) of `buffer` (offset a
+  // multiple of texel_alignment(), bytes of 16), made once and kept until the
+  // buffer is released; a null buffer gives a view of the dummy buffer.
+  VkBufferView texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes);
+  uint64_t texel_alignment() const { return std::max<uint64_t>(16, info_.limits.minTexelBufferOffsetAlignment); }
+  uint64_t max_texel_bytes() const { return uint64_t(info_.limits.maxTexelBufferElements) * 16; }
 
   // The pipeline of SPIR-V file `spv` with these constants (built once, through
   // the pipeline cache). Throws naming the file when it is missing or invalid.
@@ -219,6 +230,8 @@ class Device {
   uint64_t pipelines_built_ = 0;
   Buffer staging_;
   Buffer dummy_;
+  std::map<std::tuple<VkBuffer, uint64_t, uint64_t>, VkBufferView> views_;
+  void forget_views(VkBuffer buffer) noexcept;  // Buffer::release, before the buffer goes
   uint32_t wg1d_ = 64, tile_ = 16;
 
   std::atomic<bool> failed_{false}, lost_{false};
@@ -227,6 +240,7 @@ class Device {
   std::recursive_mutex queue_mutex_;  // the queue, fence and transfer pool
   std::mutex pipeline_mutex_;
   std::mutex pool_mutex_;
+  std::mutex view_mutex_;
   friend class Buffer;
 };
 

@@ -60,7 +60,7 @@ Fault fault_from_env() {
 
 constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;  // texel views: conv1x1_texel
 
 }  // namespace
 
@@ -120,6 +120,13 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
         if (!v.is_string() || (v != "fp32" && v != "fp16"))
           throw Error("option 'weight_storage' must be \"fp32\" (the default) or \"fp16\", got " + v.dump());
         o.weight_storage = v == "fp16" ? WeightStorage::F16 : WeightStorage::F32;
+      }
+      if (j.contains("conv_texel")) {
+        const auto& v = j["conv_texel"];
+        if (!v.is_string() || (v != "auto" && v != "on" && v != "off"))
+          throw Error("option 'conv_texel' must be \"auto\" (the default), \"on\" or \"off\", got " +
+                      v.dump());
+        o.conv_texel = v.get<std::string>();
       }
       if (j.contains("pipeline_cache")) {
         const auto& v = j["pipeline_cache"];
@@ -250,8 +257,10 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   TileLimits tiles = device_->tile_limits();
   tiles.min_groups = uint32_t(options_.min_groups);
   tiles.long_step = uint32_t(options_.conv_step);
+  if (options_.conv_texel == "auto")  // docs/VULKAN.md, "Texel operands": measured on lavapipe only
+    options_.conv_texel = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "on" : "off";
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
-                      tiles, options_.winograd, options_.weight_storage);
+                      tiles, options_.winograd, options_.weight_storage, options_.conv_texel == "on");
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
   for (size_t l = 0; l < model_.layers().size(); ++l) {
     packer.begin_block();  // every layer's block starts aligned, even an empty one
@@ -353,6 +362,12 @@ int64_t Executor::split_layers() const {
   return n;
 }
 
+int64_t Executor::texel_layers() const {
+  int64_t n = 0;
+  for (size_t l = 0; l < model_.layers().size(); ++l) n += model_.kernel(int(l)).texel_operands();
+  return n;
+}
+
 std::string Executor::describe_json() const {
   using nlohmann::json;
   json d = exec::describe_graph(model_);
@@ -361,6 +376,8 @@ std::string Executor::describe_json() const {
                  {"conv", options_.dense_conv ? "dense" : "indirect"},
                  {"winograd", winograd_name(options_.winograd)},
                  {"weight_storage", options_.weight_storage == WeightStorage::F16 ? "fp16" : "fp32"},
+                 {"conv_texel", options_.conv_texel},
+                 {"texel_layers", texel_layers()},
                  {"min_groups", options_.min_groups},
                  {"conv_step", options_.conv_step},
                  {"warm_up_ms", options_.warm_up_ms},

@@ -57,6 +57,10 @@ struct ExecutorOptions {
   // Winograd) and a Gemm/MatMul's constant B as float32 (the default) or as
   // halves (docs/VULKAN.md, "fp16 weights").
   WeightStorage weight_storage = WeightStorage::F32;
+  // {"conv_texel": "auto" | "on" | "off"}: 1x1 stride-1 convs that qualify read
+  // their operands as texels (conv1x1_texel.comp; docs/VULKAN.md, "Texel
+  // operands"); auto: on CPU devices only.
+  std::string conv_texel = "auto";
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
   // on GPUs and 0 on CPU devices (lavapipe).
@@ -126,6 +130,8 @@ class Executor {
   uint64_t validation_errors() const;
   // Layers whose conv reduction is split (split-K).
   int64_t split_layers() const;
+  // Layers that read their operands as texels (option conv_texel).
+  int64_t texel_layers() const;
 
  private:
   struct Recording;

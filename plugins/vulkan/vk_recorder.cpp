@@ -55,26 +55,51 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
     infos[i] = VkDescriptorBufferInfo{r.buffer, start, range};
     *offsets[i] = uint32_t((r.offset - start) / 4);
   }
+  VkBufferView views[Device::kTexelBindings];
+  uint32_t* texel_offsets[Device::kTexelBindings] = {&pc.tx_off, &pc.tw_off};
+  for (uint32_t i = 0; i < Device::kTexelBindings; ++i) views[i] = texel_view(b.texel[i], *texel_offsets[i], what);
   label_ = what;
   note_.clear();
   VkDescriptorSet set = d_.allocate_sets(1)[0];
   sets_.push_back(set);
-  VkWriteDescriptorSet writes[Device::kBindings];
-  for (uint32_t i = 0; i < Device::kBindings; ++i) {
+  VkWriteDescriptorSet writes[Device::kBindings + Device::kTexelBindings];
+  for (uint32_t i = 0; i < Device::kBindings + Device::kTexelBindings; ++i) {
     writes[i] = VkWriteDescriptorSet{};
     writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[i].dstSet = set;
     writes[i].dstBinding = i;
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    if (i < Device::kBindings) {
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &infos[i];
+    } else {
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+      writes[i].pTexelBufferView = &views[i - Device::kBindings];
+    }
   }
   const DeviceFunctions& fn = d_.fn();
-  fn.vkUpdateDescriptorSets(d_.handle(), Device::kBindings, writes, 0, nullptr);
+  fn.vkUpdateDescriptorSets(d_.handle(), Device::kBindings + Device::kTexelBindings, writes, 0, nullptr);
   fn.vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   fn.vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, d_.pipeline_layout(), 0, 1, &set, 0,
                              nullptr);
   push(pc);
+}
+
+VkBufferView Recorder::texel_view(const Region& r, uint32_t& texel_offset, const std::string& what) const {
+  texel_offset = 0;
+  if (r.empty() || r.bytes == 0) return d_.texel_view(VK_NULL_HANDLE, 0, 0);
+  if (r.offset % 16 != 0 || r.bytes % 16 != 0)
+    throw Error("internal: " + what + ": a texel operand of " + std::to_string(r.bytes) + " bytes at offset " +
+                std::to_string(r.offset) + " is not whole 16-byte texels");
+  const uint64_t start = r.offset - r.offset % d_.texel_alignment();
+  const uint64_t range = r.offset + r.bytes - start;
+  if (range > d_.max_texel_bytes())
+    throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, what + ": an operand of " + std::to_string(r.bytes) +
+                                                   " bytes does not fit one texel buffer of this device (" +
+                                                   std::to_string(d_.max_texel_bytes()) +
+                                                   " bytes, maxTexelBufferElements)");
+  texel_offset = uint32_t((r.offset - start) / 16);
+  return d_.texel_view(r.buffer, start, range);
 }
 
 void Recorder::push(const PushConstants& pc) {

@@ -1,7 +1,9 @@
 // Recording compute work into a command buffer: each dispatch binds a pipeline
-// and a fresh descriptor set whose six bindings are windows onto device buffers
-// (a window starts at the operand's offset rounded down to the device's
-// minStorageBufferOffsetAlignment; the remainder goes into the push constants),
+// and a fresh descriptor set whose six storage bindings are windows onto device
+// buffers (a window starts at the operand's offset rounded down to the device's
+// minStorageBufferOffsetAlignment; the remainder goes into the push constants)
+// and whose two texel bindings are views (aligned the same way, to
+// minTexelBufferOffsetAlignment),
 // then dispatches directly, as a flat 1-D grid folded to fit the group-count
 // limits, or indirectly. The descriptor sets live as long as the Recording.
 #pragma once
@@ -28,13 +30,17 @@ struct PushConstants {
   uint32_t x_off = 0, y_off = 0, z_off = 0, o_off = 0, w_off = 0, u_off = 0;
   uint32_t n = 0, s = 0;
   uint32_t p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+  uint32_t tx_off = 0, tw_off = 0;  // texel offsets inside the texel views
 };
 static_assert(sizeof(PushConstants) == Device::kPushConstantBytes, "push constants must match common.glsl");
 
 enum Slot { kX = 0, kY = 1, kZ = 2, kO = 3, kW = 4, kU = 5 };
 
+// texel[0], texel[1]: operands read as RGBA32F texels (bindings tx, tw); each
+// must start at a multiple of 16 bytes and hold whole texels.
 struct Bindings {
   Region slot[Device::kBindings];
+  Region texel[Device::kTexelBindings];
 };
 
 class Recorder {
@@ -89,6 +95,8 @@ class Recorder {
   bool log_ = false;
   std::string label_, note_;
   void log(const std::string& groups, uint64_t total);
+  // The view for a texel operand (the dummy's when empty), its texel offset in it.
+  VkBufferView texel_view(const Region& r, uint32_t& texel_offset, const std::string& what) const;
 };
 
 }  // namespace frugal::vk

@@ -20,6 +20,13 @@
 // transforms live in the layer's workspace, one sample at a time. Which layers
 // (option "winograd", choose_winograd below): those where it measured faster.
 //
+// Texel operands: an ungated 1x1 stride-1 conv (one group, C and H*W multiples
+// of 4, float32 kernels) may run on conv1x1_texel.comp instead, which fetches
+// its input and kernels as RGBA32F texels with no shared memory (option
+// "conv_texel"; auto: CPU devices, docs/VULKAN.md "Texel operands"). Where a
+// call cannot (an input not at a multiple of 16 bytes in the arena, gates set
+// by set_gates, a grid beyond the device's limit) it runs on conv.comp.
+//
 // Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
 // (TileLimits::min_groups) cuts its reduction into slices, one work group
@@ -92,6 +99,7 @@ class ConvKernel : public Kernel {
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
+  bool texel_operands() const override { return texel_; }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -132,6 +140,8 @@ class ConvKernel : public Kernel {
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
+    texel_ = p.texel_1x1 && texel_fits();
+    if (texel_) split_ = 1;  // its fallback (conv.comp) runs whole too
     // The ungated indirect dispatch, one per split a call can take (1..split_).
     std::vector<uint32_t> args;
     for (uint32_t s = 1; s <= split_; ++s)
@@ -168,33 +178,97 @@ class ConvKernel : public Kernel {
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     if (wino_r_ > 0) {
       create_winograd_pipelines(d, shaders);
+    } else if (texel_) {
+      shaders_ = shaders;  // for conv.comp, made when a call cannot run on texels
+      create_texel_pipeline(d, shaders);
     } else if (gemm_) {
-      SpecConstants sc;
-      sc.set(0, nx_).set(1, ny_).set(2, 1);
-      sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
-      sc.set(7, uint32_t(win_.Ho))
-          .set(8, uint32_t(win_.Wo))
-          .set(9, uint32_t(win_.kh))
-          .set(10, uint32_t(win_.kw));
-      sc.set(11, uint32_t(win_.sh))
-          .set(12, uint32_t(win_.sw))
-          .set(13, uint32_t(win_.dh))
-          .set(14, uint32_t(win_.dw));
-      sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
-      sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
-      sc.set(25, f16_ ? 1u : 0u);
-      epilogue_.specialize(sc, uint32_t(M_));
-      pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
-      if (split_ > 1) {
-        SpecConstants rs;
-        rs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, uint32_t(win_.Ho * win_.Wo));
-        epilogue_.specialize(rs, uint32_t(M_));
-        splitk_pipeline_ = d.pipeline(shaders.path("splitk"), rs);
-      }
+      create_gemm_pipelines(d, shaders);
     } else {
       create_direct_pipeline(d, shaders);
     }
     create_gate_pipelines(d, shaders);
+  }
+
+  // ---- texel operands (conv1x1_texel.comp) ----
+  // Its conditions: an ungated 1x1 stride-1 conv without padding, one group,
+  // not a gate's consumer, float32 kernels, C and H*W multiples of 4.
+  bool texel_fits() const {
+    const int64_t hw = win_.Ho * win_.Wo;
+    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && win_.kh == 1 && win_.kw == 1 &&
+           win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && hw == win_.H * win_.W &&
+           C_ % 4 == 0 && hw % 4 == 0;
+  }
+  // 8 kernels x 2 quads of pixels per invocation (4 kernels below 8): four
+  // texel fetches per 64 multiply-adds, as fast as any tile measured
+  // (docs/VULKAN.md, "Texel operands").
+  uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
+  static constexpr uint32_t kTexelQuads = 2;
+  uint64_t texel_groups() const {
+    const int64_t blocks = ((win_.Ho * win_.Wo / 4 + kTexelQuads - 1) / kTexelQuads) *
+                           ((M_ + texel_tm() - 1) / texel_tm());
+    return uint64_t((blocks + wg_ - 1) / wg_);
+  }
+
+  void create_texel_pipeline(Device& d, const ShaderSet& shaders) {
+    SpecConstants sc;
+    sc.set(0, wg_).set(1, 1).set(2, 1);
+    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.Ho * win_.Wo)).set(5, uint32_t(M_));
+    sc.set(6, texel_tm()).set(7, kTexelQuads);
+    epilogue_.specialize(sc, uint32_t(M_));
+    texel_pipeline_ = d.pipeline(shaders.path("conv1x1_texel"), sc);
+  }
+
+  // A call runs on texels unless a set_gates caller gates it, its input is not
+  // at a multiple of 16 bytes, or its grid exceeds the device's.
+  bool texel_runs(const Recorder& r, const LayerIO& io) const {
+    return !gating_ && io.in[0].offset % 16 == 0 && texel_groups() <= r.device().max_group_count(0);
+  }
+
+  void record_texel(Recorder& r, const LayerIO& io) const {
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const int64_t n = count(io);
+    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.texel[1] = io.weights.sub(0, uint64_t(M_ * C_) * 4);
+      b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+      b.slot[kW] = io.weights;  // the epilogue's tables
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      r.bind(texel_pipeline_, b, pc, label_);
+      r.note("texel operands, " + std::to_string(texel_tm()) + " kernels x " + std::to_string(4 * kTexelQuads) +
+             " pixels per invocation");
+      r.dispatch(uint32_t(texel_groups()), 1, uint32_t(k));
+    }
+  }
+
+  // conv.comp (and splitk.comp for a split reduction).
+  void create_gemm_pipelines(Device& d, const ShaderSet& shaders) const {
+    SpecConstants sc;
+    sc.set(0, nx_).set(1, ny_).set(2, 1);
+    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
+    sc.set(7, uint32_t(win_.Ho))
+        .set(8, uint32_t(win_.Wo))
+        .set(9, uint32_t(win_.kh))
+        .set(10, uint32_t(win_.kw));
+    sc.set(11, uint32_t(win_.sh))
+        .set(12, uint32_t(win_.sw))
+        .set(13, uint32_t(win_.dh))
+        .set(14, uint32_t(win_.dw));
+    sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
+    sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
+    sc.set(25, f16_ ? 1u : 0u);
+    epilogue_.specialize(sc, uint32_t(M_));
+    pipeline_ = d.pipeline(shaders.path(dense_ ? "conv_dense" : "conv_gated"), sc);
+    if (split_ > 1) {
+      SpecConstants rs;
+      rs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, uint32_t(win_.Ho * win_.Wo));
+      epilogue_.specialize(rs, uint32_t(M_));
+      splitk_pipeline_ = d.pipeline(shaders.path("splitk"), rs);
+    }
   }
 
   void create_direct_pipeline(Device& d, const ShaderSet& shaders) {
@@ -241,6 +315,8 @@ class ConvKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
+    if (texel_ && texel_runs(r, io)) return record_texel(r, io);
+    if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
@@ -686,7 +762,11 @@ class ConvKernel : public Kernel {
   uint32_t index_off_ = 0, args_off_ = 0;
   uint32_t wg_ = 64, groups_x_ = 1;
   bool dense_ = false;
-  VkPipeline pipeline_ = VK_NULL_HANDLE, gate_pipeline_ = VK_NULL_HANDLE;
+  mutable VkPipeline pipeline_ = VK_NULL_HANDLE;  // a texel conv's made on first need
+  VkPipeline gate_pipeline_ = VK_NULL_HANDLE;
+  bool texel_ = false;  // conv1x1_texel.comp
+  VkPipeline texel_pipeline_ = VK_NULL_HANDLE;
+  ShaderSet shaders_;  // a texel conv's, for its conv.comp pipeline
   const Gating* gating_ = nullptr;
   std::unique_ptr<exec::GateParams> gate_;  // a model's gate (its tables go to the device at pack)
   uint32_t gate_w_off_ = 0, gate_b_off_ = 0;
@@ -697,7 +777,7 @@ class ConvKernel : public Kernel {
   Tile wino_tile_;           // the tile of its GEMMs
   uint32_t split_ = 1;       // slices of the reduction (split-K) at batch 1; 1: not split
   uint32_t min_groups_ = 0;  // TileLimits::min_groups
-  VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
+  mutable VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
   VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
              wino_out_pipeline_ = VK_NULL_HANDLE;
 };
