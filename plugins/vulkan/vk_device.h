@@ -164,7 +164,9 @@ class Device {
   // multiple of texel_alignment(), bytes of 16), made once and kept until the
   // buffer is released; a null buffer gives a view of the dummy buffer.
   VkBufferView texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes);
-  uint64_t texel_alignment() const { return std::max<uint64_t>(16, info_.limits.minTexelBufferOffsetAlignment); }
+  uint64_t texel_alignment() const {
+    return std::max<uint64_t>(16, info_.limits.minTexelBufferOffsetAlignment);
+  }
   uint64_t max_texel_bytes() const { return uint64_t(info_.limits.maxTexelBufferElements) * 16; }
 
   // The pipeline of SPIR-V file `spv` with these constants (built once, through

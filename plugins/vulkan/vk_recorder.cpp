@@ -57,7 +57,8 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
   }
   VkBufferView views[Device::kTexelBindings];
   uint32_t* texel_offsets[Device::kTexelBindings] = {&pc.tx_off, &pc.tw_off};
-  for (uint32_t i = 0; i < Device::kTexelBindings; ++i) views[i] = texel_view(b.texel[i], *texel_offsets[i], what);
+  for (uint32_t i = 0; i < Device::kTexelBindings; ++i)
+    views[i] = texel_view(b.texel[i], *texel_offsets[i], what);
   label_ = what;
   note_.clear();
   VkDescriptorSet set = d_.allocate_sets(1)[0];
@@ -89,8 +90,8 @@ VkBufferView Recorder::texel_view(const Region& r, uint32_t& texel_offset, const
   texel_offset = 0;
   if (r.empty() || r.bytes == 0) return d_.texel_view(VK_NULL_HANDLE, 0, 0);
   if (r.offset % 16 != 0 || r.bytes % 16 != 0)
-    throw Error("internal: " + what + ": a texel operand of " + std::to_string(r.bytes) + " bytes at offset " +
-                std::to_string(r.offset) + " is not whole 16-byte texels");
+    throw Error("internal: " + what + ": a texel operand of " + std::to_string(r.bytes) +
+                " bytes at offset " + std::to_string(r.offset) + " is not whole 16-byte texels");
   const uint64_t start = r.offset - r.offset % d_.texel_alignment();
   const uint64_t range = r.offset + r.bytes - start;
   if (range > d_.max_texel_bytes())

@@ -154,6 +154,60 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
   }
 }
 
+// 1x1 convs on conv1x1_texel.comp (option conv_texel): kernels and pixel
+// quads off the invocation's 8 x 8 tile (one quad, one kernel; M < 8 takes 4
+// kernels per invocation), reductions of one texel and long ones, batches,
+// epilogues; "off" and the default (on for CPU devices) too, and convs that do
+// not qualify (C or H*W not a multiple of 4, stride 2, padding) staying on conv.comp.
+TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what qualifies",
+          "[vulkan][conv][texel]") {
+  VK_REQUIRE_DEVICE();
+  struct Case {
+    int64_t C, M, H, W, s, p;
+    int epi;  // 0 bias only, 1 BN + Relu, 2 Clip, 3 Sigmoid
+    bool qualifies;
+  };
+  const std::vector<Case> cases = {
+      {4, 1, 1, 4, 1, 0, 0, true},      // one quad, one kernel: a 4-kernel tile with 3 past M
+      {8, 5, 3, 4, 1, 0, 1, true},      // 3 quads: the second pixel block half full
+      {16, 13, 4, 5, 1, 0, 2, true},    // M = 13: a second kernel block of 5
+      {300, 9, 2, 6, 1, 0, 3, true},    // a long reduction
+      {64, 96, 12, 12, 1, 0, 1, true},  // many blocks, several work groups
+      {7, 8, 4, 4, 1, 0, 0, false},     // C not a multiple of 4
+      {8, 8, 3, 3, 1, 0, 0, false},     // 9 pixels
+      {8, 8, 8, 8, 2, 0, 0, false},     // stride 2
+      {8, 8, 4, 4, 1, 1, 0, false},     // padded
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& t = cases[c];
+    for (const char* options : {"", "{\"conv_texel\": \"on\"}", "{\"conv_texel\": \"off\"}"}) {
+      INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " options "
+                   << options);
+      GraphMaker m;
+      m.input("x", {-1, t.C, t.H, t.W});
+      m.conv("x", "y", t.C, t.M, 1, t.s, 1, {t.p, t.p, t.p, t.p});
+      std::string y = "y";
+      if (t.epi == 1) y = add_activation(m, add_bn(m, y, "bn", t.M), "relu", 1);
+      if (t.epi >= 2) y = add_activation(m, y, "act", t.epi);
+      m.output(y);
+      const auto r = check_against_reference(m.g, random_inputs(m.g, 3, 1200 + uint64_t(c)), options);
+      if (!r.ran) continue;
+      const bool cpu = r.description["device"].get<std::string>().find("(cpu") != std::string::npos;
+      const std::string mode = r.description["vulkan"]["conv_texel"].get<std::string>();
+      CHECK(mode == (*options ? (std::string(options).find("\"on\"") != std::string::npos ? "on" : "off")
+                              : (cpu ? "on" : "off")));
+      CHECK(r.description["vulkan"]["texel_layers"].get<int64_t>() == (t.qualifies && mode == "on" ? 1 : 0));
+    }
+  }
+  GraphMaker m;
+  m.input("x", {-1, 4, 2, 2});
+  m.conv("x", "y", 4, 4, 1, 1, 1, {0, 0, 0, 0});
+  m.output("y");
+  vk_test::Executor bad(m.g, "{\"conv_texel\": true}");
+  CHECK(!bad.ok());
+  CHECK_THAT(bad.created.message, Catch::Matchers::Contains("'conv_texel' must be \"auto\""));
+}
+
 // Winograd F(2x2, 3x3) and F(4x4, 3x3) (winograd.comp, the products on
 // conv.comp): outputs not a multiple of the tile (2 or 4) in either direction,
 // a single tile, pads 0, 1 and asymmetric ones (the tile's window reaching

@@ -339,21 +339,13 @@ EngineRun engine_run(frugal::vk::Executor& ex, const frugal::RefTensor& x, const
 
 }  // namespace
 
-TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes the others",
-          "[vulkan][gating]") {
-  VK_REQUIRE_DEVICE();
-  const int64_t N = 3, M = 12;
-  GraphMaker m;
-  m.input("x", {-1, 5, 9, 7});
-  frugal::Node& c = m.node("Conv", "conv", {"x", m.weight("w", {M, 5, 3, 3}), m.weight("b", {M})}, {"c"});
-  c.set_attr_ints("pads", {1, 0, 1, 2});
-  c.set_attr_ints("strides", {2, 1});
-  m.node("Relu", "relu", {"c"}, {"y"});
-  m.output("y");
+// set_gates on a conv: a 3x3 one on conv.comp, and a 1x1 one that reads texels
+// when ungated (option conv_texel), which runs gated on conv.comp instead.
+static void check_set_gates(GraphMaker& m, int64_t N, int64_t M, const char* options) {
   const auto in = vk_test::random_inputs(m.g, N, 44);
   const frugal::RefTensor want = frugal::reference_run(m.g, in).at("y");
   const std::string onnx = frugal::save_onnx_bytes(m.g);
-  frugal::vk::Executor ex(onnx.data(), onnx.size(), frugal::vk::ExecutorOptions::parse(nullptr));
+  frugal::vk::Executor ex(onnx.data(), onnx.size(), frugal::vk::ExecutorOptions::parse(options));
   const std::vector<float> gates = vk_test::random_floats(size_t(N * M), 99, 0.0f, 1.0f);
   const int64_t plane = want.data.size() / size_t(N * M);
 
@@ -397,6 +389,26 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
   r = engine_run(ex, in.at("x"));
   CHECK(max_diff(r.out, want) < 1e-4);
   CHECK(ex.validation_errors() == 0);
+}
+
+TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes the others",
+          "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  const int64_t M = 12;
+  for (int k : {3, 1}) {
+    INFO("kernel " << k);
+    GraphMaker m;
+    m.input("x", {-1, k == 3 ? 5 : 8, 9, 8});
+    frugal::Node& c =
+        m.node("Conv", "conv", {"x", m.weight("w", {M, k == 3 ? 5 : 8, k, k}), m.weight("b", {M})}, {"c"});
+    if (k == 3) {
+      c.set_attr_ints("pads", {1, 0, 1, 2});
+      c.set_attr_ints("strides", {2, 1});
+    }
+    m.node("Relu", "relu", {"c"}, {"y"});
+    m.output("y");
+    check_set_gates(m, 3, M, k == 1 ? "{\"conv_texel\": \"on\"}" : nullptr);
+  }
 }
 
 TEST_CASE("a validation error makes the next run fail with FRUGAL_ERR_DEVICE", "[vulkan][validation]") {

@@ -204,8 +204,8 @@ class ConvKernel : public Kernel {
   uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
   static constexpr uint32_t kTexelQuads = 2;
   uint64_t texel_groups() const {
-    const int64_t blocks = ((win_.Ho * win_.Wo / 4 + kTexelQuads - 1) / kTexelQuads) *
-                           ((M_ + texel_tm() - 1) / texel_tm());
+    const int64_t blocks =
+        ((win_.Ho * win_.Wo / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
     return uint64_t((blocks + wg_ - 1) / wg_);
   }
 
@@ -239,8 +239,8 @@ class ConvKernel : public Kernel {
       PushConstants pc;
       pc.n = uint32_t(k);
       r.bind(texel_pipeline_, b, pc, label_);
-      r.note("texel operands, " + std::to_string(texel_tm()) + " kernels x " + std::to_string(4 * kTexelQuads) +
-             " pixels per invocation");
+      r.note("texel operands, " + std::to_string(texel_tm()) + " kernels x " +
+             std::to_string(4 * kTexelQuads) + " pixels per invocation");
       r.dispatch(uint32_t(texel_groups()), 1, uint32_t(k));
     }
   }
