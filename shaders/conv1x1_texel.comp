@@ -10,24 +10,35 @@
 // multiply-adds. Chosen on CPU devices (kernels/conv.cpp, docs/VULKAN.md): there
 // a texel fetch is vector code while storage-buffer and shared-memory loads are
 // loops over the SIMD lanes, and a barrier keeps the accumulators in memory.
-// Needs C and H*W multiples of 4 and both operands at multiples of 16 bytes.
+// Needs C a multiple of 4 and the kernels at a multiple of 16 bytes. With
+// XSCALAR = 0 the input is read by quads (stride 1, H*W a multiple of 4, the
+// input at a multiple of 16 bytes); with XSCALAR = 1 (strides, other plane
+// sizes) tx is an R32F view and each pixel one fetch (its offset in the plane
+// worked out once per invocation).
 //
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
 // blocks fastest; z = sample.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 4;   // input channels, a multiple of 4
-layout(constant_id = 4) const uint HW = 4;  // pixels per channel, a multiple of 4
+layout(constant_id = 4) const uint HW = 4;  // output pixels per channel (XSCALAR = 0: a multiple of 4)
 layout(constant_id = 5) const uint M = 1;   // kernels
 layout(constant_id = 6) const uint TM = 8;  // kernels per invocation
 layout(constant_id = 7) const uint TQ = 2;  // quads of pixels per invocation
+layout(constant_id = 8) const uint XSCALAR = 0;
+layout(constant_id = 9) const uint H = 1;  // XSCALAR: the input plane, the output's width, the strides
+layout(constant_id = 10) const uint W = 4;
+layout(constant_id = 11) const uint WO = 4;
+layout(constant_id = 12) const uint SH = 1;
+layout(constant_id = 13) const uint SW = 1;
 
-layout(binding = 6) uniform samplerBuffer tx;  // the input, [n][C][HW] by quads of pixels
+layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
 
-const uint QUADS = HW / 4u;                    // per channel
+const uint QUADS = (HW + 3u) / 4u;  // per channel
 const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
+const uint PLANE = XSCALAR != 0u ? H * W : HW;  // input values per channel
 
 void main() {
   const uint id = gl_GlobalInvocationID.x;
@@ -35,19 +46,28 @@ void main() {
   const uint q0 = (id % PIXEL_BLOCKS) * TQ, m0 = (id / PIXEL_BLOCKS) * TM;
   const uint sample_index = gl_WorkGroupID.z;
   // Rows and quads past the end read the last one (no bounds test in the loop); their sums are not stored.
-  int wrow[TM], xq[TQ];
+  int wrow[TM], xq[TQ], xo[4u * TQ];
   [[unroll]] for (uint j = 0; j < TM; ++j) wrow[j] = int(pc.tw_off + min(m0 + j, M - 1u) * (C / 4u));
-  [[unroll]] for (uint q = 0; q < TQ; ++q)
-    xq[q] = int(pc.tx_off + sample_index * C * QUADS + min(q0 + q, QUADS - 1u));
+  const int xbase = int(pc.tx_off + sample_index * C * (XSCALAR != 0u ? PLANE : QUADS));
+  [[unroll]] for (uint q = 0; q < TQ; ++q) xq[q] = xbase + int(min(q0 + q, QUADS - 1u));
+  [[unroll]] for (uint e = 0; e < 4u * TQ; ++e) {
+    const uint p = min(4u * q0 + e, HW - 1u);
+    xo[e] = xbase + int((p / WO) * SH * W + (p % WO) * SW);
+  }
   vec4 acc[TM * TQ];  // [kernel j][quad q]
   [[unroll]] for (uint i = 0; i < TM * TQ; ++i) acc[i] = vec4(0.0);
   for (uint c4 = 0; c4 < C / 4u; ++c4) {
     vec4 wv[TM];
     [[unroll]] for (uint j = 0; j < TM; ++j) wv[j] = texelFetch(tw, wrow[j] + int(c4));
     [[unroll]] for (uint e = 0; e < 4u; ++e) {
-      const int row = int((4u * c4 + e) * QUADS);
+      const int row = int((4u * c4 + e) * (XSCALAR != 0u ? PLANE : QUADS));
       [[unroll]] for (uint q = 0; q < TQ; ++q) {
-        const vec4 xv = texelFetch(tx, xq[q] + row);
+        vec4 xv;
+        if (XSCALAR != 0u) {  // the quad's pixels at offsets xo[4q .. 4q + 3]
+          [[unroll]] for (uint i = 0; i < 4u; ++i) xv[i] = texelFetch(tx, row + xo[4u * q + i]).x;
+        } else {
+          xv = texelFetch(tx, xq[q] + row);
+        }
         [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wv[j][e] * xv;
       }
     }
@@ -59,11 +79,16 @@ void main() {
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       if (q0 + q >= QUADS) break;
       const vec4 v = epilogue4(acc[j * TQ + q], m);
-      const uint ob = obase + m * HW + 4u * (q0 + q);
-      o[ob] = v.x;
-      o[ob + 1u] = v.y;
-      o[ob + 2u] = v.z;
-      o[ob + 3u] = v.w;
+      const uint p = 4u * (q0 + q), ob = obase + m * HW + p;
+      if (p + 3u < HW) {
+        o[ob] = v.x;
+        o[ob + 1u] = v.y;
+        o[ob + 2u] = v.z;
+        o[ob + 3u] = v.w;
+      } else {
+        [[unroll]] for (uint e = 0; e < 4u; ++e)
+          if (p + e < HW) o[ob + e] = v[e];
+      }
     }
   }
 }

@@ -542,23 +542,24 @@ std::vector<VkDescriptorSet> Device::allocate_sets(uint32_t count) {
   return sets;
 }
 
-VkBufferView Device::texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes) {
+VkBufferView Device::texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes, bool scalar) {
   if (buffer == VK_NULL_HANDLE) {
     buffer = dummy_.handle();
     offset = 0;
     bytes = dummy_.size();
   }
-  if (offset % texel_alignment() != 0 || bytes % 16 != 0 || bytes == 0 || bytes > max_texel_bytes())
+  if (offset % texel_alignment() != 0 || bytes % (scalar ? 4 : 16) != 0 || bytes == 0 ||
+      bytes > max_texel_bytes(scalar))
     throw Error("internal: a texel view of " + std::to_string(bytes) + " bytes at offset " +
                 std::to_string(offset));
   std::lock_guard<std::mutex> lock(view_mutex_);
-  const auto key = std::make_tuple(buffer, offset, bytes);
+  const auto key = std::make_tuple(buffer, offset, bytes, scalar);
   const auto it = views_.find(key);
   if (it != views_.end()) return it->second;
   VkBufferViewCreateInfo vi{};
   vi.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
   vi.buffer = buffer;
-  vi.format = VK_FORMAT_R32G32B32A32_SFLOAT;  // uniform texel buffers of it are mandatory in Vulkan
+  vi.format = scalar ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_R32G32B32A32_SFLOAT;  // both mandatory in Vulkan
   vi.offset = offset;
   vi.range = bytes;
   VkBufferView view = VK_NULL_HANDLE;

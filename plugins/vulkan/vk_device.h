@@ -160,14 +160,17 @@ class Device {
   static constexpr uint32_t kTexelBindings = 2;
   static constexpr uint32_t kPushConstantBytes = 56;
 
-  // An RGBA32F view of bytes [offset, offset + bytes) of `buffer` (offset a
-  // multiple of texel_alignment(), bytes of 16), made once and kept until the
-  // buffer is released; a null buffer gives a view of the dummy buffer.
-  VkBufferView texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes);
+  // A view of bytes [offset, offset + bytes) of `buffer` as RGBA32F texels (or
+  // R32F with scalar; offset a multiple of texel_alignment(), bytes of the
+  // texel's size), made once and kept until the buffer is released; a null
+  // buffer gives a view of the dummy buffer.
+  VkBufferView texel_view(VkBuffer buffer, uint64_t offset, uint64_t bytes, bool scalar = false);
   uint64_t texel_alignment() const {
     return std::max<uint64_t>(16, info_.limits.minTexelBufferOffsetAlignment);
   }
-  uint64_t max_texel_bytes() const { return uint64_t(info_.limits.maxTexelBufferElements) * 16; }
+  uint64_t max_texel_bytes(bool scalar = false) const {
+    return uint64_t(info_.limits.maxTexelBufferElements) * (scalar ? 4 : 16);
+  }
 
   // The pipeline of SPIR-V file `spv` with these constants (built once, through
   // the pipeline cache). Throws naming the file when it is missing or invalid.
@@ -232,7 +235,7 @@ class Device {
   uint64_t pipelines_built_ = 0;
   Buffer staging_;
   Buffer dummy_;
-  std::map<std::tuple<VkBuffer, uint64_t, uint64_t>, VkBufferView> views_;
+  std::map<std::tuple<VkBuffer, uint64_t, uint64_t, bool>, VkBufferView> views_;
   void forget_views(VkBuffer buffer) noexcept;  // Buffer::release, before the buffer goes
   uint32_t wg1d_ = 64, tile_ = 16;
 

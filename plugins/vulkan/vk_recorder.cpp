@@ -58,7 +58,7 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
   VkBufferView views[Device::kTexelBindings];
   uint32_t* texel_offsets[Device::kTexelBindings] = {&pc.tx_off, &pc.tw_off};
   for (uint32_t i = 0; i < Device::kTexelBindings; ++i)
-    views[i] = texel_view(b.texel[i], *texel_offsets[i], what);
+    views[i] = texel_view(b.texel[i], b.scalar[i], *texel_offsets[i], what);
   label_ = what;
   note_.clear();
   VkDescriptorSet set = d_.allocate_sets(1)[0];
@@ -86,21 +86,24 @@ void Recorder::bind(VkPipeline pipeline, const Bindings& b, PushConstants& pc, c
   push(pc);
 }
 
-VkBufferView Recorder::texel_view(const Region& r, uint32_t& texel_offset, const std::string& what) const {
+VkBufferView Recorder::texel_view(const Region& r, bool scalar, uint32_t& texel_offset,
+                                  const std::string& what) const {
   texel_offset = 0;
   if (r.empty() || r.bytes == 0) return d_.texel_view(VK_NULL_HANDLE, 0, 0);
-  if (r.offset % 16 != 0 || r.bytes % 16 != 0)
+  const uint64_t texel = scalar ? 4 : 16;
+  if (r.offset % texel != 0 || r.bytes % texel != 0)
     throw Error("internal: " + what + ": a texel operand of " + std::to_string(r.bytes) +
-                " bytes at offset " + std::to_string(r.offset) + " is not whole 16-byte texels");
+                " bytes at offset " + std::to_string(r.offset) + " is not whole " + std::to_string(texel) +
+                "-byte texels");
   const uint64_t start = r.offset - r.offset % d_.texel_alignment();
   const uint64_t range = r.offset + r.bytes - start;
-  if (range > d_.max_texel_bytes())
+  if (range > d_.max_texel_bytes(scalar))
     throw sdk::Failure(FRUGAL_ERR_UNSUPPORTED, what + ": an operand of " + std::to_string(r.bytes) +
                                                    " bytes does not fit one texel buffer of this device (" +
-                                                   std::to_string(d_.max_texel_bytes()) +
+                                                   std::to_string(d_.max_texel_bytes(scalar)) +
                                                    " bytes, maxTexelBufferElements)");
-  texel_offset = uint32_t((r.offset - start) / 16);
-  return d_.texel_view(r.buffer, start, range);
+  texel_offset = uint32_t((r.offset - start) / texel);
+  return d_.texel_view(r.buffer, start, range, scalar);
 }
 
 void Recorder::push(const PushConstants& pc) {

@@ -37,10 +37,12 @@ static_assert(sizeof(PushConstants) == Device::kPushConstantBytes, "push constan
 enum Slot { kX = 0, kY = 1, kZ = 2, kO = 3, kW = 4, kU = 5 };
 
 // texel[0], texel[1]: operands read as RGBA32F texels (bindings tx, tw); each
-// must start at a multiple of 16 bytes and hold whole texels.
+// must start at a multiple of 16 bytes and hold whole texels; or, scalar, as
+// R32F texels.
 struct Bindings {
   Region slot[Device::kBindings];
   Region texel[Device::kTexelBindings];
+  bool scalar[Device::kTexelBindings] = {};
 };
 
 class Recorder {
@@ -96,7 +98,8 @@ class Recorder {
   std::string label_, note_;
   void log(const std::string& groups, uint64_t total);
   // The view for a texel operand (the dummy's when empty), its texel offset in it.
-  VkBufferView texel_view(const Region& r, uint32_t& texel_offset, const std::string& what) const;
+  VkBufferView texel_view(const Region& r, bool scalar, uint32_t& texel_offset,
+                          const std::string& what) const;
 };
 
 }  // namespace frugal::vk

@@ -156,9 +156,10 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
 
 // 1x1 convs on conv1x1_texel.comp (option conv_texel): kernels and pixel
 // quads off the invocation's 8 x 8 tile (one quad, one kernel; M < 8 takes 4
-// kernels per invocation), reductions of one texel and long ones, batches,
-// epilogues; "off" and the default (on for CPU devices) too, and convs that do
-// not qualify (C or H*W not a multiple of 4, stride 2, padding) staying on conv.comp.
+// kernels per invocation), reductions of one texel and long ones, the input
+// read by quads and pixel by pixel (planes not a multiple of 4, strides),
+// batches, epilogues; "off" and the default (on for CPU devices) too, and
+// convs that do not qualify (C not a multiple of 4, padding) staying on conv.comp.
 TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what qualifies",
           "[vulkan][conv][texel]") {
   VK_REQUIRE_DEVICE();
@@ -173,9 +174,13 @@ TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what quali
       {16, 13, 4, 5, 1, 0, 2, true},    // M = 13: a second kernel block of 5
       {300, 9, 2, 6, 1, 0, 3, true},    // a long reduction
       {64, 96, 12, 12, 1, 0, 1, true},  // many blocks, several work groups
+      {8, 8, 3, 3, 1, 0, 2, true},      // 9 pixels, by pixel: the last quad has one
+      {12, 13, 7, 7, 1, 0, 1, true},    // 49 pixels by pixel, M = 13
+      {8, 9, 8, 7, 2, 0, 1, true},      // stride 2: 4 x 4 outputs, by pixel
+      {16, 4, 9, 9, 2, 0, 0, true},     // stride 2 on an odd plane: 5 x 5 outputs
+      {8, 2, 1, 1, 1, 0, 3, true},      // one pixel (squeeze-and-excite)
+      {16, 8, 27, 19, 1, 0, 0, true},   // 513 pixels: 129 quads, 65 invocations, 2 work groups
       {7, 8, 4, 4, 1, 0, 0, false},     // C not a multiple of 4
-      {8, 8, 3, 3, 1, 0, 0, false},     // 9 pixels
-      {8, 8, 8, 8, 2, 0, 0, false},     // stride 2
       {8, 8, 4, 4, 1, 1, 0, false},     // padded
   };
   for (size_t c = 0; c < cases.size(); ++c) {
@@ -280,9 +285,11 @@ TEST_CASE("Split-K convs: slices off the step, batches, epilogues, Winograd", "[
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
-    for (const char* options : {"{\"min_groups\": 4096, \"winograd\": \"off\"}",
-                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv\": \"dense\"}",
-                                "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv_step\": 8}"}) {
+    // (conv_texel off: its 1x1 convs would otherwise read texels, which leave the reduction whole)
+    for (const char* options :
+         {"{\"min_groups\": 4096, \"winograd\": \"off\", \"conv_texel\": \"off\"}",
+          "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv_texel\": \"off\", \"conv\": \"dense\"}",
+          "{\"min_groups\": 4096, \"winograd\": \"off\", \"conv_texel\": \"off\", \"conv_step\": 8}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
                    << " options " << options);
       GraphMaker m;

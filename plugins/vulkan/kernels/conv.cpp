@@ -20,12 +20,12 @@
 // transforms live in the layer's workspace, one sample at a time. Which layers
 // (option "winograd", choose_winograd below): those where it measured faster.
 //
-// Texel operands: an ungated 1x1 stride-1 conv (one group, C and H*W multiples
-// of 4, float32 kernels) may run on conv1x1_texel.comp instead, which fetches
-// its input and kernels as RGBA32F texels with no shared memory (option
-// "conv_texel"; auto: CPU devices, docs/VULKAN.md "Texel operands"). Where a
-// call cannot (an input not at a multiple of 16 bytes in the arena, gates set
-// by set_gates, a grid beyond the device's limit) it runs on conv.comp.
+// Texel operands: an ungated unpadded 1x1 conv (one group, C a multiple of 4,
+// float32 kernels) may run on conv1x1_texel.comp instead, which fetches its
+// input and kernels as texels with no shared memory (option "conv_texel";
+// auto: CPU devices, docs/VULKAN.md "Texel operands"). Where a call cannot
+// (an input read by quads not at a multiple of 16 bytes in the arena, gates
+// set by set_gates, a grid beyond the device's limit) it runs on conv.comp.
 //
 // Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
@@ -190,22 +190,25 @@ class ConvKernel : public Kernel {
   }
 
   // ---- texel operands (conv1x1_texel.comp) ----
-  // Its conditions: an ungated 1x1 stride-1 conv without padding, one group,
-  // not a gate's consumer, float32 kernels, C and H*W multiples of 4.
+  // Its conditions: an ungated 1x1 conv without padding, one group, not a
+  // gate's consumer, float32 kernels, C a multiple of 4. Its input is read by
+  // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
+  // by pixel (texel_scalar_).
   bool texel_fits() const {
-    const int64_t hw = win_.Ho * win_.Wo;
+    const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
+                          win_.Wo == (win_.W - 1) / win_.sw + 1;
     return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && win_.kh == 1 && win_.kw == 1 &&
-           win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && hw == win_.H * win_.W &&
-           C_ % 4 == 0 && hw % 4 == 0;
+           unpadded && C_ % 4 == 0;
   }
+  bool texel_by_quads() const { return win_.sh == 1 && win_.sw == 1 && (win_.H * win_.W) % 4 == 0; }
   // 8 kernels x 2 quads of pixels per invocation (4 kernels below 8): four
   // texel fetches per 64 multiply-adds, as fast as any tile measured
   // (docs/VULKAN.md, "Texel operands").
   uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
   static constexpr uint32_t kTexelQuads = 2;
   uint64_t texel_groups() const {
-    const int64_t blocks =
-        ((win_.Ho * win_.Wo / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
+    const int64_t blocks = (((win_.Ho * win_.Wo + 3) / 4 + kTexelQuads - 1) / kTexelQuads) *
+                           ((M_ + texel_tm() - 1) / texel_tm());
     return uint64_t((blocks + wg_ - 1) / wg_);
   }
 
@@ -213,15 +216,18 @@ class ConvKernel : public Kernel {
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.Ho * win_.Wo)).set(5, uint32_t(M_));
-    sc.set(6, texel_tm()).set(7, kTexelQuads);
+    sc.set(6, texel_tm()).set(7, kTexelQuads).set(8, texel_by_quads() ? 0u : 1u);
+    sc.set(9, uint32_t(win_.H)).set(10, uint32_t(win_.W)).set(11, uint32_t(win_.Wo));
+    sc.set(12, uint32_t(win_.sh)).set(13, uint32_t(win_.sw));
     epilogue_.specialize(sc, uint32_t(M_));
     texel_pipeline_ = d.pipeline(shaders.path("conv1x1_texel"), sc);
   }
 
-  // A call runs on texels unless a set_gates caller gates it, its input is not
-  // at a multiple of 16 bytes, or its grid exceeds the device's.
+  // A call runs on texels unless a set_gates caller gates it, its input is
+  // read by quads but not at a multiple of 16 bytes, or its grid exceeds the device's.
   bool texel_runs(const Recorder& r, const LayerIO& io) const {
-    return !gating_ && io.in[0].offset % 16 == 0 && texel_groups() <= r.device().max_group_count(0);
+    return !gating_ && (!texel_by_quads() || io.in[0].offset % 16 == 0) &&
+           texel_groups() <= r.device().max_group_count(0);
   }
 
   void record_texel(Recorder& r, const LayerIO& io) const {
@@ -233,6 +239,7 @@ class ConvKernel : public Kernel {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
       b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.scalar[0] = !texel_by_quads();
       b.texel[1] = io.weights.sub(0, uint64_t(M_ * C_) * 4);
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;  // the epilogue's tables
