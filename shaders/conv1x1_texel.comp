@@ -16,8 +16,13 @@
 // sizes) tx is an R32F view and each pixel one fetch (its offset in the plane
 // worked out once per invocation).
 //
+// WKM = 1 (the P products of a Winograd conv, kernels/conv.cpp): z indexes
+// WSETS weight sets stored k-major, [C][MP] with MP = M rounded up to 4, so a
+// fetch of tw is 4 consecutive kernels of one channel (C any), and z's own
+// input [C][HW] and output [M][HW] (HW the padded tile count).
+//
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
-// blocks fastest; z = sample.
+// blocks fastest; z = sample (or weight set).
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 4;   // input channels, a multiple of 4
@@ -31,6 +36,8 @@ layout(constant_id = 10) const uint W = 4;
 layout(constant_id = 11) const uint WO = 4;
 layout(constant_id = 12) const uint SH = 1;
 layout(constant_id = 13) const uint SW = 1;
+layout(constant_id = 14) const uint WKM = 0;
+layout(constant_id = 15) const uint WSETS = 1;
 
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
@@ -39,6 +46,7 @@ const uint QUADS = (HW + 3u) / 4u;  // per channel
 const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
 const uint PLANE = XSCALAR != 0u ? H * W : HW;  // input values per channel
+const uint MQ = (M + 3u) / 4u;                   // WKM: texels per k-major row
 
 void main() {
   const uint id = gl_GlobalInvocationID.x;
@@ -56,7 +64,16 @@ void main() {
   }
   vec4 acc[TM * TQ];  // [kernel j][quad q]
   [[unroll]] for (uint i = 0; i < TM * TQ; ++i) acc[i] = vec4(0.0);
-  for (uint c4 = 0; c4 < C / 4u; ++c4) {
+  const int wkm = int(pc.tw_off + (sample_index % WSETS) * C * MQ);  // WKM: this set's [C][MQ] texels
+  for (uint c = 0; c < C && WKM != 0u; ++c) {
+    vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
+    [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
+    [[unroll]] for (uint q = 0; q < TQ; ++q) {
+      const vec4 xv = texelFetch(tx, xq[q] + int(c * QUADS));
+      [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;
+    }
+  }
+  for (uint c4 = 0; c4 < C / 4u && WKM == 0u; ++c4) {
     vec4 wv[TM];
     [[unroll]] for (uint j = 0; j < TM; ++j) wv[j] = texelFetch(tw, wrow[j] + int(c4));
     [[unroll]] for (uint e = 0; e < 4u; ++e) {

@@ -28,6 +28,9 @@ layout(constant_id = 4) const uint H = 1;   // INPUT: input rows; else output ro
 layout(constant_id = 5) const uint W = 1;   // INPUT: input columns; else output columns
 layout(constant_id = 6) const uint TH = 1;  // tile rows
 layout(constant_id = 7) const uint TW = 1;  // tile columns
+// V's and Y's rows hold TS >= T tiles (0: T); the GEMMs on texels want a
+// multiple of 4 (kernels/conv.cpp); the padding is neither written nor read here.
+layout(constant_id = 8) const uint TS = 0;
 layout(constant_id = 15) const int PT = 0;  // INPUT: top and left pads
 layout(constant_id = 16) const int PL = 0;
 
@@ -58,6 +61,7 @@ const float AT[8] = float[](1.0, 1.0, 1.0, 0.0,  //
 #endif
 const uint P = N * N;
 const uint T = TH * TW;
+const uint ROW = TS > 0u ? TS : T;  // tiles per row of V and Y
 
 void main() {
   const uint i = flat_index();
@@ -83,20 +87,20 @@ void main() {
       [[unroll]] for (uint k = 0; k < N; ++k) v += BT[a * N + k] * d[k * N + b];
       e[a * N + b] = v;
     }
-  const uint ob = pc.o_off + (s * P * C + c) * T + t;
+  const uint ob = pc.o_off + (s * P * C + c) * ROW + t;
   [[unroll]] for (uint a = 0; a < N; ++a)
     [[unroll]] for (uint b = 0; b < N; ++b) {
       float v = 0.0;
       [[unroll]] for (uint k = 0; k < N; ++k) v += e[a * N + k] * BT[b * N + k];
-      o[ob + (a * N + b) * C * T] = v;  // V[s][p][c][t]
+      o[ob + (a * N + b) * C * ROW] = v;  // V[s][p][c][t]
     }
 #else
   float y[N * N];
   const uint ks = max(pc.p0, 1u);  // the products' reduction slices (split-K), summed here
-  const uint yb = pc.x_off + (s * P * ks * C + c) * T + t;
+  const uint yb = pc.x_off + (s * P * ks * C + c) * ROW + t;
   [[unroll]] for (uint p = 0; p < P; ++p) {
     float v = 0.0;
-    for (uint j = 0; j < ks; ++j) v += x[yb + (p * ks + j) * C * T];  // Y[s][p][slice][m][t]
+    for (uint j = 0; j < ks; ++j) v += x[yb + (p * ks + j) * C * ROW];  // Y[s][p][slice][m][t]
     y[p] = v;
   }
   float e[R * N];                                          // A^T y

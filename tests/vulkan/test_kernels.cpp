@@ -218,7 +218,8 @@ TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what quali
 // a single tile, pads 0, 1 and asymmetric ones (the tile's window reaching
 // past every edge), kernel and channel counts off conv.comp's tile edges,
 // batches run sample after sample through the workspace, and epilogues; each
-// against the float64 reference, with "auto" (what the executor picks) too.
+// against the float64 reference, with "auto" (what the executor picks) too,
+// and the products on conv.comp and on texels (option conv_texel).
 TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vulkan][conv][winograd]") {
   VK_REQUIRE_DEVICE();
   struct Case {
@@ -239,8 +240,11 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
-    for (const char* options : {"{\"winograd\": \"f23\"}", "{\"winograd\": \"f43\"}", "",
-                                "{\"winograd\": \"f23\", \"conv_step\": 8}"}) {
+    for (const char* options :
+         {"{\"winograd\": \"f23\"}", "{\"winograd\": \"f43\"}", "",
+          "{\"winograd\": \"f23\", \"conv_step\": 8}", "{\"winograd\": \"f23\", \"conv_texel\": \"on\"}",
+          "{\"winograd\": \"f43\", \"conv_texel\": \"on\"}",
+          "{\"winograd\": \"f43\", \"conv_texel\": \"off\"}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " options "
                    << options);
       GraphMaker m;
@@ -258,6 +262,9 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
         CHECK(r.description["layers"].size() == 1);
         CHECK(r.description["vulkan"]["winograd"].get<std::string>() ==
               (*options ? std::string(options).substr(14, 3) : "auto"));
+        // The products on texels (conv1x1_texel.comp with k-major weight sets) where asked.
+        if (std::string(options).find("\"conv_texel\": \"on\"") != std::string::npos)
+          CHECK(r.description["vulkan"]["texel_layers"].get<int64_t>() == 1);
       }
     }
   }

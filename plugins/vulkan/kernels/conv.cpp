@@ -95,11 +95,11 @@ class ConvKernel : public Kernel {
   // [P][M][T] (samples run one after the other through the same space).
   // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
-    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_tiles()) * 4;
+    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) * 4;
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
-  bool texel_operands() const override { return texel_; }
+  bool texel_operands() const override { return texel_ || texel_wino_; }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -120,7 +120,11 @@ class ConvKernel : public Kernel {
     pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
-    if (wino_r_ > 0) wino_tile_ = choose_tile(wino_tiles(), C_, p.tiles, wino_p());
+    // With texel operands V's and Y's rows are padded to whole texels (winograd.comp's TS).
+    if (wino_r_ > 0) {
+      wino_ts_ = p.texel_1x1 ? (wino_tiles() + 3) / 4 * 4 : wino_tiles();  // fp16 too: the same arena
+      wino_tile_ = choose_tile(wino_ts_, C_, p.tiles, wino_p());
+    }
     if (gemm_) {
       const Tile t = choose_tile(win_.Ho * win_.Wo, Cg_ * win_.kh * win_.kw, p.tiles);
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
@@ -142,6 +146,7 @@ class ConvKernel : public Kernel {
     min_groups_ = p.tiles.min_groups;
     texel_ = p.texel_1x1 && texel_fits();
     if (texel_) split_ = 1;  // its fallback (conv.comp) runs whole too
+    texel_wino_ = p.texel_1x1 && wino_r_ > 0 && !f16_ && split_ == 1;
     // The ungated indirect dispatch, one per split a call can take (1..split_).
     std::vector<uint32_t> args;
     for (uint32_t s = 1; s <= split_; ++s)
@@ -531,7 +536,7 @@ class ConvKernel : public Kernel {
   // Work groups of its GEMMs along x (tiles) and y (kernels).
   uint32_t wino_groups(int axis) const {
     const Tile& t = wino_tile_;
-    return axis == 0 ? uint32_t((wino_tiles() + 4 * t.tpq * t.nx - 1) / (4 * t.tpq * t.nx))
+    return axis == 0 ? uint32_t((wino_ts_ + 4 * t.tpq * t.nx - 1) / (4 * t.tpq * t.nx))
                      : uint32_t((M_ + 4 * t.tmq * t.ny - 1) / (4 * t.tmq * t.ny));
   }
 
@@ -585,12 +590,12 @@ class ConvKernel : public Kernel {
     SpecConstants in;
     in.set(0, wg_).set(1, 1).set(2, 1);
     in.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W));
-    in.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw()));
+    in.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw())).set(8, uint32_t(wino_ts_));
     in.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
     wino_in_pipeline_ = d.pipeline(shaders.path("winograd_in" + f), in);
     const Tile& t = wino_tile_;
-    const uint32_t T = uint32_t(wino_tiles());
-    SpecConstants g;  // conv.comp as a 1x1 conv over T pixels, P weight sets
+    const uint32_t T = uint32_t(wino_ts_);
+    SpecConstants g;  // conv.comp as a 1x1 conv over T pixels (the padded tiles), P weight sets
     g.set(0, t.nx).set(1, t.ny).set(2, 1);
     g.set(3, uint32_t(C_)).set(4, 1).set(5, T).set(6, uint32_t(M_)).set(7, 1).set(8, T);
     g.set(9, 1).set(10, 1).set(11, 1).set(12, 1).set(13, 1).set(14, 1).set_int(15, 0).set_int(16, 0);
@@ -601,19 +606,57 @@ class ConvKernel : public Kernel {
     SpecConstants out;
     out.set(0, wg_).set(1, 1).set(2, 1);
     out.set(3, uint32_t(M_)).set(4, uint32_t(win_.Ho)).set(5, uint32_t(win_.Wo));
-    out.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw()));
+    out.set(6, uint32_t(wino_th())).set(7, uint32_t(wino_tw())).set(8, uint32_t(wino_ts_));
     epilogue_.specialize(out, uint32_t(M_));
     wino_out_pipeline_ = d.pipeline(shaders.path("winograd_out" + f), out);
+    if (texel_wino_) {  // the products on texels: 1x1 convs over T pixels, P k-major weight sets
+      SpecConstants x;
+      x.set(0, wg_).set(1, 1).set(2, 1);
+      x.set(3, uint32_t(C_)).set(4, T).set(5, uint32_t(M_)).set(6, texel_tm()).set(7, kTexelQuads);
+      x.set(14, 1).set(15, uint32_t(wino_p()));
+      Epilogue().specialize(x, uint32_t(M_));
+      wino_texel_pipeline_ = d.pipeline(shaders.path("conv1x1_texel"), x);
+    }
+  }
+
+  // The P GEMMs Y[p] = U[p] V[p] on conv.comp.
+  void record_products(Recorder& r, const Region& V, const Region& Y, const Region& weights) const {
+    Bindings b;
+    b.slot[kX] = V;
+    b.slot[kO] = Y;
+    b.slot[kW] = weights;
+    PushConstants pc;
+    pc.n = uint32_t(wino_p());
+    pc.p0 = split_;
+    r.bind(wino_gemm_pipeline_, b, pc, label_ + " (winograd products)");
+    r.note("reduction " + std::to_string((C_ + split_ - 1) / split_) + " per work group, split " +
+           std::to_string(split_));
+    r.dispatch(wino_groups(0), wino_groups(1), uint32_t(wino_p()) * split_);
+  }
+  // The same on conv1x1_texel.comp (k-major weight sets, rows of wino_ts_ tiles).
+  void record_texel_products(Recorder& r, const Region& V, const Region& Y, const Region& weights) const {
+    Bindings b;
+    b.texel[0] = V;
+    b.texel[1] = weights.sub(0, uint64_t(wino_p() * C_ * wino_mp()) * 4);
+    b.slot[kO] = Y;
+    b.slot[kW] = weights;
+    PushConstants pc;
+    pc.n = uint32_t(wino_p());
+    r.bind(wino_texel_pipeline_, b, pc, label_ + " (winograd products)");
+    r.note("texel operands, reduction " + std::to_string(C_));
+    const int64_t blocks =
+        ((wino_ts_ / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
+    r.dispatch(uint32_t((blocks + wg_ - 1) / wg_), 1, uint32_t(wino_p()));
   }
 
   // Per sample: input transform into V, the P GEMMs into Y, output transform.
   void record_winograd(Recorder& r, const LayerIO& io) const {
-    const int64_t n = count(io), T = wino_tiles(), P = wino_p();
+    const int64_t n = count(io), T = wino_tiles(), TS = wino_ts_, P = wino_p();
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
-    const Region V = io.ws.sub(0, uint64_t(P * C_ * T) * 4),
-                 Y = io.ws.sub(V.bytes, uint64_t(P * split_ * M_ * T) * 4);
-    const uint32_t gx = wino_groups(0), gy = wino_groups(1);
+    const Region V = io.ws.sub(0, uint64_t(P * C_ * TS) * 4),
+                 Y = io.ws.sub(V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
+    const bool texel = texel_wino_ && V.offset % 16 == 0;  // else conv.comp
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's output transform has read Y
       Bindings b;
@@ -624,17 +667,10 @@ class ConvKernel : public Kernel {
       r.bind(wino_in_pipeline_, b, pc, label_ + " (winograd input)");
       r.dispatch_flat(uint64_t(C_ * T), wg_);
       r.barrier();
-      b = Bindings{};
-      b.slot[kX] = V;
-      b.slot[kO] = Y;
-      b.slot[kW] = io.weights;
-      pc = PushConstants{};
-      pc.n = uint32_t(P);
-      pc.p0 = split_;
-      r.bind(wino_gemm_pipeline_, b, pc, label_ + " (winograd products)");
-      r.note("reduction " + std::to_string((C_ + split_ - 1) / split_) + " per work group, split " +
-             std::to_string(split_));
-      r.dispatch(gx, gy, uint32_t(P) * split_);
+      if (texel)
+        record_texel_products(r, V, Y, io.weights);
+      else
+        record_products(r, V, Y, io.weights);
       r.barrier();
       b = Bindings{};
       b.slot[kX] = Y;
@@ -782,6 +818,9 @@ class ConvKernel : public Kernel {
   VkPipeline inputs_pipeline_ = VK_NULL_HANDLE;
   int64_t wino_r_ = 0;       // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
   Tile wino_tile_;           // the tile of its GEMMs
+  int64_t wino_ts_ = 0;      // tiles per row of V and Y (T, or T rounded up to 4 for texel operands)
+  bool texel_wino_ = false;  // its products on conv1x1_texel.comp
+  VkPipeline wino_texel_pipeline_ = VK_NULL_HANDLE;
   uint32_t split_ = 1;       // slices of the reduction (split-K) at batch 1; 1: not split
   uint32_t min_groups_ = 0;  // TileLimits::min_groups
   mutable VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
