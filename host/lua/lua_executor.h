@@ -4,7 +4,8 @@
 //   ex = frugal.executor(model, {executor = "cpu", threads = T, device = N, budget = "64MB"})
 //        (also shader_dir = "DIR" for the vulkan executor; default the host's shader folder,
 //        winograd = "auto" | "off" | "f23" | "f43": which 3x3 stride-1 convs run as Winograd,
-//        and weight_storage = "fp32" | "fp16": the vulkan executor's conv and Gemm weights as halves)
+//        weight_storage = "fp32" | "fp16": the vulkan executor's conv and Gemm weights as halves,
+//        and conv_texel = "auto" | "on" | "off": its convs reading operands as texels)
 //   ex:describe()          -> {device=, layers = {{name=, inputs=, ops=, ...}, ...},
 //                              inputs = {{name=, shape=}}, outputs = ...}  (the plugin's JSON)
 //   ex:layer_count()       -> number of schedulable layers

@@ -61,7 +61,7 @@ Fault fault_from_env() {
 constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
     VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;  // texel views: conv1x1_texel
+    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;  // texel views: conv_texel
 
 }  // namespace
 

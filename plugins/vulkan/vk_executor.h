@@ -58,7 +58,7 @@ struct ExecutorOptions {
   // halves (docs/VULKAN.md, "fp16 weights").
   WeightStorage weight_storage = WeightStorage::F32;
   // {"conv_texel": "auto" | "on" | "off"}: 1x1 stride-1 convs that qualify read
-  // their operands as texels (conv1x1_texel.comp; docs/VULKAN.md, "Texel
+  // their operands as texels (conv_texel.comp; docs/VULKAN.md, "Texel
   // operands"); auto: on CPU devices only.
   std::string conv_texel = "auto";
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their

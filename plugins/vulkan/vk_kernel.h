@@ -47,23 +47,23 @@ class WeightPacker {
   // Device facts kernels decide their layout by: binding alignment, 1-D work
   // group size, largest binding, limits of 2-D tiled work groups; and the
   // executor's choice of Winograd convs, of the convs' weight storage and of
-  // texel operands for 1x1 convs (conv1x1_texel.comp).
+  // texel operands for 1x1 convs (conv_texel.comp).
   WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes,
                TileLimits tiles = {}, WinogradMode winograd = WinogradMode::Auto,
-               WeightStorage storage = WeightStorage::F32, bool texel_1x1 = false)
+               WeightStorage storage = WeightStorage::F32, bool texel = false)
       : workgroup_1d(workgroup_1d),
         max_binding_bytes(max_binding_bytes),
         tiles(tiles),
         winograd(winograd),
         storage(storage),
-        texel_1x1(texel_1x1),
+        texel(texel),
         align_words_(alignment_bytes < 16 ? 4 : alignment_bytes / 4) {}
   const uint32_t workgroup_1d;
   const uint64_t max_binding_bytes;
   const TileLimits tiles;
   const WinogradMode winograd;
   const WeightStorage storage;
-  const bool texel_1x1;
+  const bool texel;
   void begin_block();
   uint32_t add_floats(const std::vector<float>& v);
   uint32_t add_words(const std::vector<uint32_t>& v);
@@ -167,7 +167,7 @@ class Kernel {
   virtual int64_t skip_pairs() const { return 0; }
   // Slices its reduction is split into (split-K; 1: not split).
   virtual uint32_t reduction_split() const { return 1; }
-  // Whether it reads its operands as texels (a 1x1 conv on conv1x1_texel.comp).
+  // Whether it reads its operands as texels (a 1x1 conv on conv_texel.comp).
   virtual bool texel_operands() const { return false; }
 
  protected:

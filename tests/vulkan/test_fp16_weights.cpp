@@ -455,7 +455,8 @@ TEST_CASE("fp16: weight bytes halve, the arena does not change", "[vulkan][fp16]
     INFO("C=" << l.t.C << " M=" << l.t.M << " k=" << l.t.k << " winograd " << l.winograd);
     const frugal::Graph g = conv_graph(l.t, false, false);
     const auto in = vk_test::random_inputs(g, 2, 7);
-    const std::string w = std::string("\"winograd\": \"") + l.winograd + "\"";
+    // conv.comp's layouts (conv_texel off: a direct conv on texels keeps its float32 kernels k-major)
+    const std::string w = std::string("\"winograd\": \"") + l.winograd + "\", \"conv_texel\": \"off\"";
     const Run a = run_vulkan(g, in, "{" + w + "}"),
               b = run_vulkan(g, in, "{\"weight_storage\": \"fp16\", " + w + "}");
     CHECK(a.description["vulkan"]["weight_storage"] == "fp32");  // the default

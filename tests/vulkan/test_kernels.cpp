@@ -122,7 +122,11 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
-    for (const char* options : {"", "{\"conv\": \"dense\"}", "{\"conv_step\": 8}", "{\"conv_step\": 16}"}) {
+    // "": what the device picks (texel operands on CPU devices); the rest conv.comp
+    for (const char* options :
+         {"", "{\"conv_texel\": \"off\"}", "{\"conv\": \"dense\", \"conv_texel\": \"off\"}",
+          "{\"conv_step\": 8, \"conv_texel\": \"off\"}", "{\"conv_step\": 16, \"conv_texel\": \"off\"}",
+          "{\"conv_texel\": \"on\", \"winograd\": \"off\"}"}) {
       INFO("case " << c << ": C=" << t.C << " M=" << t.M << " H=" << t.H << " W=" << t.W << " k=" << t.k
                    << " s=" << t.s << " d=" << t.d << " p=" << t.p << " groups=" << t.groups << " options "
                    << options);
@@ -154,12 +158,13 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
   }
 }
 
-// 1x1 convs on conv1x1_texel.comp (option conv_texel): kernels and pixel
+// 1x1 convs on conv_texel.comp (option conv_texel): kernels and pixel
 // quads off the invocation's 8 x 8 tile (one quad, one kernel; M < 8 takes 4
 // kernels per invocation), reductions of one texel and long ones, the input
 // read by quads and pixel by pixel (planes not a multiple of 4, strides),
-// batches, epilogues; "off" and the default (on for CPU devices) too, and
-// convs that do not qualify (C not a multiple of 4, padding) staying on conv.comp.
+// batches, epilogues; "off" and the default (on for CPU devices) too; 1x1
+// convs with C not a multiple of 4 or padding run as direct convs (every other
+// shape of those is in "Conv tiles" above).
 TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what qualifies",
           "[vulkan][conv][texel]") {
   VK_REQUIRE_DEVICE();
@@ -180,8 +185,8 @@ TEST_CASE("Texel 1x1 convs: tiles off every edge, batches, epilogues, what quali
       {16, 4, 9, 9, 2, 0, 0, true},     // stride 2 on an odd plane: 5 x 5 outputs
       {8, 2, 1, 1, 1, 0, 3, true},      // one pixel (squeeze-and-excite)
       {16, 8, 27, 19, 1, 0, 0, true},   // 513 pixels: 129 quads, 65 invocations, 2 work groups
-      {7, 8, 4, 4, 1, 0, 0, false},     // C not a multiple of 4
-      {8, 8, 4, 4, 1, 1, 0, false},     // padded
+      {7, 8, 4, 4, 1, 0, 0, true},      // C = 7: a direct conv (k-major kernels)
+      {8, 8, 4, 4, 1, 1, 0, true},      // padded: a direct conv
   };
   for (size_t c = 0; c < cases.size(); ++c) {
     const Case& t = cases[c];
@@ -262,7 +267,7 @@ TEST_CASE("Winograd convs: tiles off every edge, pads, batches, epilogues", "[vu
         CHECK(r.description["layers"].size() == 1);
         CHECK(r.description["vulkan"]["winograd"].get<std::string>() ==
               (*options ? std::string(options).substr(14, 3) : "auto"));
-        // The products on texels (conv1x1_texel.comp with k-major weight sets) where asked.
+        // The products on texels (conv_texel.comp with k-major weight sets) where asked.
         if (std::string(options).find("\"conv_texel\": \"on\"") != std::string::npos)
           CHECK(r.description["vulkan"]["texel_layers"].get<int64_t>() == 1);
       }

@@ -228,11 +228,12 @@ TEST_CASE("where both executors need no workspace, their peaks for the same plan
 }
 
 // Convs that split their reduction (forced here; a GPU's default) keep their
-// partial sums in the arena: plans still run in exactly their peak.
+// partial sums in the arena: plans still run in exactly their peak. (Texel
+// convs leave their reduction whole: conv_texel off.)
 TEST_CASE("random plans with split-K convs run within their peak", "[vulkan][plans][splitk]") {
   VK_REQUIRE_DEVICE();
-  check_plans(split_net(), 4, 6, 103, "{\"min_groups\": 100000}");
-  vk_test::Executor vk(split_net(), "{\"min_groups\": 100000}");
+  check_plans(split_net(), 4, 6, 103, "{\"min_groups\": 100000, \"conv_texel\": \"off\"}");
+  vk_test::Executor vk(split_net(), "{\"min_groups\": 100000, \"conv_texel\": \"off\"}");
   REQUIRE(vk.ok());
   CHECK(vk.describe()["vulkan"]["split_layers"] == 2);
   // The direct conv's partial sums grow with the batch; the Winograd conv's do not (samples take turns).
@@ -247,12 +248,12 @@ TEST_CASE("random plans with split-K convs run within their peak", "[vulkan][pla
 // none, and its workspace does not grow with the batch.
 TEST_CASE("a split conv splits less as its call has more samples", "[vulkan][plans][splitk]") {
   VK_REQUIRE_DEVICE();
-  vk_test::Executor vk(split_net(), "{\"min_groups\": 2, \"winograd\": \"off\"}");
+  vk_test::Executor vk(split_net(), "{\"min_groups\": 2, \"winograd\": \"off\", \"conv_texel\": \"off\"}");
   REQUIRE(vk.ok());
   CHECK(vk.layer_bytes(1, 1).ws_bytes == 2 * 24 * 4 * 4 * 4);  // 2 slices x 24 kernels x 4 x 4 pixels
   CHECK(vk.layer_bytes(1, 2).ws_bytes == 0);
   CHECK(vk.layer_bytes(1, 4).ws_bytes == 0);
-  check_plans(split_net(), 4, 6, 109, "{\"min_groups\": 2, \"winograd\": \"off\"}");
+  check_plans(split_net(), 4, 6, 109, "{\"min_groups\": 2, \"winograd\": \"off\", \"conv_texel\": \"off\"}");
 }
 
 TEST_CASE("random plans on SqueezeNet 1.1 at batch 2", "[vulkan][plans][slow]") {

@@ -407,8 +407,20 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
     }
     m.node("Relu", "relu", {"c"}, {"y"});
     m.output("y");
-    check_set_gates(m, 3, M, k == 1 ? "{\"conv_texel\": \"on\"}" : nullptr);
+    check_set_gates(m, 3, M, k == 1 ? "{\"conv_texel\": \"on\"}" : "{\"conv_texel\": \"off\"}");
   }
+  // A 3x3 conv on texels keeps its kernels k-major only: set_gates says how to gate it.
+  GraphMaker m;
+  m.input("x", {-1, 5, 9, 7});
+  m.conv("x", "y", 5, M, 3, 1, 1, {1, 1, 1, 1});
+  m.output("y");
+  const std::string onnx = frugal::save_onnx_bytes(m.g);
+  frugal::vk::Executor ex(
+      onnx.data(), onnx.size(),
+      frugal::vk::ExecutorOptions::parse("{\"conv_texel\": \"on\", \"winograd\": \"off\"}"));
+  const std::vector<float> gates(size_t(2 * M), 1.0f);
+  CHECK_THROWS_WITH(ex.set_gates(0, 2, gates, 0.5f),
+                    Catch::Matchers::Contains("{\"conv_texel\": \"off\"} to set its gates"));
 }
 
 TEST_CASE("a validation error makes the next run fail with FRUGAL_ERR_DEVICE", "[vulkan][validation]") {

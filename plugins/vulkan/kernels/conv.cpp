@@ -21,7 +21,7 @@
 // (option "winograd", choose_winograd below): those where it measured faster.
 //
 // Texel operands: an ungated unpadded 1x1 conv (one group, C a multiple of 4,
-// float32 kernels) may run on conv1x1_texel.comp instead, which fetches its
+// float32 kernels) may run on conv_texel.comp instead, which fetches its
 // input and kernels as texels with no shared memory (option "conv_texel";
 // auto: CPU devices, docs/VULKAN.md "Texel operands"). Where a call cannot
 // (an input read by quads not at a multiple of 16 bytes in the arena, gates
@@ -99,7 +99,7 @@ class ConvKernel : public Kernel {
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
-  bool texel_operands() const override { return texel_ || texel_wino_; }
+  bool texel_operands() const override { return texel_ || texel_wino_ || texel_direct_; }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -111,18 +111,26 @@ class ConvKernel : public Kernel {
       throw Error(label_ +
                   " runs as a Winograd conv, which cannot be gated; create the executor with "
                   "{\"winograd\": \"off\"} to set its gates");
+    if (g && texel_direct_)
+      throw Error(label_ +
+                  " reads its operands as texels, with its kernels k-major, and cannot be gated; create the "
+                  "executor with {\"conv_texel\": \"off\"} to set its gates");
     gating_ = g;
   }
 
   void pack(WeightPacker& p) override {
     p.begin_block();
     wino_r_ = choose_winograd(p.winograd);
+    f16_ = p.storage == WeightStorage::F16 && gemm_;
+    wg_ = p.workgroup_1d;
+    texel_ = p.texel && texel_fits();
+    texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
     pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
     // With texel operands V's and Y's rows are padded to whole texels (winograd.comp's TS).
     if (wino_r_ > 0) {
-      wino_ts_ = p.texel_1x1 ? (wino_tiles() + 3) / 4 * 4 : wino_tiles();  // fp16 too: the same arena
+      wino_ts_ = p.texel ? (wino_tiles() + 3) / 4 * 4 : wino_tiles();  // fp16 too: the same arena
       wino_tile_ = choose_tile(wino_ts_, C_, p.tiles, wino_p());
     }
     if (gemm_) {
@@ -134,7 +142,6 @@ class ConvKernel : public Kernel {
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
     index_off_ = p.add_words(all);
-    wg_ = p.workgroup_1d;
     const int64_t per_group = gemm_ ? 4 * int64_t(nx_ * tpq_) : int64_t(wg_);  // output pixels per work group
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
@@ -144,9 +151,8 @@ class ConvKernel : public Kernel {
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
-    texel_ = p.texel_1x1 && texel_fits();
-    if (texel_) split_ = 1;  // its fallback (conv.comp) runs whole too
-    texel_wino_ = p.texel_1x1 && wino_r_ > 0 && !f16_ && split_ == 1;
+    if (texel_ || texel_direct_) split_ = 1;  // a texel 1x1 conv's fallback (conv.comp) runs whole too
+    texel_wino_ = p.texel && wino_r_ > 0 && !f16_ && split_ == 1;
     // The ungated indirect dispatch, one per split a call can take (1..split_).
     std::vector<uint32_t> args;
     for (uint32_t s = 1; s <= split_; ++s)
@@ -160,12 +166,11 @@ class ConvKernel : public Kernel {
   }
 
   // The kernels at word 0 of the block: [M, Cg, kh, kw], or a Winograd conv's
-  // [P][C][M rounded up to 4]; as halves where conv.comp reads them (WF16:
-  // option "weight_storage", one group), rows of [M][K] then padded to an even
-  // K so that a pair of k is one word. Other convs keep float32.
+  // [P][C][M rounded up to 4], or a direct texel conv's [C*kh*kw][M rounded up to 4]; as halves where
+  // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
+  // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
-    std::vector<float> v = wino_r_ > 0 ? winograd_weights() : std::move(weights_);
-    f16_ = p.storage == WeightStorage::F16 && gemm_;
+    std::vector<float> v = wino_r_ > 0 ? winograd_weights() : texel_direct_ ? k_major() : std::move(weights_);
     if (!f16_) {
       p.add_floats(v);
       return;
@@ -183,8 +188,8 @@ class ConvKernel : public Kernel {
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     if (wino_r_ > 0) {
       create_winograd_pipelines(d, shaders);
-    } else if (texel_) {
-      shaders_ = shaders;  // for conv.comp, made when a call cannot run on texels
+    } else if (texel_ || texel_direct_) {
+      shaders_ = shaders;  // for conv.comp, made when a 1x1 call cannot run on texels
       create_texel_pipeline(d, shaders);
     } else if (gemm_) {
       create_gemm_pipelines(d, shaders);
@@ -194,7 +199,7 @@ class ConvKernel : public Kernel {
     create_gate_pipelines(d, shaders);
   }
 
-  // ---- texel operands (conv1x1_texel.comp) ----
+  // ---- texel operands (conv_texel.comp) ----
   // Its conditions: an ungated 1x1 conv without padding, one group, not a
   // gate's consumer, float32 kernels, C a multiple of 4. Its input is read by
   // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
@@ -206,6 +211,19 @@ class ConvKernel : public Kernel {
            unpadded && C_ % 4 == 0;
   }
   bool texel_by_quads() const { return win_.sh == 1 && win_.sw == 1 && (win_.H * win_.W) % 4 == 0; }
+  // Any other ungated conv with one group (not Winograd, not a gate's
+  // consumer, float32 kernels) runs on texels as a direct conv, its kernels
+  // k-major (texel_direct_), where its grid fits the device's.
+  bool texel_direct_fits(const TileLimits& lim) const {
+    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && texel_groups() <= lim.max_groups_x;
+  }
+  std::vector<float> k_major() const {
+    const int64_t K = C_ * win_.kh * win_.kw, MP = wino_mp();
+    std::vector<float> v(size_t(K * MP), 0.0f);
+    for (int64_t m = 0; m < M_; ++m)
+      for (int64_t k = 0; k < K; ++k) v[size_t(k * MP + m)] = weights_[size_t(m * K + k)];
+    return v;
+  }
   // 8 kernels x 2 quads of pixels per invocation (4 kernels below 8): four
   // texel fetches per 64 multiply-adds, as fast as any tile measured
   // (docs/VULKAN.md, "Texel operands").
@@ -224,8 +242,15 @@ class ConvKernel : public Kernel {
     sc.set(6, texel_tm()).set(7, kTexelQuads).set(8, texel_by_quads() ? 0u : 1u);
     sc.set(9, uint32_t(win_.H)).set(10, uint32_t(win_.W)).set(11, uint32_t(win_.Wo));
     sc.set(12, uint32_t(win_.sh)).set(13, uint32_t(win_.sw));
+    if (texel_direct_) {  // k-major kernels, the input by pixel through the taps
+      sc.set(8, 1).set(14, 1).set(16, uint32_t(win_.kh)).set(17, uint32_t(win_.kw));
+      sc.set(18, uint32_t(win_.dh))
+          .set(19, uint32_t(win_.dw))
+          .set_int(20, int32_t(win_.pt))
+          .set_int(21, int32_t(win_.pl));
+    }
     epilogue_.specialize(sc, uint32_t(M_));
-    texel_pipeline_ = d.pipeline(shaders.path("conv1x1_texel"), sc);
+    texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
   }
 
   // A call runs on texels unless a set_gates caller gates it, its input is
@@ -244,15 +269,20 @@ class ConvKernel : public Kernel {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
       b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
-      b.scalar[0] = !texel_by_quads();
-      b.texel[1] = io.weights.sub(0, uint64_t(M_ * C_) * 4);
+      b.scalar[0] = texel_direct_ || !texel_by_quads();
+      b.texel[1] =
+          io.weights.sub(0, uint64_t(texel_direct_ ? C_ * win_.kh * win_.kw * wino_mp() : M_ * C_) * 4);
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;  // the epilogue's tables
       PushConstants pc;
       pc.n = uint32_t(k);
       r.bind(texel_pipeline_, b, pc, label_);
-      r.note("texel operands, " + std::to_string(texel_tm()) + " kernels x " +
-             std::to_string(4 * kTexelQuads) + " pixels per invocation");
+      r.note(std::string("texel operands") +
+             (texel_direct_      ? " (direct)"
+              : texel_by_quads() ? ""
+                                 : " (input by pixel)") +
+             ", " + std::to_string(texel_tm()) + " kernels x " + std::to_string(4 * kTexelQuads) +
+             " pixels per invocation");
       r.dispatch(uint32_t(texel_groups()), 1, uint32_t(k));
     }
   }
@@ -327,7 +357,7 @@ class ConvKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
-    if (texel_ && texel_runs(r, io)) return record_texel(r, io);
+    if (texel_direct_ || (texel_ && texel_runs(r, io))) return record_texel(r, io);
     if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
@@ -615,7 +645,7 @@ class ConvKernel : public Kernel {
       x.set(3, uint32_t(C_)).set(4, T).set(5, uint32_t(M_)).set(6, texel_tm()).set(7, kTexelQuads);
       x.set(14, 1).set(15, uint32_t(wino_p()));
       Epilogue().specialize(x, uint32_t(M_));
-      wino_texel_pipeline_ = d.pipeline(shaders.path("conv1x1_texel"), x);
+      wino_texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), x);
     }
   }
 
@@ -633,7 +663,7 @@ class ConvKernel : public Kernel {
            std::to_string(split_));
     r.dispatch(wino_groups(0), wino_groups(1), uint32_t(wino_p()) * split_);
   }
-  // The same on conv1x1_texel.comp (k-major weight sets, rows of wino_ts_ tiles).
+  // The same on conv_texel.comp (k-major weight sets, rows of wino_ts_ tiles).
   void record_texel_products(Recorder& r, const Region& V, const Region& Y, const Region& weights) const {
     Bindings b;
     b.texel[0] = V;
@@ -807,7 +837,8 @@ class ConvKernel : public Kernel {
   bool dense_ = false;
   mutable VkPipeline pipeline_ = VK_NULL_HANDLE;  // a texel conv's made on first need
   VkPipeline gate_pipeline_ = VK_NULL_HANDLE;
-  bool texel_ = false;  // conv1x1_texel.comp
+  bool texel_ = false;         // conv_texel.comp, a 1x1 conv ([M][C] rows)
+  bool texel_direct_ = false;  // conv_texel.comp, any other (k-major kernels)
   VkPipeline texel_pipeline_ = VK_NULL_HANDLE;
   ShaderSet shaders_;  // a texel conv's, for its conv.comp pipeline
   const Gating* gating_ = nullptr;
@@ -819,7 +850,7 @@ class ConvKernel : public Kernel {
   int64_t wino_r_ = 0;       // Winograd F(R x R, 3 x 3): R = 2 or 4; 0: not Winograd
   Tile wino_tile_;           // the tile of its GEMMs
   int64_t wino_ts_ = 0;      // tiles per row of V and Y (T, or T rounded up to 4 for texel operands)
-  bool texel_wino_ = false;  // its products on conv1x1_texel.comp
+  bool texel_wino_ = false;  // its products on conv_texel.comp
   VkPipeline wino_texel_pipeline_ = VK_NULL_HANDLE;
   uint32_t split_ = 1;       // slices of the reduction (split-K) at batch 1; 1: not split
   uint32_t min_groups_ = 0;  // TileLimits::min_groups

@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-// A 1x1 stride-1 conv with one group, out[m][p] = sum_c W[m][c] X[c][p], whose
-// operands are fetched as RGBA32F texels with no shared memory and no barrier:
+// A conv with one group as a GEMM, out[m][p] = sum_k W[m][k] X[k][p], whose
+// operands are fetched as texels with no shared memory and no barrier. A 1x1
+// conv (WKM = 0) reads them as RGBA32F texels:
 // a fetch of tx is 4 consecutive pixels of one input channel, a fetch of tw 4
 // consecutive input channels of one kernel ([M][C] rows, as packed for
 // conv.comp). Each invocation keeps TM kernels x TQ quads of pixels in
@@ -16,10 +17,15 @@
 // sizes) tx is an R32F view and each pixel one fetch (its offset in the plane
 // worked out once per invocation).
 //
-// WKM = 1 (the P products of a Winograd conv, kernels/conv.cpp): z indexes
+// WKM = 1 with XSCALAR = 0 (the P products of a Winograd conv, kernels/conv.cpp): z indexes
 // WSETS weight sets stored k-major, [C][MP] with MP = M rounded up to 4, so a
 // fetch of tw is 4 consecutive kernels of one channel (C any), and z's own
 // input [C][HW] and output [M][HW] (HW the padded tile count).
+//
+// WKM = 1 with XSCALAR = 1: any other conv (KH x KW taps, strides, dilations,
+// pads), k = (channel, tap), its kernels k-major [C*KH*KW][MP]; per k it
+// fetches TM/4 kernel quads and 4*TQ input pixels (0 where a tap falls in the
+// padding: the fetch reads the row's first value and the sum takes 0 instead).
 //
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
 // blocks fastest; z = sample (or weight set).
@@ -38,6 +44,12 @@ layout(constant_id = 12) const uint SH = 1;
 layout(constant_id = 13) const uint SW = 1;
 layout(constant_id = 14) const uint WKM = 0;
 layout(constant_id = 15) const uint WSETS = 1;
+layout(constant_id = 16) const uint KH = 1;  // WKM with XSCALAR: the taps, dilations and top/left pads
+layout(constant_id = 17) const uint KW = 1;
+layout(constant_id = 18) const uint DH = 1;
+layout(constant_id = 19) const uint DW = 1;
+layout(constant_id = 20) const int PT = 0;
+layout(constant_id = 21) const int PL = 0;
 
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
@@ -47,6 +59,7 @@ const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
 const uint PLANE = XSCALAR != 0u ? H * W : HW;  // input values per channel
 const uint MQ = (M + 3u) / 4u;                   // WKM: texels per k-major row
+const uint TAPS = KH * KW;
 
 void main() {
   const uint id = gl_GlobalInvocationID.x;
@@ -65,12 +78,38 @@ void main() {
   vec4 acc[TM * TQ];  // [kernel j][quad q]
   [[unroll]] for (uint i = 0; i < TM * TQ; ++i) acc[i] = vec4(0.0);
   const int wkm = int(pc.tw_off + (sample_index % WSETS) * C * MQ);  // WKM: this set's [C][MQ] texels
-  for (uint c = 0; c < C && WKM != 0u; ++c) {
+  for (uint c = 0; c < C && WKM != 0u && XSCALAR == 0u; ++c) {
     vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
     [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       const vec4 xv = texelFetch(tx, xq[q] + int(c * QUADS));
       [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;
+    }
+  }
+  // A direct conv: each pixel's window corner, then per (channel, tap) its input or 0 in the padding.
+  int ih0[4u * TQ], iw0[4u * TQ];
+  [[unroll]] for (uint e = 0; e < 4u * TQ; ++e) {
+    const uint p = min(4u * q0 + e, HW - 1u);
+    ih0[e] = int((p / WO) * SH) - PT;
+    iw0[e] = int((p % WO) * SW) - PL;
+  }
+  for (uint c = 0; c < C && WKM != 0u && XSCALAR != 0u; ++c) {
+    const int row = xbase + int(c * PLANE);
+    for (uint tap = 0; tap < TAPS; ++tap) {
+      const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
+      vec4 wq[TM / 4u];
+      [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
+        wq[r] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
+      [[unroll]] for (uint q = 0; q < TQ; ++q) {
+        vec4 xv;
+        [[unroll]] for (uint i = 0; i < 4u; ++i) {
+          const int ih = ih0[4u * q + i] + dh, iw = iw0[4u * q + i] + dw;
+          const bool inside = ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W);
+          const float v = texelFetch(tx, inside ? row + ih * int(W) + iw : row).x;
+          xv[i] = inside ? v : 0.0;
+        }
+        [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;
+      }
     }
   }
   for (uint c4 = 0; c4 < C / 4u && WKM == 0u; ++c4) {
