@@ -195,6 +195,15 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
       o.min_groups = v;
     }
   }
+  if (o.conv_texel == "auto") {  // a test hook too: whole runs with texels on or off, from any tool
+    const char* env = std::getenv("FRUGAL_VULKAN_CONV_TEXEL");
+    if (env && *env) {
+      const std::string v = env;
+      if (v != "auto" && v != "on" && v != "off")
+        throw Error("FRUGAL_VULKAN_CONV_TEXEL must be \"auto\", \"on\" or \"off\", got " + v);
+      o.conv_texel = v;
+    }
+  }
   if (o.warm_up_ms < 0) {
     o.warm_up_ms = kDefaultWarmUpMs;
     const char* env = std::getenv("FRUGAL_VULKAN_WARM_UP_MS");

@@ -59,7 +59,7 @@ struct ExecutorOptions {
   WeightStorage weight_storage = WeightStorage::F32;
   // {"conv_texel": "auto" | "on" | "off"}: 1x1 stride-1 convs that qualify read
   // their operands as texels (conv_texel.comp; docs/VULKAN.md, "Texel
-  // operands"); auto: on CPU devices only.
+  // operands"); "auto" (or not given): env FRUGAL_VULKAN_CONV_TEXEL, else on for CPU devices only.
   std::string conv_texel = "auto";
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
