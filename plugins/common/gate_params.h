@@ -25,6 +25,9 @@ struct GateParams {
   static GateParams from(const Graph& g, const GateMatch& m, std::optional<float> threshold);
   // Whether kernel k is on for a sample whose input channels average to `pooled` [C].
   bool on(int64_t k, const float* pooled) const;
+  // The kernels on for that sample, ascending, into `on` (room for `kernels`); returns how
+  // many. The same arithmetic as on(), several kernels at a time.
+  int64_t kernels_on(const float* pooled, int32_t* on) const;
 };
 
 // What a gated kernel did over one call: samples, kernels on / in all, and the

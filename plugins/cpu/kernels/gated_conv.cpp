@@ -267,10 +267,13 @@ class GatedConvKernel : public Kernel {
     nin = 0;
     for (int64_t c = 0; c < C_; ++c)  // compacted in place: nin <= c
       if (!(skip_inputs_ || has_gate_) || w.in_idx[c]) w.in_idx[nin++] = int32_t(c);
+    if (has_gate_ && activity < 0) {
+      nout = gate_.kernels_on(w.pooled, w.out_idx);
+      return;
+    }
     nout = 0;
     for (int64_t m = 0; m < M_; ++m)
-      if (!has_gate_ || (activity >= 0 ? exec::on_at_activity(m, activity) : gate_.on(m, w.pooled)))
-        w.out_idx[nout++] = int32_t(m);
+      if (!has_gate_ || exec::on_at_activity(m, activity)) w.out_idx[nout++] = int32_t(m);
   }
 
   void run_sample(const KernelArgs& a, int64_t s, const Scratch& w, exec::GateStats& stats) const {
