@@ -73,6 +73,7 @@ class SpecConstants {
 struct TileLimits {
   uint32_t invocations = 128, size_x = 128, size_y = 128, shared_bytes = 16384;
   uint32_t max_groups_x = 65535;  // maxComputeWorkGroupCount[0]
+  uint32_t max_texels = 65536;    // maxTexelBufferElements
   uint32_t min_groups = 0;
   uint32_t long_step = 8;
 };
@@ -193,8 +194,8 @@ class Device {
   TileLimits tile_limits() const {
     const VkPhysicalDeviceLimits& L = info_.limits;
     return TileLimits{L.maxComputeWorkGroupInvocations, L.maxComputeWorkGroupSize[0],
-                      L.maxComputeWorkGroupSize[1], L.maxComputeSharedMemorySize,
-                      L.maxComputeWorkGroupCount[0]};
+                      L.maxComputeWorkGroupSize[1],     L.maxComputeSharedMemorySize,
+                      L.maxComputeWorkGroupCount[0],    L.maxTexelBufferElements};
   }
   uint64_t binding_alignment() const { return info_.limits.minStorageBufferOffsetAlignment; }
   uint64_t max_binding_bytes() const { return info_.limits.maxStorageBufferRange; }

@@ -123,7 +123,7 @@ class ConvKernel : public Kernel {
     wino_r_ = choose_winograd(p.winograd);
     f16_ = p.storage == WeightStorage::F16 && gemm_;
     wg_ = p.workgroup_1d;
-    texel_ = p.texel && texel_fits();
+    texel_ = p.texel && texel_fits(p.tiles);
     texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
     pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
@@ -152,7 +152,9 @@ class ConvKernel : public Kernel {
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
     if (texel_ || texel_direct_) split_ = 1;  // a texel 1x1 conv's fallback (conv.comp) runs whole too
-    texel_wino_ = p.texel && wino_r_ > 0 && !f16_ && split_ == 1;
+    texel_wino_ =
+        p.texel && wino_r_ > 0 && !f16_ && split_ == 1 &&
+        uint64_t(wino_p() * C_ * std::max(wino_ts_, wino_mp())) <= 4 * (uint64_t(p.tiles.max_texels) - 4);
     // The ungated indirect dispatch, one per split a call can take (1..split_).
     std::vector<uint32_t> args;
     for (uint32_t s = 1; s <= split_; ++s)
@@ -204,18 +206,26 @@ class ConvKernel : public Kernel {
   // gate's consumer, float32 kernels, C a multiple of 4. Its input is read by
   // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
   // by pixel (texel_scalar_).
-  bool texel_fits() const {
+  bool texel_fits(const TileLimits& lim) const {
     const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
                           win_.Wo == (win_.W - 1) / win_.sw + 1;
     return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && win_.kh == 1 && win_.kw == 1 &&
-           unpadded && C_ % 4 == 0;
+           unpadded && C_ % 4 == 0 && texel_views_fit(lim, M_ * C_);
+  }
+  // One sample's input (R32F: 4 bytes a texel, the smaller limit) and the
+  // kernels fit a texel view of this device (maxTexelBufferElements, as low as 65536).
+  bool texel_views_fit(const TileLimits& lim, int64_t kernel_floats) const {
+    const uint64_t texels =
+        uint64_t(std::max<uint32_t>(lim.max_texels, 4)) - 4;  // slack for the view's alignment
+    return uint64_t(C_ * win_.H * win_.W) <= texels && uint64_t(kernel_floats) <= 4 * texels;
   }
   bool texel_by_quads() const { return win_.sh == 1 && win_.sw == 1 && (win_.H * win_.W) % 4 == 0; }
   // Any other ungated conv with one group (not Winograd, not a gate's
   // consumer, float32 kernels) runs on texels as a direct conv, its kernels
   // k-major (texel_direct_), where its grid fits the device's.
   bool texel_direct_fits(const TileLimits& lim) const {
-    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && texel_groups() <= lim.max_groups_x;
+    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && texel_groups() <= lim.max_groups_x &&
+           texel_views_fit(lim, C_ * win_.kh * win_.kw * wino_mp());
   }
   std::vector<float> k_major() const {
     const int64_t K = C_ * win_.kh * win_.kw, MP = wino_mp();
@@ -264,7 +274,12 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+    // As many samples as fit a storage window (the output) and a texel view (the input; pack checked one
+    // does).
+    const bool scalar = texel_direct_ || !texel_by_quads();
+    const uint64_t view = r.device().max_texel_bytes(scalar) - r.device().texel_alignment();
+    const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
+                                        std::max<uint64_t>(1, view / in_sample));
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
