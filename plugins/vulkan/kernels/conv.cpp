@@ -302,10 +302,8 @@ class ConvKernel : public Kernel {
     }
   }
 
-  // conv.comp (and splitk.comp for a split reduction).
-  void create_gemm_pipelines(Device& d, const ShaderSet& shaders) const {
-    SpecConstants sc;
-    sc.set(0, nx_).set(1, ny_).set(2, 1);
+  // Constants 3-16 of conv.comp and conv_direct.comp: sizes, taps, strides, dilations, top/left pads.
+  void set_window(SpecConstants& sc) const {
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
     sc.set(7, uint32_t(win_.Ho))
         .set(8, uint32_t(win_.Wo))
@@ -316,6 +314,13 @@ class ConvKernel : public Kernel {
         .set(13, uint32_t(win_.dh))
         .set(14, uint32_t(win_.dw));
     sc.set_int(15, int32_t(win_.pt)).set_int(16, int32_t(win_.pl));
+  }
+
+  // conv.comp (and splitk.comp for a split reduction).
+  void create_gemm_pipelines(Device& d, const ShaderSet& shaders) const {
+    SpecConstants sc;
+    sc.set(0, nx_).set(1, ny_).set(2, 1);
+    set_window(sc);
     sc.set(17, nx_).set(18, ny_).set(19, bk_).set(20, skip_in_ ? 1u : 0u).set(21, tpq_).set(22, tmq_);
     sc.set(25, f16_ ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
@@ -331,19 +336,8 @@ class ConvKernel : public Kernel {
   void create_direct_pipeline(Device& d, const ShaderSet& shaders) {
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
-    sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.H)).set(5, uint32_t(win_.W)).set(6, uint32_t(M_));
-    sc.set(7, uint32_t(win_.Ho))
-        .set(8, uint32_t(win_.Wo))
-        .set(9, uint32_t(win_.kh))
-        .set(10, uint32_t(win_.kw));
-    sc.set(11, uint32_t(win_.sh))
-        .set(12, uint32_t(win_.sw))
-        .set(13, uint32_t(win_.dh))
-        .set(14, uint32_t(win_.dw));
-    sc.set_int(15, int32_t(win_.pt))
-        .set_int(16, int32_t(win_.pl))
-        .set(17, uint32_t(Cg_))
-        .set(18, uint32_t(M_ / group_));
+    set_window(sc);
+    sc.set(17, uint32_t(Cg_)).set(18, uint32_t(M_ / group_));
     sc.set(19, uint32_t(kpt_)).set(20, skip_in_ ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
     const std::string name = depthwise_ ? "dwconv" : "conv_direct";
