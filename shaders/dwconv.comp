@@ -14,7 +14,25 @@
 // sample's list of active kernels u[u_off + y] (M: none); one
 // vkCmdDispatchIndirect per sample. DENSE (dwconv_dense.spv): y = kernel,
 // z = sample.
+// TEXEL (with DENSE, dwconv_texel.spv; CPU devices, option "conv_texel"): the
+// input and the kernels read through R32F texel views (tx, tw) instead of
+// storage buffers: on lavapipe a texel fetch is vector code, a storage-buffer
+// load a loop over the SIMD lanes (docs/VULKAN.md, "Texel operands").
 #include "common.glsl"
+
+#ifdef TEXEL
+layout(binding = 6) uniform samplerBuffer tx;
+layout(binding = 7) uniform samplerBuffer tw;
+#define X_AT(i) texelFetch(tx, int(i)).x
+#define W_AT(i) texelFetch(tw, int(i)).x
+#define X_OFF pc.tx_off
+#define W_OFF pc.tw_off
+#else
+#define X_AT(i) x[i]
+#define W_AT(i) w[i]
+#define X_OFF pc.x_off
+#define W_OFF pc.w_off
+#endif
 
 layout(constant_id = 3) const uint C = 1;  // input channels
 layout(constant_id = 4) const uint H = 1;
@@ -47,8 +65,8 @@ void main() {
 #endif
   if (m >= M || g >= HO * XQ) return;
   const uint oh = g / XQ, ow0 = (g % XQ) * OPT;
-  const uint xc = pc.x_off + (sample_index * C + m / MG) * H * W;
-  const uint wb = pc.w_off + m * KH * KW;
+  const uint xc = X_OFF + (sample_index * C + m / MG) * H * W;
+  const uint wb = W_OFF + m * KH * KW;
   const int h0 = int(oh * SH) - PT, w0 = int(ow0 * SW) - PL;
   float acc[OPT];
   [[unroll]] for (uint q = 0; q < OPT; ++q) acc[q] = 0.0;
@@ -60,10 +78,10 @@ void main() {
     float v[SPAN];
     [[unroll]] for (uint c = 0; c < SPAN; ++c) {
       const int iw = w0 + int(c);
-      v[c] = (inside || (iw >= 0 && iw < int(W))) ? x[row + uint(iw)] : 0.0;
+      v[c] = (inside || (iw >= 0 && iw < int(W))) ? X_AT(row + uint(iw)) : 0.0;
     }
     [[unroll]] for (uint j = 0; j < KW; ++j) {
-      const float wt = w[wb + i * KW + j];
+      const float wt = W_AT(wb + i * KW + j);
       [[unroll]] for (uint q = 0; q < OPT; ++q) acc[q] += v[q * SW + j * DW] * wt;
     }
   }

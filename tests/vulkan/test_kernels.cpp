@@ -140,7 +140,11 @@ TEST_CASE("Conv tiles: sizes off every tile edge, groups, strides, dilations, pa
       conv.set_attr_ints("pads", {t.p, t.p, t.p, t.p});
       conv.set_attr_int("group", t.groups);
       m.output(add_activation(m, "y", "relu", 1));
-      check_against_reference(m.g, random_inputs(m.g, 2, 300 + uint64_t(c)), options);
+      const auto r = check_against_reference(m.g, random_inputs(m.g, 2, 300 + uint64_t(c)), options);
+      // With texels on, every conv here but the grouped one reads them (1x1, direct, depthwise).
+      if (r.ran && std::string(options).find("\"conv_texel\": \"on\"") != std::string::npos)
+        CHECK(r.description["vulkan"]["texel_layers"].get<int64_t>() ==
+              (t.groups == 1 || t.groups == t.C ? 1 : 0));
     }
   }
   // The long step's depth: 32 by default on a CPU device, 8 on a GPU; other values are refused.

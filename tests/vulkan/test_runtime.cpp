@@ -409,6 +409,17 @@ TEST_CASE("gated conv computes only the active kernels, per sample, and zeroes t
     m.output("y");
     check_set_gates(m, 3, M, k == 1 ? "{\"conv_texel\": \"on\"}" : "{\"conv_texel\": \"off\"}");
   }
+  {  // a depthwise conv on texels (dwconv_texel.spv) runs gated on dwconv.comp
+    INFO("depthwise");
+    GraphMaker m;
+    m.input("x", {-1, M, 9, 8});
+    frugal::Node& c = m.node("Conv", "conv", {"x", m.weight("w", {M, 1, 3, 3}), m.weight("b", {M})}, {"c"});
+    c.set_attr_ints("pads", {1, 1, 1, 1});
+    c.set_attr_int("group", M);
+    m.node("Relu", "relu", {"c"}, {"y"});
+    m.output("y");
+    check_set_gates(m, 3, M, "{\"conv_texel\": \"on\"}");
+  }
   // A 3x3 conv on texels keeps its kernels k-major only: set_gates says how to gate it.
   GraphMaker m;
   m.input("x", {-1, 5, 9, 7});

@@ -20,12 +20,14 @@
 // transforms live in the layer's workspace, one sample at a time. Which layers
 // (option "winograd", choose_winograd below): those where it measured faster.
 //
-// Texel operands: an ungated unpadded 1x1 conv (one group, C a multiple of 4,
-// float32 kernels) may run on conv_texel.comp instead, which fetches its
-// input and kernels as texels with no shared memory (option "conv_texel";
-// auto: CPU devices, docs/VULKAN.md "Texel operands"). Where a call cannot
+// Texel operands (option "conv_texel"; auto: CPU devices, docs/VULKAN.md
+// "Texel operands"): ungated one-group convs run on conv_texel.comp, which
+// fetches input and kernels as texels with no shared memory: 1x1 convs (C a
+// multiple of 4) on conv.comp's rows, any other as a direct conv with its
+// kernels k-major, Winograd products on U and V; depthwise convs on
+// dwconv_texel.spv. Float32 kernels only. Where a 1x1 or depthwise call cannot
 // (an input read by quads not at a multiple of 16 bytes in the arena, gates
-// set by set_gates, a grid beyond the device's limit) it runs on conv.comp.
+// set by set_gates, a grid beyond the device's limit) it runs on its usual shader.
 //
 // Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
@@ -99,7 +101,7 @@ class ConvKernel : public Kernel {
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
-  bool texel_operands() const override { return texel_ || texel_wino_ || texel_direct_; }
+  bool texel_operands() const override { return texel_ || texel_wino_ || texel_direct_ || dw_texel_; }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -125,6 +127,7 @@ class ConvKernel : public Kernel {
     wg_ = p.workgroup_1d;
     texel_ = p.texel && texel_fits(p.tiles);
     texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
+    dw_texel_ = p.texel && depthwise_ && texel_views_fit(p.tiles, M_ * win_.kh * win_.kw);
     pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
     epilogue_.pack(p);
@@ -270,28 +273,37 @@ class ConvKernel : public Kernel {
            texel_groups() <= r.device().max_group_count(0);
   }
 
+  // conv_texel.comp, or a depthwise conv's dwconv_texel.spv, on as many
+  // samples at a time as fit a storage window (the output) and a texel view
+  // (the input; pack checked that one does).
   void record_texel(Recorder& r, const LayerIO& io) const {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    // As many samples as fit a storage window (the output) and a texel view (the input; pack checked one
-    // does).
-    const bool scalar = texel_direct_ || !texel_by_quads();
+    const bool scalar = texel_direct_ || depthwise_ || !texel_by_quads();
     const uint64_t view = r.device().max_texel_bytes(scalar) - r.device().texel_alignment();
     const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
                                         std::max<uint64_t>(1, view / in_sample));
+    const int64_t kernel_floats = texel_direct_ ? C_ * win_.kh * win_.kw * wino_mp()
+                                  : depthwise_  ? M_ * win_.kh * win_.kw
+                                                : M_ * C_;
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
       b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
-      b.scalar[0] = texel_direct_ || !texel_by_quads();
-      b.texel[1] =
-          io.weights.sub(0, uint64_t(texel_direct_ ? C_ * win_.kh * win_.kw * wino_mp() : M_ * C_) * 4);
+      b.scalar[0] = scalar;
+      b.texel[1] = io.weights.sub(0, uint64_t(kernel_floats) * 4);
+      b.scalar[1] = depthwise_;
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;  // the epilogue's tables
       PushConstants pc;
       pc.n = uint32_t(k);
       r.bind(texel_pipeline_, b, pc, label_);
+      if (depthwise_) {
+        r.note("texel operands (depthwise), 4 outputs per invocation");
+        r.dispatch(groups_x_, uint32_t(M_), uint32_t(k));
+        continue;
+      }
       r.note(std::string("texel operands") +
              (texel_direct_      ? " (direct)"
               : texel_by_quads() ? ""
@@ -342,6 +354,8 @@ class ConvKernel : public Kernel {
     epilogue_.specialize(sc, uint32_t(M_));
     const std::string name = depthwise_ ? "dwconv" : "conv_direct";
     pipeline_ = d.pipeline(shaders.path(name + (dense_ ? "_dense" : "_gated")), sc);
+    if (dw_texel_)
+      texel_pipeline_ = d.pipeline(shaders.path("dwconv_texel"), sc);  // set_gates: the one above
   }
 
   void create_gate_pipelines(Device& d, const ShaderSet& shaders) {
@@ -366,7 +380,7 @@ class ConvKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
-    if (texel_direct_ || (texel_ && texel_runs(r, io))) return record_texel(r, io);
+    if (texel_direct_ || (texel_ && texel_runs(r, io)) || (dw_texel_ && !gating_)) return record_texel(r, io);
     if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
@@ -848,6 +862,7 @@ class ConvKernel : public Kernel {
   VkPipeline gate_pipeline_ = VK_NULL_HANDLE;
   bool texel_ = false;         // conv_texel.comp, a 1x1 conv ([M][C] rows)
   bool texel_direct_ = false;  // conv_texel.comp, any other (k-major kernels)
+  bool dw_texel_ = false;      // a depthwise conv on dwconv_texel.spv
   VkPipeline texel_pipeline_ = VK_NULL_HANDLE;
   ShaderSet shaders_;  // a texel conv's, for its conv.comp pipeline
   const Gating* gating_ = nullptr;
