@@ -11,8 +11,8 @@
 // multiply-adds. Chosen on CPU devices (kernels/conv.cpp, docs/VULKAN.md): there
 // a texel fetch is vector code while storage-buffer and shared-memory loads are
 // loops over the SIMD lanes, and a barrier keeps the accumulators in memory.
-// Needs C a multiple of 4 and the kernels at a multiple of 16 bytes. With
-// XSCALAR = 0 the input is read by quads (stride 1, H*W a multiple of 4, the
+// The 1x1 form needs C a multiple of 4 and the kernels at a multiple of 16
+// bytes. With XSCALAR = 0 the input is read by quads (stride 1, H*W a multiple of 4, the
 // input at a multiple of 16 bytes); with XSCALAR = 1 (strides, other plane
 // sizes) tx is an R32F view and each pixel one fetch (its offset in the plane
 // worked out once per invocation).
@@ -31,7 +31,7 @@
 // blocks fastest; z = sample (or weight set).
 #include "common.glsl"
 
-layout(constant_id = 3) const uint C = 4;   // input channels, a multiple of 4
+layout(constant_id = 3) const uint C = 4;   // input channels (WKM = 0: a multiple of 4)
 layout(constant_id = 4) const uint HW = 4;  // output pixels per channel (XSCALAR = 0: a multiple of 4)
 layout(constant_id = 5) const uint M = 1;   // kernels
 layout(constant_id = 6) const uint TM = 8;  // kernels per invocation

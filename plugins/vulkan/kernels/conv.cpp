@@ -208,7 +208,7 @@ class ConvKernel : public Kernel {
   // Its conditions: an ungated 1x1 conv without padding, one group, not a
   // gate's consumer, float32 kernels, C a multiple of 4. Its input is read by
   // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
-  // by pixel (texel_scalar_).
+  // by pixel (an R32F view).
   bool texel_fits(const TileLimits& lim) const {
     const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
                           win_.Wo == (win_.W - 1) / win_.sw + 1;
