@@ -25,9 +25,10 @@
 // fetches input and kernels as texels with no shared memory: 1x1 convs (C a
 // multiple of 4) on conv.comp's rows, any other as a direct conv with its
 // kernels k-major, Winograd products on U and V; depthwise convs on
-// dwconv_texel.spv. Float32 kernels only. Where a 1x1 or depthwise call cannot
+// dwconv_texel.spv. Float32 kernels only, and only where the grid and the
+// texel views fit the device's limits. Where a 1x1 or depthwise call cannot
 // (an input read by quads not at a multiple of 16 bytes in the arena, gates
-// set by set_gates, a grid beyond the device's limit) it runs on its usual shader.
+// set by set_gates) it runs on its usual shader.
 //
 // Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
@@ -212,8 +213,13 @@ class ConvKernel : public Kernel {
   bool texel_fits(const TileLimits& lim) const {
     const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
                           win_.Wo == (win_.W - 1) / win_.sw + 1;
-    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && win_.kh == 1 && win_.kw == 1 &&
-           unpadded && C_ % 4 == 0 && texel_views_fit(lim, M_ * C_);
+    return texel_gemm_fits(lim, M_ * C_) && win_.kh == 1 && win_.kw == 1 && unpadded && C_ % 4 == 0;
+  }
+  // Both forms: an ungated one-group conv, not Winograd, not a gate's consumer,
+  // float32 kernels, its grid and texel views within the device's limits.
+  bool texel_gemm_fits(const TileLimits& lim, int64_t kernel_floats) const {
+    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ &&
+           texel_groups(win_.Ho * win_.Wo) <= lim.max_groups_x && texel_views_fit(lim, kernel_floats);
   }
   // One sample's input (R32F: 4 bytes a texel, the smaller limit) and the
   // kernels fit a texel view of this device (maxTexelBufferElements, as low as 65536).
@@ -223,12 +229,9 @@ class ConvKernel : public Kernel {
     return uint64_t(C_ * win_.H * win_.W) <= texels && uint64_t(kernel_floats) <= 4 * texels;
   }
   bool texel_by_quads() const { return win_.sh == 1 && win_.sw == 1 && (win_.H * win_.W) % 4 == 0; }
-  // Any other ungated conv with one group (not Winograd, not a gate's
-  // consumer, float32 kernels) runs on texels as a direct conv, its kernels
-  // k-major (texel_direct_), where its grid fits the device's.
+  // Any other such conv runs on texels as a direct conv, its kernels k-major (texel_direct_).
   bool texel_direct_fits(const TileLimits& lim) const {
-    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ && texel_groups() <= lim.max_groups_x &&
-           texel_views_fit(lim, C_ * win_.kh * win_.kw * wino_mp());
+    return texel_gemm_fits(lim, C_ * win_.kh * win_.kw * wino_mp());
   }
   std::vector<float> k_major() const {
     const int64_t K = C_ * win_.kh * win_.kw, MP = wino_mp();
@@ -242,9 +245,10 @@ class ConvKernel : public Kernel {
   // (docs/VULKAN.md, "Texel operands").
   uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
   static constexpr uint32_t kTexelQuads = 2;
-  uint64_t texel_groups() const {
-    const int64_t blocks = (((win_.Ho * win_.Wo + 3) / 4 + kTexelQuads - 1) / kTexelQuads) *
-                           ((M_ + texel_tm() - 1) / texel_tm());
+  // Work groups of a conv_texel.comp dispatch over `pixels` per sample (or weight set).
+  uint64_t texel_groups(int64_t pixels) const {
+    const int64_t blocks =
+        (((pixels + 3) / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
     return uint64_t((blocks + wg_ - 1) / wg_);
   }
 
@@ -266,11 +270,10 @@ class ConvKernel : public Kernel {
     texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
   }
 
-  // A call runs on texels unless a set_gates caller gates it, its input is
-  // read by quads but not at a multiple of 16 bytes, or its grid exceeds the device's.
-  bool texel_runs(const Recorder& r, const LayerIO& io) const {
-    return !gating_ && (!texel_by_quads() || io.in[0].offset % 16 == 0) &&
-           texel_groups() <= r.device().max_group_count(0);
+  // A 1x1 call runs on texels unless a set_gates caller gates it or its input
+  // is read by quads but not at a multiple of 16 bytes.
+  bool texel_runs(const LayerIO& io) const {
+    return !gating_ && (!texel_by_quads() || io.in[0].offset % 16 == 0);
   }
 
   // conv_texel.comp, or a depthwise conv's dwconv_texel.spv, on as many
@@ -310,7 +313,7 @@ class ConvKernel : public Kernel {
                                  : " (input by pixel)") +
              ", " + std::to_string(texel_tm()) + " kernels x " + std::to_string(4 * kTexelQuads) +
              " pixels per invocation");
-      r.dispatch(uint32_t(texel_groups()), 1, uint32_t(k));
+      r.dispatch(uint32_t(texel_groups(win_.Ho * win_.Wo)), 1, uint32_t(k));
     }
   }
 
@@ -380,7 +383,7 @@ class ConvKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
-    if (texel_direct_ || (texel_ && texel_runs(r, io)) || (dw_texel_ && !gating_)) return record_texel(r, io);
+    if (texel_direct_ || (texel_ && texel_runs(io)) || (dw_texel_ && !gating_)) return record_texel(r, io);
     if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
@@ -697,9 +700,7 @@ class ConvKernel : public Kernel {
     pc.n = uint32_t(wino_p());
     r.bind(wino_texel_pipeline_, b, pc, label_ + " (winograd products)");
     r.note("texel operands, reduction " + std::to_string(C_));
-    const int64_t blocks =
-        ((wino_ts_ / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
-    r.dispatch(uint32_t((blocks + wg_ - 1) / wg_), 1, uint32_t(wino_p()));
+    r.dispatch(uint32_t(texel_groups(wino_ts_)), 1, uint32_t(wino_p()));
   }
 
   // Per sample: input transform into V, the P GEMMs into Y, output transform.
