@@ -27,8 +27,22 @@
 // fetches TM/4 kernel quads and 4*TQ input pixels (0 where a tap falls in the
 // padding: the fetch reads the row's first value and the sum takes 0 instead).
 //
+// GATED = 1 with WKM = 1 and CHLIST = 1 (a gated consumer): tw is one
+// sample's weights gathered by gate_weights.comp, k-major over its listed
+// channels (row ci*TAPS + tap) and its list's slots (ROW_TEXELS per row).
+// GATED = 1 (a gated conv, kernels/conv.cpp): its kernels are rows [M][KR]
+// (KR = C*KH*KW rounded up to 4, zeros after), read by quads of k; a work
+// group row y takes the active-kernel list's slots [TM*y, TM*y + TM) at
+// u[pc.u_off] (padded with M: none), one indirect dispatch per sample pc.s
+// (gate_indices.comp writes the arguments). A 1x1 conv without padding and C a
+// multiple of 4 takes the 1x1 loop below; any other the rows loop with taps.
+// Its consumers' zero channels are read like any other.
+// CHLIST = 1 (an ungated gate consumer, WKM = 1 and XSCALAR = 1): only the
+// input channels listed at y[pc.y_off + sample*(C+1)] (count, then indices as
+// floats; gate_inputs.comp) are read.
+//
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
-// blocks fastest; z = sample (or weight set).
+// blocks fastest; z = sample (or weight set). GATED: x = pixel blocks, y = list tiles.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 4;   // input channels (WKM = 0: a multiple of 4)
@@ -50,6 +64,14 @@ layout(constant_id = 18) const uint DH = 1;
 layout(constant_id = 19) const uint DW = 1;
 layout(constant_id = 20) const int PT = 0;
 layout(constant_id = 21) const int PL = 0;
+layout(constant_id = 22) const uint GATED = 0;
+layout(constant_id = 23) const uint CHLIST = 0;
+// GATED: 1 = the rows loop with taps (set by the host for any conv but a 1x1
+// without padding and C a multiple of 4, which takes the 1x1 loop).
+layout(constant_id = 24) const uint ROWS_TAPS = 0;
+// Texels per k-major row (WKM); 0: M rounded up to 4, over 4 (a gated
+// consumer's gathered rows are its list's slots instead).
+layout(constant_id = 25) const uint ROW_TEXELS = 0;
 
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
@@ -58,17 +80,23 @@ const uint QUADS = (HW + 3u) / 4u;  // per channel
 const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
 const uint PLANE = XSCALAR != 0u ? H * W : HW;  // input values per channel
-const uint MQ = (M + 3u) / 4u;                   // WKM: texels per k-major row
+const uint MQ = ROW_TEXELS != 0u ? ROW_TEXELS : (M + 3u) / 4u;  // WKM: texels per k-major row
 const uint TAPS = KH * KW;
+const uint KR4 = (C * TAPS + 3u) / 4u;  // GATED: texels per kernel row
 
 void main() {
   const uint id = gl_GlobalInvocationID.x;
-  if (id >= PIXEL_BLOCKS * KERNEL_BLOCKS) return;
-  const uint q0 = (id % PIXEL_BLOCKS) * TQ, m0 = (id / PIXEL_BLOCKS) * TM;
-  const uint sample_index = gl_WorkGroupID.z;
-  // Rows and quads past the end read the last one (no bounds test in the loop); their sums are not stored.
+  if (GATED != 0u ? id >= PIXEL_BLOCKS : id >= PIXEL_BLOCKS * KERNEL_BLOCKS) return;
+  const uint q0 = (GATED != 0u ? id : id % PIXEL_BLOCKS) * TQ;
+  const uint m0 = (GATED != 0u ? gl_WorkGroupID.y : id / PIXEL_BLOCKS) * TM;  // GATED: list slots
+  const uint sample_index = GATED != 0u ? pc.s : gl_WorkGroupID.z;
+  // Kernel j's index (GATED: from the list; M: none, as rows past the end); rows
+  // and quads past the end read the last one (no bounds test in the loop), their sums are not stored.
+  uint mj[TM];
+  [[unroll]] for (uint j = 0; j < TM; ++j) mj[j] = GATED != 0u ? u[pc.u_off + m0 + j] : min(m0 + j, M);
   int wrow[TM], xq[TQ], xo[4u * TQ];
-  [[unroll]] for (uint j = 0; j < TM; ++j) wrow[j] = int(pc.tw_off + min(m0 + j, M - 1u) * (C / 4u));
+  [[unroll]] for (uint j = 0; j < TM; ++j)
+    wrow[j] = int(pc.tw_off + min(mj[j], M - 1u) * (GATED != 0u ? KR4 : C / 4u));
   const int xbase = int(pc.tx_off + sample_index * C * (XSCALAR != 0u ? PLANE : QUADS));
   [[unroll]] for (uint q = 0; q < TQ; ++q) xq[q] = xbase + int(min(q0 + q, QUADS - 1u));
   [[unroll]] for (uint e = 0; e < 4u * TQ; ++e) {
@@ -93,13 +121,16 @@ void main() {
     ih0[e] = int((p / WO) * SH) - PT;
     iw0[e] = int((p % WO) * SW) - PL;
   }
-  for (uint c = 0; c < C && WKM != 0u && XSCALAR != 0u; ++c) {
+  const uint list = pc.y_off + sample_index * (C + 1u);  // CHLIST: this sample's channels
+  const uint channels = CHLIST != 0u ? uint(y[list]) : C;
+  for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR != 0u; ++ci) {
+    const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     const int row = xbase + int(c * PLANE);
     for (uint tap = 0; tap < TAPS; ++tap) {
       const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
       vec4 wq[TM / 4u];
       [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
-        wq[r] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
+        wq[r] = texelFetch(tw, wkm + int(((GATED != 0u ? ci : c) * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
       [[unroll]] for (uint q = 0; q < TQ; ++q) {
         vec4 xv;
         [[unroll]] for (uint i = 0; i < 4u; ++i) {
@@ -112,7 +143,29 @@ void main() {
       }
     }
   }
-  for (uint c4 = 0; c4 < C / 4u && WKM == 0u; ++c4) {
+  // GATED rows with taps: per 4 k = (channel, tap), one texel per kernel, then each k's input.
+  for (uint k4 = 0; k4 < KR4 && ROWS_TAPS != 0u; ++k4) {
+    vec4 wv[TM];
+    [[unroll]] for (uint j = 0; j < TM; ++j) wv[j] = texelFetch(tw, wrow[j] + int(k4));
+    [[unroll]] for (uint e = 0; e < 4u; ++e) {
+      const bool real = 4u * k4 + e < C * TAPS;  // past the end: input 0 (the weights are 0 too)
+      const uint k = min(4u * k4 + e, C * TAPS - 1u);
+      const uint c = k / TAPS, tap = k % TAPS;
+      const int row = xbase + int(c * PLANE);
+      const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
+      [[unroll]] for (uint q = 0; q < TQ; ++q) {
+        vec4 xv;
+        [[unroll]] for (uint i = 0; i < 4u; ++i) {
+          const int ih = ih0[4u * q + i] + dh, iw = iw0[4u * q + i] + dw;
+          const bool inside = real && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W);
+          const float v = texelFetch(tx, inside ? row + ih * int(W) + iw : row).x;
+          xv[i] = inside ? v : 0.0;
+        }
+        [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wv[j][e] * xv;
+      }
+    }
+  }
+  for (uint c4 = 0; c4 < C / 4u && WKM == 0u && ROWS_TAPS == 0u; ++c4) {
     vec4 wv[TM];
     [[unroll]] for (uint j = 0; j < TM; ++j) wv[j] = texelFetch(tw, wrow[j] + int(c4));
     [[unroll]] for (uint e = 0; e < 4u; ++e) {
@@ -130,8 +183,8 @@ void main() {
   }
   const uint obase = pc.o_off + sample_index * M * HW;
   [[unroll]] for (uint j = 0; j < TM; ++j) {
-    const uint m = m0 + j;
-    if (m >= M) break;
+    const uint m = mj[j];
+    if (m >= M) break;  // GATED: the list's padding is at its end too
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       if (q0 + q >= QUADS) break;
       const vec4 v = epilogue4(acc[j * TQ + q], m);

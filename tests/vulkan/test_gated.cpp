@@ -97,36 +97,63 @@ const nlohmann::json& gate_entry(const nlohmann::json& report, const std::string
 
 }  // namespace
 
+// With texel operands (conv_texel.comp: the gated conv's kernel rows with
+// taps, the consumer's k-major kernels over its listed channels) and without (conv.comp).
 TEST_CASE("vulkan gated: equals the float64 reference at every threshold, both forms", "[vulkan][gating]") {
   VK_REQUIRE_DEVICE();
   for (bool pool_first : {false, true}) {
     for (bool strict : {false, true}) {
       for (float t : {0.0f, 0.3f, 0.5f, 0.7f, 1.0f}) {
-        GatedGraphOptions o;
-        o.pool_first = pool_first;
-        o.strict = strict;
-        o.threshold = t;
-        INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t);
-        const int64_t n = 6;
-        const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5));
-        CHECK(r.diff <= 1e-4 * r.scale);
-        const nlohmann::json& conv = gate_entry(r.report, "conv1");
-        CHECK(conv.at("gated") == true);
-        CHECK(conv.at("samples") == n);
-        CHECK(conv.at("kernels") == n * o.kernels);
-        CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
-        if (t == 0.0f && !strict) CHECK(conv.at("activity") == 1.0);
-        if (t == 1.0f) CHECK(conv.at("activity") == 0.0);
-        // The gate's 1x1 (8 x 6 per sample), then 6 channels x 3x3 x 7x7 pixels per kernel on.
-        const int64_t on = conv.at("kernels_on");
-        CHECK(on == std::llround(mask_mean(r.mask) * double(n * o.kernels)));
-        CHECK(conv.at("effective_macs") == n * 8 * 6 + on * 6 * 9 * 49);
-        // The consumer conv2 (5 kernels, 3x3 over 3x3 pixels) runs the input channels that are not all zero.
-        const nlohmann::json& conv2 = gate_entry(r.report, "conv2");
-        CHECK(conv2.at("skips_off_channels") == true);
-        CHECK(conv2.at("effective_macs") == nonzero_planes(r.all.at("pool")) * 5 * 9 * 9);
-        if (t == 1.0f) CHECK(conv2.at("effective_macs") == 0);
+        for (const char* texel : {"on", "off"}) {
+          GatedGraphOptions o;
+          o.pool_first = pool_first;
+          o.strict = strict;
+          o.threshold = t;
+          INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t << " conv_texel "
+                             << texel);
+          const int64_t n = 6;
+          const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5),
+                                     std::string("{\"conv_texel\": \"") + texel + "\"}");
+          CHECK(r.diff <= 1e-4 * r.scale);
+          const nlohmann::json& conv = gate_entry(r.report, "conv1");
+          CHECK(conv.at("gated") == true);
+          CHECK(conv.at("samples") == n);
+          CHECK(conv.at("kernels") == n * o.kernels);
+          CHECK(conv.at("activity").get<double>() == Approx(mask_mean(r.mask)));
+          if (t == 0.0f && !strict) CHECK(conv.at("activity") == 1.0);
+          if (t == 1.0f) CHECK(conv.at("activity") == 0.0);
+          // The gate's 1x1 (8 x 6 per sample), then 6 channels x 3x3 x 7x7 pixels per kernel on.
+          const int64_t on = conv.at("kernels_on");
+          CHECK(on == std::llround(mask_mean(r.mask) * double(n * o.kernels)));
+          CHECK(conv.at("effective_macs") == n * 8 * 6 + on * 6 * 9 * 49);
+          // The consumer conv2 (5 kernels, 3x3 over 3x3 pixels) runs the input channels that are not all
+          // zero.
+          const nlohmann::json& conv2 = gate_entry(r.report, "conv2");
+          CHECK(conv2.at("skips_off_channels") == true);
+          CHECK(conv2.at("effective_macs") == nonzero_planes(r.all.at("pool")) * 5 * 9 * 9);
+          if (t == 1.0f) CHECK(conv2.at("effective_macs") == 0);
+        }
       }
+    }
+  }
+}
+
+// A gated 1x1 conv on texel operands: input by quads of pixels (8 x 8 planes,
+// C a multiple of 4) and by pixel (7 x 7), with 8 and with 4 kernels per invocation.
+TEST_CASE("vulkan gated: gated 1x1 convs on texel operands", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  for (int64_t size : {8, 7}) {
+    for (int64_t kernels : {12, 6}) {
+      GatedGraphOptions o;
+      o.kernel = 1;
+      o.channels = 8;
+      o.size = size;
+      o.kernels = o.gate_channels = kernels;
+      INFO("size " << size << " kernels " << kernels);
+      const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 23), "{\"conv_texel\": \"on\"}");
+      CHECK(r.diff <= 1e-4 * r.scale);
+      CHECK(masks_differ(r.mask));
+      CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
     }
   }
 }
@@ -278,7 +305,7 @@ TEST_CASE("vulkan gated: gated convs and consumers split their reduction", "[vul
       o.pool_first = pool_first;
       INFO("threshold " << t << " pool_first " << pool_first);
       const frugal::Graph g = gated_graph(o);
-      const std::string split = "{\"min_groups\": 100000}";
+      const std::string split = "{\"min_groups\": 100000, \"conv_texel\": \"off\"}";  // conv.comp splits
       vk_test::Executor ex(g, split);
       REQUIRE(ex.ok());
       const nlohmann::json d = ex.describe();

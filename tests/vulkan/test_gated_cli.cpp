@@ -1,7 +1,9 @@
 // Gated zoo networks end to end on Vulkan through the CLI (docs/GATING.md):
 // `frugal run zoo:NAME@gate0.5 --executor vulkan` gives the CPU executor's
 // output (which agrees with ONNX Runtime, docs/GATING.md) and the same
-// per-layer activities and effective MACs, with the validation layer silent.
+// per-layer activities and effective MACs, with the validation layer silent;
+// with texel operands (gated convs, gated consumers with their active weights
+// gathered, consumers reading listed channels) and without (conv.comp).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -14,41 +16,54 @@
 #include "tensor/npy.h"
 #include "vk_test_util.h"
 
+namespace {
+
+// The gates' entries of two run reports: the same layers, switches and effective MACs.
+void check_gates_agree(const nlohmann::json& cpu, const nlohmann::json& vk) {
+  REQUIRE(cpu.size() == vk.size());
+  REQUIRE(!cpu.empty());
+  for (size_t k = 0; k < cpu.size(); ++k) {
+    INFO("layer " << cpu[k]["layer"]);
+    CHECK(vk[k]["layer"] == cpu[k]["layer"]);
+    CHECK(vk[k]["skips_off_channels"] == cpu[k]["skips_off_channels"]);
+    if (cpu[k]["gated"] == true) CHECK(vk[k]["kernels_on"] == cpu[k]["kernels_on"]);
+    if (cpu[k]["effective_macs"] != cpu[k]["dense_macs"] || vk[k]["effective_macs"] != vk[k]["dense_macs"])
+      CHECK(vk[k]["effective_macs"] == cpu[k]["effective_macs"]);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("vulkan gated: gated zoo networks through frugal run equal the cpu executor",
           "[vulkan][gating][cli]") {
   VK_REQUIRE_DEVICE();
   for (const char* model : {"zoo:toy_tiny@gate0.5", "zoo:squeezenet1_1@gate0.5"}) {
     INFO(model);
-    nlohmann::json reports[2];
-    frugal::Tensor outs[2];
-    const char* executors[2] = {"cpu", "vulkan"};
-    for (int e = 0; e < 2; ++e) {
-      const std::string y = scratch_file(std::string("gated_") + executors[e] + ".npy", "");
+    nlohmann::json reports[3];
+    frugal::Tensor outs[3];
+    const char* executors[3] = {"cpu", "vulkan", "vulkan"};
+    const char* envs[3] = {"", "FRUGAL_VULKAN_CONV_TEXEL=on", "FRUGAL_VULKAN_CONV_TEXEL=off"};
+    for (int e = 0; e < 3; ++e) {
+      const std::string y = scratch_file(std::string("gated_") + std::to_string(e) + ".npy", "");
       const FrugalRun r = run_frugal(std::string("run ") + model + " --executor " + executors[e] +
-                                     " --batch 2 --repeat 1 --quiet --json -o " + sh_quote(y));
+                                         " --batch 2 --repeat 1 --quiet --json -o " + sh_quote(y),
+                                     envs[e]);
       REQUIRE(r.code == 0);
       reports[e] = nlohmann::json::parse(r.output)["report"];
       outs[e] = frugal::load_npy(y);
       std::remove(y.c_str());
     }
-    CHECK(reports[1]["validation_errors"] == 0);
-    REQUIRE(outs[0].dims == outs[1].dims);
-    double diff = 0, scale = 1e-6;
-    for (size_t i = 0; i < outs[0].data.size(); ++i) {
-      diff = std::max(diff, double(std::fabs(outs[0].data[i] - outs[1].data[i])));
-      scale = std::max(scale, double(std::fabs(outs[0].data[i])));
-    }
-    CHECK(diff <= 1e-4 * scale);
-    const nlohmann::json &cpu = reports[0]["gates"], &vk = reports[1]["gates"];
-    REQUIRE(cpu.size() == vk.size());
-    REQUIRE(!cpu.empty());
-    for (size_t k = 0; k < cpu.size(); ++k) {
-      INFO("layer " << cpu[k]["layer"]);
-      CHECK(vk[k]["layer"] == cpu[k]["layer"]);
-      CHECK(vk[k]["skips_off_channels"] == cpu[k]["skips_off_channels"]);
-      if (cpu[k]["gated"] == true) CHECK(vk[k]["kernels_on"] == cpu[k]["kernels_on"]);
-      if (cpu[k]["effective_macs"] != cpu[k]["dense_macs"] || vk[k]["effective_macs"] != vk[k]["dense_macs"])
-        CHECK(vk[k]["effective_macs"] == cpu[k]["effective_macs"]);
+    for (int e = 1; e < 3; ++e) {
+      INFO(envs[e]);
+      CHECK(reports[e]["validation_errors"] == 0);
+      REQUIRE(outs[0].dims == outs[e].dims);
+      double diff = 0, scale = 1e-6;
+      for (size_t i = 0; i < outs[0].data.size(); ++i) {
+        diff = std::max(diff, double(std::fabs(outs[0].data[i] - outs[e].data[i])));
+        scale = std::max(scale, double(std::fabs(outs[0].data[i])));
+      }
+      CHECK(diff <= 1e-4 * scale);
+      check_gates_agree(reports[0]["gates"], reports[e]["gates"]);
     }
   }
 }

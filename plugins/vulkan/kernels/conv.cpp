@@ -28,7 +28,12 @@
 // dwconv_texel.spv. Float32 kernels only, and only where the grid and the
 // texel views fit the device's limits. Where a 1x1 or depthwise call cannot
 // (an input read by quads not at a multiple of 16 bytes in the arena, gates
-// set by set_gates) it runs on its usual shader.
+// set by set_gates) it runs on its usual shader. A model's gated conv runs
+// there too (texel_gated_: its kernels as rows [M][C*kh*kw rounded up to 4],
+// the active ones from the list; when it is also a gate consumer, per sample
+// its active pairs' weights gathered k-major first, gate_weights.comp), and
+// so does a gate consumer that is not gated (texel_consumer_: k-major
+// kernels, the channel list read).
 //
 // Split-K: a GEMM-shaped conv (or a Winograd conv's products) whose
 // dispatch has fewer work groups than the device needs to be busy
@@ -99,10 +104,16 @@ class ConvKernel : public Kernel {
   // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
     if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) * 4;
-    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
+    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n)) + gathered_words()) * 4;
+  }
+  // A gated consumer on texels: one sample's gathered weights (and 16 bytes to align them).
+  int64_t gathered_words() const {
+    return texel_gated_ && skip_in_ ? C_ * win_.kh * win_.kw * list_len_ + 4 : 0;
   }
   uint32_t reduction_split() const override { return split_; }
-  bool texel_operands() const override { return texel_ || texel_wino_ || texel_direct_ || dw_texel_; }
+  bool texel_operands() const override {
+    return texel_ || texel_wino_ || texel_direct_ || dw_texel_ || texel_gated_ || texel_consumer_;
+  }
   bool skips_off_channels() const override { return skip_in_; }
   int64_t skip_pairs() const override { return M_ * C_; }
 
@@ -114,7 +125,7 @@ class ConvKernel : public Kernel {
       throw Error(label_ +
                   " runs as a Winograd conv, which cannot be gated; create the executor with "
                   "{\"winograd\": \"off\"} to set its gates");
-    if (g && texel_direct_)
+    if (g && (texel_direct_ || texel_gated_ || texel_consumer_))
       throw Error(label_ +
                   " reads its operands as texels, with its kernels k-major, and cannot be gated; create the "
                   "executor with {\"conv_texel\": \"off\"} to set its gates");
@@ -128,6 +139,11 @@ class ConvKernel : public Kernel {
     wg_ = p.workgroup_1d;
     texel_ = p.texel && texel_fits(p.tiles);
     texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
+    texel_gated_ =
+        p.texel && gate_ &&
+        texel_base_fits(p.tiles, skip_in_ ? C_ * win_.kh * win_.kw * ((M_ + 7) / 8 * 8) : M_ * texel_row());
+    texel_consumer_ =
+        p.texel && skip_in_ && !gate_ && texel_base_fits(p.tiles, C_ * win_.kh * win_.kw * wino_mp());
     dw_texel_ = p.texel && depthwise_ && texel_views_fit(p.tiles, M_ * win_.kh * win_.kw);
     pack_kernels(p);
     weights_ = std::vector<float>();  // the device holds them now
@@ -142,6 +158,7 @@ class ConvKernel : public Kernel {
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
       kpt_ = 4 * int64_t(ny_ * tmq_);
     }
+    if (texel_gated_) kpt_ = texel_tm();  // a list tile is one invocation's kernels
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
@@ -149,13 +166,15 @@ class ConvKernel : public Kernel {
     const int64_t per_group = gemm_ ? 4 * int64_t(nx_ * tpq_) : int64_t(wg_);  // output pixels per work group
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
+    if (texel_gated_) groups_x_ = uint32_t(texel_groups(win_.Ho * win_.Wo, true));
     if (wino_r_ > 0)
       split_ = choose_split(int64_t(wino_groups(0)) * wino_groups(1) * wino_p(), C_, p.tiles.min_groups);
     else if (gemm_)  // gated convs and gate consumers too (their split sum writes 0 for switched-off kernels)
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
-    if (texel_ || texel_direct_) split_ = 1;  // a texel 1x1 conv's fallback (conv.comp) runs whole too
+    if (texel_ || texel_direct_ || texel_gated_ || texel_consumer_)
+      split_ = 1;  // a texel 1x1 conv's fallback (conv.comp) runs whole too
     texel_wino_ =
         p.texel && wino_r_ > 0 && !f16_ && split_ == 1 &&
         uint64_t(wino_p() * C_ * std::max(wino_ts_, wino_mp())) <= 4 * (uint64_t(p.tiles.max_texels) - 4);
@@ -176,7 +195,10 @@ class ConvKernel : public Kernel {
   // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
   // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
-    std::vector<float> v = wino_r_ > 0 ? winograd_weights() : texel_direct_ ? k_major() : std::move(weights_);
+    std::vector<float> v = wino_r_ > 0                        ? winograd_weights()
+                           : texel_direct_ || texel_consumer_ ? k_major()
+                           : texel_gated_ && !skip_in_        ? padded_rows()
+                                                              : std::move(weights_);
     if (!f16_) {
       p.add_floats(v);
       return;
@@ -194,7 +216,7 @@ class ConvKernel : public Kernel {
     dense_ = shaders.dense_conv && !gate_;  // a model's gate needs the indirect path
     if (wino_r_ > 0) {
       create_winograd_pipelines(d, shaders);
-    } else if (texel_ || texel_direct_) {
+    } else if (texel_ || texel_direct_ || texel_gated_ || texel_consumer_) {
       shaders_ = shaders;  // for conv.comp, made when a 1x1 call cannot run on texels
       create_texel_pipeline(d, shaders);
     } else if (gemm_) {
@@ -210,16 +232,21 @@ class ConvKernel : public Kernel {
   // gate's consumer, float32 kernels, C a multiple of 4. Its input is read by
   // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
   // by pixel (an R32F view).
-  bool texel_fits(const TileLimits& lim) const {
+  bool texel_fits(const TileLimits& lim) const { return texel_gemm_fits(lim, M_ * C_) && texel_fits_shape(); }
+  bool texel_fits_shape() const {
     const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
                           win_.Wo == (win_.W - 1) / win_.sw + 1;
-    return texel_gemm_fits(lim, M_ * C_) && win_.kh == 1 && win_.kw == 1 && unpadded && C_ % 4 == 0;
+    return win_.kh == 1 && win_.kw == 1 && unpadded && C_ % 4 == 0;
   }
   // Both forms: an ungated one-group conv, not Winograd, not a gate's consumer,
   // float32 kernels, its grid and texel views within the device's limits.
   bool texel_gemm_fits(const TileLimits& lim, int64_t kernel_floats) const {
-    return gemm_ && !gate_ && !skip_in_ && wino_r_ == 0 && !f16_ &&
-           texel_groups(win_.Ho * win_.Wo) <= lim.max_groups_x && texel_views_fit(lim, kernel_floats);
+    return !gate_ && !skip_in_ && texel_base_fits(lim, kernel_floats);
+  }
+  // A one-group conv, not Winograd, float32 kernels, its grid and texel views within the device's limits.
+  bool texel_base_fits(const TileLimits& lim, int64_t kernel_floats) const {
+    return gemm_ && wino_r_ == 0 && !f16_ && texel_groups(win_.Ho * win_.Wo) <= lim.max_groups_x &&
+           texel_views_fit(lim, kernel_floats);
   }
   // One sample's input (R32F: 4 bytes a texel, the smaller limit) and the
   // kernels fit a texel view of this device (maxTexelBufferElements, as low as 65536).
@@ -233,6 +260,17 @@ class ConvKernel : public Kernel {
   bool texel_direct_fits(const TileLimits& lim) const {
     return texel_gemm_fits(lim, C_ * win_.kh * win_.kw * wino_mp());
   }
+  // A gated texel conv's kernel rows: C*kh*kw rounded up to 4 floats (zeros after).
+  int64_t texel_row() const { return (C_ * win_.kh * win_.kw + 3) / 4 * 4; }
+  std::vector<float> padded_rows() const {
+    const int64_t K = C_ * win_.kh * win_.kw, R = texel_row();
+    std::vector<float> v(size_t(M_ * R), 0.0f);
+    for (int64_t m = 0; m < M_; ++m) std::copy_n(weights_.begin() + m * K, K, v.begin() + m * R);
+    return v;
+  }
+  // A gated 1x1 conv without padding (C a multiple of 4) reads its rows by 4
+  // channels, its input by quads where it can; any other by k with its taps.
+  bool texel_gated_1x1() const { return texel_fits_shape(); }
   std::vector<float> k_major() const {
     const int64_t K = C_ * win_.kh * win_.kw, MP = wino_mp();
     std::vector<float> v(size_t(K * MP), 0.0f);
@@ -245,29 +283,44 @@ class ConvKernel : public Kernel {
   // (docs/VULKAN.md, "Texel operands").
   uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
   static constexpr uint32_t kTexelQuads = 2;
-  // Work groups of a conv_texel.comp dispatch over `pixels` per sample (or weight set).
-  uint64_t texel_groups(int64_t pixels) const {
-    const int64_t blocks =
-        (((pixels + 3) / 4 + kTexelQuads - 1) / kTexelQuads) * ((M_ + texel_tm() - 1) / texel_tm());
+  // Work groups of a conv_texel.comp dispatch over `pixels` per sample (or
+  // weight set); pixels_only: a gated conv's x (its kernel tiles are y).
+  uint64_t texel_groups(int64_t pixels, bool pixels_only = false) const {
+    const int64_t kernel_blocks = pixels_only ? 1 : (M_ + texel_tm() - 1) / texel_tm();
+    const int64_t blocks = (((pixels + 3) / 4 + kTexelQuads - 1) / kTexelQuads) * kernel_blocks;
     return uint64_t((blocks + wg_ - 1) / wg_);
   }
 
+  // texel_pipeline_: the layer's form; texel_scalar_pipeline_: a gated 1x1
+  // conv's with its input by pixel (for calls whose input is not at a multiple of 16 bytes).
   void create_texel_pipeline(Device& d, const ShaderSet& shaders) {
+    const bool gathered = texel_gated_ && skip_in_,
+               gated_rows = texel_gated_ && !gathered && !texel_gated_1x1();
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.Ho * win_.Wo)).set(5, uint32_t(M_));
     sc.set(6, texel_tm()).set(7, kTexelQuads).set(8, texel_by_quads() ? 0u : 1u);
     sc.set(9, uint32_t(win_.H)).set(10, uint32_t(win_.W)).set(11, uint32_t(win_.Wo));
     sc.set(12, uint32_t(win_.sh)).set(13, uint32_t(win_.sw));
-    if (texel_direct_) {  // k-major kernels, the input by pixel through the taps
-      sc.set(8, 1).set(14, 1).set(16, uint32_t(win_.kh)).set(17, uint32_t(win_.kw));
+    if (texel_direct_ || texel_consumer_ || gated_rows || gathered) {  // the input by pixel through the taps
+      sc.set(8, 1).set(14, gated_rows ? 0u : 1u).set(16, uint32_t(win_.kh)).set(17, uint32_t(win_.kw));
       sc.set(18, uint32_t(win_.dh))
           .set(19, uint32_t(win_.dw))
           .set_int(20, int32_t(win_.pt))
           .set_int(21, int32_t(win_.pl));
     }
+    sc.set(22, texel_gated_ ? 1u : 0u).set(23, texel_consumer_ || gathered ? 1u : 0u);
+    sc.set(24, gated_rows ? 1u : 0u).set(25, gathered ? uint32_t(list_len_ / 4) : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
     texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
+    if (texel_gated_ && !gathered && texel_gated_1x1() && texel_by_quads())
+      texel_scalar_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc.set(8, 1));
+    if (gathered) {
+      SpecConstants gs;
+      gs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(win_.kh * win_.kw));
+      gs.set(5, uint32_t(M_)).set(6, uint32_t(list_len_));
+      gather_pipeline_ = d.pipeline(shaders.path("gate_weights"), gs);
+    }
   }
 
   // A 1x1 call runs on texels unless a set_gates caller gates it or its input
@@ -283,13 +336,14 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const bool scalar = texel_direct_ || depthwise_ || !texel_by_quads();
+    const bool scalar = texel_direct_ || texel_consumer_ || depthwise_ || !texel_by_quads();
     const uint64_t view = r.device().max_texel_bytes(scalar) - r.device().texel_alignment();
     const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
                                         std::max<uint64_t>(1, view / in_sample));
-    const int64_t kernel_floats = texel_direct_ ? C_ * win_.kh * win_.kw * wino_mp()
-                                  : depthwise_  ? M_ * win_.kh * win_.kw
-                                                : M_ * C_;
+    const int64_t kernel_floats = texel_direct_ || texel_consumer_ ? C_ * win_.kh * win_.kw * wino_mp()
+                                  : depthwise_                     ? M_ * win_.kh * win_.kw
+                                                                   : M_ * C_;
+    const Region lists = texel_consumer_ ? record_input_lists(r, io, g, nullptr) : Region{};
     for (int64_t s0 = 0; s0 < n; s0 += g) {
       const int64_t k = std::min(g, n - s0);
       Bindings b;
@@ -299,6 +353,7 @@ class ConvKernel : public Kernel {
       b.scalar[1] = depthwise_;
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;  // the epilogue's tables
+      if (texel_consumer_) b.slot[kY] = lists.sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
       PushConstants pc;
       pc.n = uint32_t(k);
       r.bind(texel_pipeline_, b, pc, label_);
@@ -308,12 +363,91 @@ class ConvKernel : public Kernel {
         continue;
       }
       r.note(std::string("texel operands") +
-             (texel_direct_      ? " (direct)"
+             (texel_consumer_    ? " (direct, listed input channels)"
+              : texel_direct_    ? " (direct)"
               : texel_by_quads() ? ""
                                  : " (input by pixel)") +
              ", " + std::to_string(texel_tm()) + " kernels x " + std::to_string(4 * kTexelQuads) +
              " pixels per invocation");
       r.dispatch(uint32_t(texel_groups(win_.Ho * win_.Wo)), 1, uint32_t(k));
+    }
+  }
+
+  // A model's gated conv on conv_texel.comp: the gate (pool, switches; a
+  // consumer's list is every channel, as it reads them all), the active lists
+  // and indirect arguments, the output zeroed, then one dispatch per sample
+  // over its active kernels' tiles.
+  void record_texel_gated(Recorder& r, const LayerIO& io) const {
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const int64_t n = count(io);
+    const bool quads = texel_gated_1x1() && texel_by_quads() && io.in[0].offset % 16 == 0;
+    const uint64_t view = r.device().max_texel_bytes(!quads) - r.device().texel_alignment();
+    const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
+                                        std::max<uint64_t>(1, view / in_sample));
+    const Gating gating = record_model_gate(r, io, g);
+    if (skip_in_) return record_texel_gathered(r, io, gating, record_input_lists(r, io, g, &gating));
+    record_gate_lists(r, io, gating, n, 1);
+    const VkPipeline pipeline =
+        quads || texel_scalar_pipeline_ == VK_NULL_HANDLE ? texel_pipeline_ : texel_scalar_pipeline_;
+    for (int64_t s0 = 0; s0 < n; s0 += g) {
+      const int64_t k = std::min(g, n - s0);
+      Bindings b;
+      b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
+      b.scalar[0] = !quads;
+      b.texel[1] = io.weights.sub(0, uint64_t(M_ * texel_row()) * 4);
+      b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
+      b.slot[kW] = io.weights;  // the epilogue's tables
+      b.slot[kU] = gating.indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
+      PushConstants pc;
+      pc.n = uint32_t(k);
+      r.bind(pipeline, b, pc, label_);
+      const uint32_t list0 = pc.u_off;
+      for (int64_t s = 0; s < k; ++s) {
+        pc.s = uint32_t(s);
+        pc.u_off = list0 + uint32_t(s * list_len_);
+        r.push(pc);
+        r.note(std::string("texel operands, gated") + (quads ? "" : ", input by pixel") + ", " +
+               std::to_string(texel_tm()) + " active kernels x " + std::to_string(4 * kTexelQuads) +
+               " pixels per invocation");
+        r.dispatch_indirect(gating.args.buffer, gating.args.offset + uint64_t(s0 + s) * 12);
+      }
+    }
+  }
+
+  // A gated consumer, per sample: its active pairs' weights gathered into the
+  // workspace, then the conv over its listed channels and active kernels.
+  void record_texel_gathered(Recorder& r, const LayerIO& io, const Gating& gating,
+                             const Region& lists) const {
+    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
+                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
+    const int64_t n = count(io), taps = win_.kh * win_.kw;
+    record_gate_lists(r, io, gating, n, 1);
+    const uint64_t at = io.ws.bytes - uint64_t(gathered_words()) * 4,
+                   skew = (16 - (io.ws.offset + at) % 16) % 16;
+    const Region gathered = io.ws.sub(at + skew, uint64_t(C_ * taps * list_len_) * 4);
+    for (int64_t s = 0; s < n; ++s) {
+      if (s > 0) r.barrier();  // the previous sample's conv has read the gathered weights
+      Bindings b;
+      b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
+      b.slot[kU] = gating.indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
+      b.slot[kW] = io.weights;
+      b.slot[kO] = gathered;
+      PushConstants pc;
+      pc.n = 1;
+      r.bind(gather_pipeline_, b, pc, label_ + " (gather active weights)");
+      r.dispatch_flat(uint64_t(C_ * taps * list_len_), wg_);
+      r.barrier();
+      b.slot[kO] = io.out.sub(uint64_t(s) * out_sample, out_sample);
+      b.texel[0] = io.in[0].sub(uint64_t(s) * in_sample, in_sample);
+      b.scalar[0] = true;
+      b.texel[1] = gathered;
+      pc = PushConstants{};
+      pc.n = 1;
+      r.bind(texel_pipeline_, b, pc, label_);
+      r.note("texel operands, gated, listed input channels, " + std::to_string(texel_tm()) +
+             " active kernels x " + std::to_string(4 * kTexelQuads) + " pixels per invocation");
+      r.dispatch_indirect(gating.args.buffer, gating.args.offset + uint64_t(s) * 12);
     }
   }
 
@@ -383,6 +517,8 @@ class ConvKernel : public Kernel {
 
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
+    if (texel_gated_) return record_texel_gated(r, io);
+    if (texel_consumer_) return record_texel(r, io);
     if (texel_direct_ || (texel_ && texel_runs(io)) || (dw_texel_ && !gating_)) return record_texel(r, io);
     if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
@@ -861,9 +997,13 @@ class ConvKernel : public Kernel {
   bool dense_ = false;
   mutable VkPipeline pipeline_ = VK_NULL_HANDLE;  // a texel conv's made on first need
   VkPipeline gate_pipeline_ = VK_NULL_HANDLE;
-  bool texel_ = false;         // conv_texel.comp, a 1x1 conv ([M][C] rows)
-  bool texel_direct_ = false;  // conv_texel.comp, any other (k-major kernels)
-  bool dw_texel_ = false;      // a depthwise conv on dwconv_texel.spv
+  bool texel_ = false;           // conv_texel.comp, a 1x1 conv ([M][C] rows)
+  bool texel_direct_ = false;    // conv_texel.comp, any other (k-major kernels)
+  bool texel_gated_ = false;     // conv_texel.comp, a model's gated conv (kernel rows, active ones listed)
+  bool texel_consumer_ = false;  // conv_texel.comp, an ungated gate consumer (k-major, channels listed)
+  VkPipeline texel_scalar_pipeline_ = VK_NULL_HANDLE;
+  VkPipeline gather_pipeline_ = VK_NULL_HANDLE;  // a gated consumer's (gate_weights.comp)
+  bool dw_texel_ = false;                        // a depthwise conv on dwconv_texel.spv
   VkPipeline texel_pipeline_ = VK_NULL_HANDLE;
   ShaderSet shaders_;  // a texel conv's, for its conv.comp pipeline
   const Gating* gating_ = nullptr;
