@@ -89,14 +89,15 @@ void main() {
   if (GATED != 0u ? id >= PIXEL_BLOCKS : id >= PIXEL_BLOCKS * KERNEL_BLOCKS) return;
   const uint q0 = (GATED != 0u ? id : id % PIXEL_BLOCKS) * TQ;
   const uint m0 = (GATED != 0u ? gl_WorkGroupID.y : id / PIXEL_BLOCKS) * TM;  // GATED: list slots
-  const uint sample_index = GATED != 0u ? pc.s : gl_WorkGroupID.z;
+  // GATED with WSETS > 1 (a gated Winograd conv's products): z is the weight set, as ungated.
+  const uint sample_index = GATED != 0u && WSETS == 1u ? pc.s : gl_WorkGroupID.z;
   // Kernel j's index (GATED: from the list; M: none, as rows past the end); rows
   // and quads past the end read the last one (no bounds test in the loop), their sums are not stored.
   uint mj[TM];
   [[unroll]] for (uint j = 0; j < TM; ++j) mj[j] = GATED != 0u ? u[pc.u_off + m0 + j] : min(m0 + j, M);
   int wrow[TM], xq[TQ], xo[4u * TQ];
   [[unroll]] for (uint j = 0; j < TM; ++j)
-    wrow[j] = int(pc.tw_off + min(mj[j], M - 1u) * (GATED != 0u ? KR4 : C / 4u));
+    wrow[j] = int(pc.tw_off + ((sample_index % WSETS) * M + min(mj[j], M - 1u)) * (GATED != 0u ? KR4 : C / 4u));
   const int xbase = int(pc.tx_off + sample_index * C * (XSCALAR != 0u ? PLANE : QUADS));
   [[unroll]] for (uint q = 0; q < TQ; ++q) xq[q] = xbase + int(min(q0 + q, QUADS - 1u));
   [[unroll]] for (uint e = 0; e < 4u * TQ; ++e) {
@@ -106,7 +107,11 @@ void main() {
   vec4 acc[TM * TQ];  // [kernel j][quad q]
   [[unroll]] for (uint i = 0; i < TM * TQ; ++i) acc[i] = vec4(0.0);
   const int wkm = int(pc.tw_off + (sample_index % WSETS) * C * MQ);  // WKM: this set's [C][MQ] texels
-  for (uint c = 0; c < C && WKM != 0u && XSCALAR == 0u; ++c) {
+  // CHLIST: this sample's channels (with WSETS > 1, a Winograd conv's products, the one sample bound).
+  const uint list = pc.y_off + (WSETS > 1u ? 0u : sample_index) * (C + 1u);
+  const uint channels = CHLIST != 0u ? uint(y[list]) : C;
+  for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR == 0u; ++ci) {
+    const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
     [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
@@ -121,8 +126,6 @@ void main() {
     ih0[e] = int((p / WO) * SH) - PT;
     iw0[e] = int((p % WO) * SW) - PL;
   }
-  const uint list = pc.y_off + sample_index * (C + 1u);  // CHLIST: this sample's channels
-  const uint channels = CHLIST != 0u ? uint(y[list]) : C;
   for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR != 0u; ++ci) {
     const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     const int row = xbase + int(c * PLANE);

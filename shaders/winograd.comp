@@ -20,7 +20,10 @@
 // V[s][p][c][t] for each p. Otherwise (output): one invocation per (sample,
 // kernel m, tile t): reads Y[s][p][m][t] for each p (the sum of pc.p0 slices
 // Y[s][p][slice][m][t] when the products' reduction was split), writes the tile's output
-// pixels that lie inside the output, each through the epilogue.
+// pixels that lie inside the output, each through the epilogue. pc.p1 = 1 (a
+// gated conv, whose products ran only for its switched-on kernels): the
+// switches, 1.0 or 0.0 per kernel, at y[pc.y_off + sample * C + m]; a
+// switched-off kernel's outputs are 0.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;   // INPUT: input channels; else kernels (M)
@@ -95,19 +98,20 @@ void main() {
       o[ob + (a * N + b) * C * ROW] = v;  // V[s][p][c][t]
     }
 #else
-  float y[N * N];
+  const bool off = pc.p1 == 1u && !(y[pc.y_off + sc] > 0.5);
+  float yp[N * N];
   const uint ks = max(pc.p0, 1u);  // the products' reduction slices (split-K), summed here
   const uint yb = pc.x_off + (s * P * ks * C + c) * ROW + t;
   [[unroll]] for (uint p = 0; p < P; ++p) {
     float v = 0.0;
-    for (uint j = 0; j < ks; ++j) v += x[yb + (p * ks + j) * C * ROW];  // Y[s][p][slice][m][t]
-    y[p] = v;
+    for (uint j = 0; j < ks && !off; ++j) v += x[yb + (p * ks + j) * C * ROW];  // Y[s][p][slice][m][t]
+    yp[p] = v;
   }
   float e[R * N];                                          // A^T y
   [[unroll]] for (uint a = 0; a < R; ++a)
     [[unroll]] for (uint b = 0; b < N; ++b) {
       float v = 0.0;
-      [[unroll]] for (uint k = 0; k < N; ++k) v += AT[a * N + k] * y[k * N + b];
+      [[unroll]] for (uint k = 0; k < N; ++k) v += AT[a * N + k] * yp[k * N + b];
       e[a * N + b] = v;
     }
   const uint ob = pc.o_off + sc * H * W;
@@ -119,7 +123,7 @@ void main() {
       if (ow >= W) break;
       float v = 0.0;
       [[unroll]] for (uint k = 0; k < N; ++k) v += e[a * N + k] * AT[b * N + k];
-      o[ob + oh * W + ow] = epilogue(v, c);
+      o[ob + oh * W + ow] = off ? 0.0 : epilogue(v, c);
     }
   }
 #endif

@@ -158,6 +158,34 @@ TEST_CASE("vulkan gated: gated 1x1 convs on texel operands", "[vulkan][gating]")
   }
 }
 
+// Winograd forced (texel operands on): the gated conv's products over its
+// active kernels' rows of U, its switched-off kernels written as 0 by the
+// output transform; the consumer's products over its listed channels.
+TEST_CASE("vulkan gated: gated convs and consumers as Winograd convs on texel operands", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  GatedGraphOptions o;
+  o.channels = 8;
+  o.size = 8;
+  for (const char* wino : {"f23", "f43"}) {
+    for (float t : {0.0f, 0.5f, 1.0f}) {
+      o.threshold = t;
+      INFO("winograd " << wino << " threshold " << t);
+      const std::string options = std::string("{\"conv_texel\": \"on\", \"winograd\": \"") + wino + "\"}";
+      const int64_t n = 5, P = wino == std::string("f23") ? 16 : 36, TS = wino == std::string("f23") ? 16 : 4;
+      vk_test::Executor ex(gated_graph(o), options);
+      REQUIRE(ex.ok());
+      CHECK(ex.layer_bytes(0, int(n)).ws_bytes >= uint64_t(P * (o.channels + o.kernels) * TS * 4));
+      const Outcome r = run_both(gated_graph(o), gate_input(o, n, 29), options);
+      CHECK(r.diff <= 1e-4 * r.scale);
+      if (t == 0.5f) CHECK(masks_differ(r.mask));
+      CHECK(gate_entry(r.report, "conv1").at("activity").get<double>() == Approx(mask_mean(r.mask)));
+      // The consumer: 5 kernels, 3x3 over 4x4 pixels, for the input channels that are not all zero.
+      CHECK(gate_entry(r.report, "conv2").at("effective_macs") ==
+            nonzero_planes(r.all.at("pool")) * 5 * 9 * 16);
+    }
+  }
+}
+
 TEST_CASE("vulkan gated: per-sample masks differ inside a batch", "[vulkan][gating]") {
   VK_REQUIRE_DEVICE();
   GatedGraphOptions o;

@@ -103,7 +103,7 @@ class ConvKernel : public Kernel {
   // [P][M][T] (samples run one after the other through the same space).
   // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
-    if (wino_r_ > 0) return uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) * 4;
+    if (wino_r_ > 0) return (uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) + wino_gate_words(n)) * 4;
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n)) + gathered_words()) * 4;
   }
   // A gated consumer on texels: one sample's gathered weights (and 16 bytes to align them).
@@ -134,9 +134,12 @@ class ConvKernel : public Kernel {
 
   void pack(WeightPacker& p) override {
     p.begin_block();
-    wino_r_ = choose_winograd(p.winograd);
-    f16_ = p.storage == WeightStorage::F16 && gemm_;
     wg_ = p.workgroup_1d;
+    // A gated conv or a gate consumer (not both) takes Winograd only with texel products.
+    const bool wino_gate_ok = p.texel && p.storage == WeightStorage::F32 && !(gate_ && skip_in_);
+    wino_r_ = choose_winograd(p.winograd, wino_gate_ok);
+    if (wino_r_ > 0 && (gate_ || skip_in_) && !wino_gated_fits(p.tiles)) wino_r_ = 0;
+    f16_ = p.storage == WeightStorage::F16 && gemm_;
     texel_ = p.texel && texel_fits(p.tiles);
     texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
     texel_gated_ =
@@ -158,7 +161,7 @@ class ConvKernel : public Kernel {
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
       kpt_ = 4 * int64_t(ny_ * tmq_);
     }
-    if (texel_gated_) kpt_ = texel_tm();  // a list tile is one invocation's kernels
+    if (texel_gated_ || wino_gated()) kpt_ = texel_tm();  // a list tile is one invocation's kernels
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
@@ -167,7 +170,10 @@ class ConvKernel : public Kernel {
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
     if (texel_gated_) groups_x_ = uint32_t(texel_groups(win_.Ho * win_.Wo, true));
-    if (wino_r_ > 0)
+    if (wino_gated()) groups_x_ = uint32_t(texel_groups(wino_ts_, true));  // its products' x
+    if (wino_r_ > 0 && (gate_ || skip_in_))
+      split_ = 1;
+    else if (wino_r_ > 0)
       split_ = choose_split(int64_t(wino_groups(0)) * wino_groups(1) * wino_p(), C_, p.tiles.min_groups);
     else if (gemm_)  // gated convs and gate consumers too (their split sum writes 0 for switched-off kernels)
       split_ =
@@ -195,7 +201,8 @@ class ConvKernel : public Kernel {
   // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
   // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
-    std::vector<float> v = wino_r_ > 0                        ? winograd_weights()
+    std::vector<float> v = wino_gated()                       ? wino_rows(winograd_weights())
+                           : wino_r_ > 0                      ? winograd_weights()
                            : texel_direct_ || texel_consumer_ ? k_major()
                            : texel_gated_ && !skip_in_        ? padded_rows()
                                                               : std::move(weights_);
@@ -732,10 +739,39 @@ class ConvKernel : public Kernel {
                      : uint32_t((M_ + 4 * t.tmq * t.ny - 1) / (4 * t.tmq * t.ny));
   }
 
+  // A gated Winograd conv: its products on conv_texel.comp over its active
+  // kernels' rows of U ([P][M][C], wino_rows), the output transform writing 0
+  // for the switched-off kernels. A consumer's products read its listed
+  // channels of V (U k-major as ungated).
+  bool wino_gated() const { return wino_r_ > 0 && gate_; }
+  bool wino_gated_fits(const TileLimits& lim) const {
+    const uint64_t texels = 4 * (uint64_t(std::max<uint32_t>(lim.max_texels, 4)) - 4);
+    const int64_t ts = (wino_tiles() + 3) / 4 * 4, u = gate_ ? M_ * C_ : C_ * wino_mp();
+    return uint64_t(wino_p() * C_ * ts) <= texels && uint64_t(wino_p() * u) <= texels &&
+           texel_groups(ts) <= lim.max_groups_x;
+  }
+  std::vector<float> wino_rows(const std::vector<float>& k_major) const {
+    const int64_t MP = wino_mp();
+    std::vector<float> v(size_t(wino_p() * M_ * C_));
+    for (int64_t p = 0; p < wino_p(); ++p)
+      for (int64_t c = 0; c < C_; ++c)
+        for (int64_t m = 0; m < M_; ++m)
+          v[size_t((p * M_ + m) * C_ + c)] = k_major[size_t((p * C_ + c) * MP + m)];
+    return v;
+  }
+  // Before V and Y: the gate's words or the consumer's lists for the call's
+  // samples, and 4 words to start V at a multiple of 16 bytes.
+  uint64_t wino_gate_words(int64_t n) const {
+    return gate_ || skip_in_ ? uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0)) + 4) : 0;
+  }
+
   // R (2 or 4) when this layer runs as Winograd, else 0.
-  int choose_winograd(WinogradMode mode) const {
-    const bool fits = gemm_ && !gate_ && !skip_in_ && win_.spatial_rank == 2 && win_.kh == 3 &&
-                      win_.kw == 3 && win_.sh == 1 && win_.sw == 1 && win_.dh == 1 && win_.dw == 1;
+  // gate_ok: a gated conv (C a multiple of 4) or a gate consumer may take it
+  // (its products on texels, kernels/conv.cpp's wino_gated()); else neither does.
+  int choose_winograd(WinogradMode mode, bool gate_ok) const {
+    const bool gating_fits = (!gate_ && !skip_in_) || (gate_ok && (!gate_ || C_ % 4 == 0));
+    const bool fits = gemm_ && gating_fits && win_.spatial_rank == 2 && win_.kh == 3 && win_.kw == 3 &&
+                      win_.sh == 1 && win_.sw == 1 && win_.dh == 1 && win_.dw == 1;
     if (!fits || mode == WinogradMode::Off) return 0;
     if (mode == WinogradMode::F23) return 2;
     if (mode == WinogradMode::F43) return 4;
@@ -805,7 +841,8 @@ class ConvKernel : public Kernel {
       SpecConstants x;
       x.set(0, wg_).set(1, 1).set(2, 1);
       x.set(3, uint32_t(C_)).set(4, T).set(5, uint32_t(M_)).set(6, texel_tm()).set(7, kTexelQuads);
-      x.set(14, 1).set(15, uint32_t(wino_p()));
+      x.set(14, wino_gated() ? 0u : 1u).set(15, uint32_t(wino_p()));  // gated: U's rows [P][M][C]
+      x.set(22, wino_gated() ? 1u : 0u).set(23, skip_in_ ? 1u : 0u);
       Epilogue().specialize(x, uint32_t(M_));
       wino_texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), x);
     }
@@ -825,28 +862,52 @@ class ConvKernel : public Kernel {
            std::to_string(split_));
     r.dispatch(wino_groups(0), wino_groups(1), uint32_t(wino_p()) * split_);
   }
-  // The same on conv_texel.comp (k-major weight sets, rows of wino_ts_ tiles).
-  void record_texel_products(Recorder& r, const Region& V, const Region& Y, const Region& weights) const {
+  // The same on conv_texel.comp (k-major weight sets, rows of wino_ts_ tiles);
+  // a consumer's over sample s's listed channels; a gated conv's over sample
+  // s's active kernels (rows of U), its arguments written on the device.
+  void record_texel_products(Recorder& r, const Region& V, const Region& Y, const Region& weights,
+                             const Gating* gating = nullptr, const Region& lists = {}, int64_t s = 0) const {
     Bindings b;
     b.texel[0] = V;
-    b.texel[1] = weights.sub(0, uint64_t(wino_p() * C_ * wino_mp()) * 4);
+    b.texel[1] = weights.sub(0, uint64_t(wino_p() * C_ * (gating ? M_ : wino_mp())) * 4);
     b.slot[kO] = Y;
     b.slot[kW] = weights;
+    if (skip_in_) b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
+    if (gating) b.slot[kU] = gating->indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
     PushConstants pc;
     pc.n = uint32_t(wino_p());
     r.bind(wino_texel_pipeline_, b, pc, label_ + " (winograd products)");
-    r.note("texel operands, reduction " + std::to_string(C_));
-    r.dispatch(uint32_t(texel_groups(wino_ts_)), 1, uint32_t(wino_p()));
+    r.note(std::string("texel operands") +
+           (gating     ? ", active kernels"
+            : skip_in_ ? ", listed input channels"
+                       : "") +
+           ", reduction " + std::to_string(C_));
+    if (gating)
+      r.dispatch_indirect(gating->args.buffer, gating->args.offset + uint64_t(s) * 12);
+    else
+      r.dispatch(uint32_t(texel_groups(wino_ts_)), 1, uint32_t(wino_p()));
   }
 
   // Per sample: input transform into V, the P GEMMs into Y, output transform.
+  // A gated conv first computes its gates, lists and arguments for the call's
+  // samples, a consumer its input lists (both before V and Y in the workspace).
   void record_winograd(Recorder& r, const LayerIO& io) const {
     const int64_t n = count(io), T = wino_tiles(), TS = wino_ts_, P = wino_p();
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
-    const Region V = io.ws.sub(0, uint64_t(P * C_ * TS) * 4),
-                 Y = io.ws.sub(V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
+    Gating gating;
+    Region lists;
+    if (gate_ || skip_in_) {
+      const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
+      if (gate_) gating = record_model_gate(r, io, g);
+      if (skip_in_) lists = record_input_lists(r, io, g, nullptr);
+      if (gate_) record_gate_lists(r, io, gating, n, uint32_t(P));  // z = the P weight sets
+    }
+    const uint64_t pre = wino_gate_words(n) * 4, skew = pre ? (16 - (io.ws.offset + pre - 16) % 16) % 16 : 0;
+    const Region V = io.ws.sub(pre ? pre - 16 + skew : 0, uint64_t(P * C_ * TS) * 4),
+                 Y = io.ws.sub(V.offset - io.ws.offset + V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
     const bool texel = texel_wino_ && V.offset % 16 == 0;  // else conv.comp
+    if ((gate_ || skip_in_) && !texel) throw Error(label_ + ": a gated Winograd conv needs texel products");
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's output transform has read Y
       Bindings b;
@@ -858,7 +919,7 @@ class ConvKernel : public Kernel {
       r.dispatch_flat(uint64_t(C_ * T), wg_);
       r.barrier();
       if (texel)
-        record_texel_products(r, V, Y, io.weights);
+        record_texel_products(r, V, Y, io.weights, gate_ ? &gating : nullptr, lists, s);
       else
         record_products(r, V, Y, io.weights);
       r.barrier();
@@ -866,9 +927,11 @@ class ConvKernel : public Kernel {
       b.slot[kX] = Y;
       b.slot[kO] = io.out.sub(uint64_t(s) * out_sample, out_sample);
       b.slot[kW] = io.weights;
+      if (gate_) b.slot[kY] = gating.values.sub(uint64_t(s * M_) * 4, uint64_t(M_) * 4);
       pc = PushConstants{};
       pc.n = 1;
       pc.p0 = split_;
+      pc.p1 = gate_ ? 1u : 0u;  // switched-off kernels write 0
       r.bind(wino_out_pipeline_, b, pc, label_ + " (winograd output)");
       r.dispatch_flat(uint64_t(M_ * T), wg_);
     }
