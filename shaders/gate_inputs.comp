@@ -20,6 +20,7 @@
 layout(constant_id = 3) const uint HW = 1;  // values per plane
 layout(constant_id = 4) const uint C = 1;   // input channels
 layout(constant_id = 5) const uint M = 1;   // the conv's kernels
+layout(constant_id = 6) const uint FLAT = 0;  // 1 (CPU devices): pc.p0 = 0 with one invocation per plane
 
 shared uint hit;
 
@@ -41,6 +42,14 @@ void flag_plane(uint plane, uint t, uint G) {
 void main() {
   const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the same in a group
   const uint t = gl_LocalInvocationID.x, G = gl_WorkGroupSize.x;
+  if (pc.p0 == 0u && FLAT != 0u) {
+    const uint plane = flat_index();
+    if (plane >= pc.n * C) return;
+    bool any = false;
+    for (uint p = 0; p < HW && !any; ++p) any = x[pc.x_off + plane * HW + p] != 0.0;
+    o[pc.o_off + (plane / C) * (C + 1u) + 1u + plane % C] = any ? 1.0 : 0.0;
+    return;
+  }
   if (pc.p0 == 0u) {
     flag_plane(group, t, G);
     return;

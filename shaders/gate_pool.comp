@@ -15,11 +15,26 @@
 
 layout(constant_id = 3) const uint HW = 1;  // values per plane
 layout(constant_id = 4) const uint C = 1;   // planes per sample
+layout(constant_id = 5) const uint FLAT = 0;  // 1 (CPU devices): one invocation per plane, no barrier
 
 shared float part[128];
 shared uint hit;
 
 void main() {
+  if (FLAT != 0u) {
+    const uint plane = flat_index();
+    if (plane >= pc.n) return;
+    float sum = 0.0;
+    bool any = false;
+    for (uint p = 0; p < HW; ++p) {
+      const float v = x[pc.x_off + plane * HW + p];
+      sum += v;
+      any = any || v != 0.0;
+    }
+    o[pc.o_off + plane] = sum / float(HW);
+    if (pc.p0 == 1u) u[pc.u_off + (plane / C) * (C + 1u) + 1u + plane % C] = floatBitsToUint(any ? 1.0 : 0.0);
+    return;
+  }
   const uint plane = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the same in a group
   const uint t = gl_LocalInvocationID.x, G = gl_WorkGroupSize.x;
   if (t == 0u) hit = 0u;

@@ -11,30 +11,36 @@
 // kernel k is on iff floor((k+1) a) > floor(k a) instead (common/gate_activity.h).
 // One work group per (sample, kernel) (a power of two invocations, at most
 // 128): strided reads of the kernel's weight row, a tree in shared memory.
+// FLAT = 1 (CPU devices, where each barrier is costly): one invocation per
+// (sample, kernel), the whole row in one loop.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 1;  // input channels
 layout(constant_id = 4) const uint K = 1;  // switches (the gated conv's kernels)
 layout(constant_id = 5) const uint WOFF = 0;
 layout(constant_id = 6) const uint BOFF = 0;
+layout(constant_id = 7) const uint FLAT = 0;
 
 shared float part[128];
 
 void main() {
-  const uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // the same in a group
+  const uint i = FLAT != 0u ? flat_index() : gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (i >= pc.n * K) return;
-  const uint t = gl_LocalInvocationID.x, G = gl_WorkGroupSize.x;
+  const uint t = FLAT != 0u ? 0u : gl_LocalInvocationID.x, G = FLAT != 0u ? 1u : gl_WorkGroupSize.x;
   const uint s = i / K, k = i % K;
   float z = 0.0;
   for (uint c = t; c < C; c += G) z += w[pc.w_off + WOFF + k * C + c] * x[pc.x_off + s * C + c];
-  part[t] = z;
-  barrier();
-  for (uint h = G / 2u; h > 0u; h >>= 1u) {
-    if (t < h) part[t] += part[t + h];
+  if (FLAT == 0u) {
+    part[t] = z;
     barrier();
+    for (uint h = G / 2u; h > 0u; h >>= 1u) {
+      if (t < h) part[t] += part[t + h];
+      barrier();
+    }
+    if (t != 0u) return;
+    z = part[0];
   }
-  if (t != 0u) return;
-  const float sw = 1.0 / (1.0 + exp(-(w[pc.w_off + BOFF + k] + part[0])));
+  const float sw = 1.0 / (1.0 + exp(-(w[pc.w_off + BOFF + k] + z)));
   const float th = uintBitsToFloat(pc.p0);
   bool on = pc.p1 == 1u ? sw > th : sw >= th;
   if (pc.p3 == 1u) on = floor(float(k + 1u) * th) > floor(float(k) * th);

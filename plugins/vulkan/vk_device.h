@@ -76,6 +76,10 @@ struct TileLimits {
   uint32_t max_texels = 65536;    // maxTexelBufferElements
   uint32_t min_groups = 0;
   uint32_t long_step = 8;
+  // Gate passes with one invocation per plane or kernel (FLAT; the executor's
+  // option gate_passes, by default on CPU devices, where a barrier costs more
+  // than the parallelism a work group per item gives).
+  bool flat_gate_passes = false;
 };
 
 struct DeviceOptions {

@@ -129,6 +129,13 @@ ExecutorOptions ExecutorOptions::parse(const char* json) {
                       v.dump());
         o.conv_texel = v.get<std::string>();
       }
+      if (j.contains("gate_passes")) {
+        const auto& v = j["gate_passes"];
+        if (!v.is_string() || (v != "auto" && v != "flat" && v != "groups"))
+          throw Error("option 'gate_passes' must be \"auto\" (the default), \"flat\" or \"groups\", got " +
+                      v.dump());
+        o.gate_passes = v.get<std::string>();
+      }
       if (j.contains("pipeline_cache")) {
         const auto& v = j["pipeline_cache"];
         if (v.is_boolean())
@@ -269,6 +276,9 @@ Executor::Executor(const void* onnx, size_t size, const ExecutorOptions& options
   tiles.long_step = uint32_t(options_.conv_step);
   if (options_.conv_texel == "auto")  // docs/VULKAN.md, "Texel operands": measured on lavapipe only
     options_.conv_texel = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "on" : "off";
+  if (options_.gate_passes == "auto")  // docs/GATING.md, "Vulkan on lavapipe": a barrier costs more there
+    options_.gate_passes = device_->info().vk_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "flat" : "groups";
+  tiles.flat_gate_passes = options_.gate_passes == "flat";
   WeightPacker packer(device_->binding_alignment(), device_->workgroup_1d(), options_.max_binding_bytes,
                       tiles, options_.winograd, options_.weight_storage, options_.conv_texel == "on");
   std::vector<std::pair<uint64_t, uint64_t>> blocks;
@@ -387,6 +397,7 @@ std::string Executor::describe_json() const {
                  {"winograd", winograd_name(options_.winograd)},
                  {"weight_storage", options_.weight_storage == WeightStorage::F16 ? "fp16" : "fp32"},
                  {"conv_texel", options_.conv_texel},
+                 {"gate_passes", options_.gate_passes},
                  {"texel_layers", texel_layers()},
                  {"min_groups", options_.min_groups},
                  {"conv_step", options_.conv_step},

@@ -61,6 +61,10 @@ struct ExecutorOptions {
   // their operands as texels (conv_texel.comp; docs/VULKAN.md, "Texel
   // operands"); "auto" (or not given): env FRUGAL_VULKAN_CONV_TEXEL, else on for CPU devices only.
   std::string conv_texel = "auto";
+  // {"gate_passes": "auto" | "flat" | "groups"}: a gated conv's passes over its
+  // input and gate (pool, switches, zero planes) with one invocation per plane
+  // or kernel ("flat") or a work group each ("groups"); "auto": flat on CPU devices only.
+  std::string gate_passes = "auto";
   // {"min_groups": N}: convs whose dispatch has fewer work groups split their
   // reduction (0: never); -1: env FRUGAL_VULKAN_MIN_GROUPS, else kDefaultMinGroups
   // on GPUs and 0 on CPU devices (lavapipe).

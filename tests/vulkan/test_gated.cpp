@@ -98,22 +98,24 @@ const nlohmann::json& gate_entry(const nlohmann::json& report, const std::string
 }  // namespace
 
 // With texel operands (conv_texel.comp: the gated conv's kernel rows with
-// taps, the consumer's k-major kernels over its listed channels) and without (conv.comp).
+// taps, the consumer's k-major kernels over its listed channels) and the gate
+// passes flat (an invocation per plane or kernel), and with conv.comp and the
+// gate passes in work groups.
 TEST_CASE("vulkan gated: equals the float64 reference at every threshold, both forms", "[vulkan][gating]") {
   VK_REQUIRE_DEVICE();
   for (bool pool_first : {false, true}) {
     for (bool strict : {false, true}) {
       for (float t : {0.0f, 0.3f, 0.5f, 0.7f, 1.0f}) {
-        for (const char* texel : {"on", "off"}) {
+        for (const char* options : {"{\"conv_texel\": \"on\", \"gate_passes\": \"flat\"}",
+                                    "{\"conv_texel\": \"off\", \"gate_passes\": \"groups\"}"}) {
           GatedGraphOptions o;
           o.pool_first = pool_first;
           o.strict = strict;
           o.threshold = t;
-          INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t << " conv_texel "
-                             << texel);
+          INFO("pool_first " << pool_first << " strict " << strict << " threshold " << t << " options "
+                             << options);
           const int64_t n = 6;
-          const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5),
-                                     std::string("{\"conv_texel\": \"") + texel + "\"}");
+          const Outcome r = run_both(gated_graph(o), gate_input(o, n, 5), options);
           CHECK(r.diff <= 1e-4 * r.scale);
           const nlohmann::json& conv = gate_entry(r.report, "conv1");
           CHECK(conv.at("gated") == true);
@@ -184,6 +186,17 @@ TEST_CASE("vulkan gated: gated convs and consumers as Winograd convs on texel op
             nonzero_planes(r.all.at("pool")) * 5 * 9 * 16);
     }
   }
+}
+
+TEST_CASE("vulkan gated: option gate_passes", "[vulkan][gating]") {
+  VK_REQUIRE_DEVICE();
+  vk_test::Executor ex(gated_graph(), "{\"gate_passes\": \"flat\"}");
+  REQUIRE(ex.ok());
+  CHECK(ex.describe()["vulkan"]["gate_passes"] == "flat");
+  vk_test::Executor bad(gated_graph(), "{\"gate_passes\": 1}");
+  CHECK(!bad.ok());
+  CHECK_THAT(bad.created.message,
+             Contains("'gate_passes' must be \"auto\" (the default), \"flat\" or \"groups\""));
 }
 
 TEST_CASE("vulkan gated: per-sample masks differ inside a batch", "[vulkan][gating]") {

@@ -179,6 +179,7 @@ class ConvKernel : public Kernel {
       split_ =
           choose_split(int64_t(groups_x_) * (list_len_ / kpt_), C_ * win_.kh * win_.kw, p.tiles.min_groups);
     min_groups_ = p.tiles.min_groups;
+    flat_gates_ = p.tiles.flat_gate_passes;
     if (texel_ || texel_direct_ || texel_gated_ || texel_consumer_)
       split_ = 1;  // a texel 1x1 conv's fallback (conv.comp) runs whole too
     texel_wino_ =
@@ -505,20 +506,26 @@ class ConvKernel : public Kernel {
   void create_gate_pipelines(Device& d, const ShaderSet& shaders) {
     SpecConstants gs;
     gs.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(M_)).set(4, groups_x_).set(5, uint32_t(kpt_));
+    const uint32_t flat = flat_gates_ ? 1u : 0u;
     gate_pipeline_ = d.pipeline(shaders.path("gate_indices"), gs);
     if (skip_in_) {
       SpecConstants is;
       is.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
-      is.set(5, uint32_t(M_));
+      is.set(5, uint32_t(M_)).set(6, flat);
       inputs_pipeline_ = d.pipeline(shaders.path("gate_inputs"), is);
     }
     if (!gate_) return;
     SpecConstants ps;
-    ps.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(win_.H * win_.W)).set(4, uint32_t(C_));
+    ps.set(0, kGateGroup)
+        .set(1, 1)
+        .set(2, 1)
+        .set(3, uint32_t(win_.H * win_.W))
+        .set(4, uint32_t(C_))
+        .set(5, flat);
     pool_pipeline_ = d.pipeline(shaders.path("gate_pool"), ps);
     SpecConstants ws;
     ws.set(0, kGateGroup).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(M_));
-    ws.set(5, gate_w_off_).set(6, gate_b_off_);
+    ws.set(5, gate_w_off_).set(6, gate_b_off_).set(7, flat);
     switch_pipeline_ = d.pipeline(shaders.path("gate_switch"), ws);
   }
 
@@ -937,6 +944,12 @@ class ConvKernel : public Kernel {
     }
   }
 
+  // A gate pass over `items` planes or kernels: a work group each, or with
+  // flat_gates_ an invocation each.
+  void dispatch_gate_items(Recorder& r, uint64_t items) const {
+    r.dispatch_flat(flat_gates_ ? items : items * kGateGroup, kGateGroup);
+  }
+
   int64_t gate_words() const { return gate_ ? C_ + M_ + list_len_ + 3 : 0; }
 
   // The gates set for a whole request (set_gates), narrowed to the step's
@@ -977,7 +990,7 @@ class ConvKernel : public Kernel {
       pc.n = uint32_t(k);
       pc.p0 = 0;
       r.bind(inputs_pipeline_, b, pc, label_ + " (input channels)");
-      r.dispatch_flat(uint64_t(k * C_) * kGateGroup, kGateGroup);
+      dispatch_gate_items(r, uint64_t(k * C_));
     }
     r.barrier();
     Bindings b;
@@ -1020,7 +1033,7 @@ class ConvKernel : public Kernel {
         pc.p0 = 1;
       }
       r.bind(pool_pipeline_, b, pc, label_ + " (gate pool)");
-      r.dispatch_flat(uint64_t(k * C_) * kGateGroup, kGateGroup);
+      dispatch_gate_items(r, uint64_t(k * C_));
     }
     r.barrier();
     Bindings b;
@@ -1039,7 +1052,7 @@ class ConvKernel : public Kernel {
       pc.p3 = 1;
     }
     r.bind(switch_pipeline_, b, pc, label_ + " (gate)");
-    r.dispatch_flat(uint64_t(n * M_) * kGateGroup, kGateGroup);
+    dispatch_gate_items(r, uint64_t(n * M_));
     r.barrier();
     return gt;
   }
@@ -1082,6 +1095,7 @@ class ConvKernel : public Kernel {
   VkPipeline wino_texel_pipeline_ = VK_NULL_HANDLE;
   uint32_t split_ = 1;       // slices of the reduction (split-K) at batch 1; 1: not split
   uint32_t min_groups_ = 0;  // TileLimits::min_groups
+  bool flat_gates_ = false;  // gate passes with one invocation per item (TileLimits::flat_gate_passes)
   mutable VkPipeline splitk_pipeline_ = VK_NULL_HANDLE;
   VkPipeline wino_in_pipeline_ = VK_NULL_HANDLE, wino_gemm_pipeline_ = VK_NULL_HANDLE,
              wino_out_pipeline_ = VK_NULL_HANDLE;
