@@ -27,9 +27,10 @@
 // fetches TM/4 kernel quads and 4*TQ input pixels (0 where a tap falls in the
 // padding: the fetch reads the row's first value and the sum takes 0 instead).
 //
-// GATED = 1 with WKM = 1 and CHLIST = 1 (a gated consumer): tw is one
-// sample's weights gathered by gate_weights.comp, k-major over its listed
-// channels (row ci*TAPS + tap) and its list's slots (ROW_TEXELS per row).
+// GATED = 1 with WKM = 1 and CHLIST = 1 (a gated consumer, direct or its
+// Winograd products): tw is one sample's weights gathered by
+// gate_weights.comp, k-major over its listed channels (row ci*TAPS + tap) and
+// its list's slots (ROW_TEXELS per row), per weight set.
 // GATED = 1 (a gated conv, kernels/conv.cpp): its kernels are rows [M][KR]
 // (KR = C*KH*KW rounded up to 4, zeros after), read by quads of k; a work
 // group row y takes the active-kernel list's slots [TM*y, TM*y + TM) at
@@ -113,7 +114,8 @@ void main() {
   for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR == 0u; ++ci) {
     const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
-    [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
+    [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
+      wq[r] = texelFetch(tw, wkm + int((GATED != 0u ? ci : c) * MQ + min(m0 / 4u + r, MQ - 1u)));
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       const vec4 xv = texelFetch(tx, xq[q] + int(c * QUADS));
       [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;

@@ -3,7 +3,8 @@
 // output (which agrees with ONNX Runtime, docs/GATING.md) and the same
 // per-layer activities and effective MACs, with the validation layer silent;
 // with texel operands (gated convs, gated consumers with their active weights
-// gathered, consumers reading listed channels) and without (conv.comp).
+// gathered: squeezenet1_1's expand3x3 convs as Winograd convs, its 1x1s
+// direct; consumers reading listed channels) and without (conv.comp).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>

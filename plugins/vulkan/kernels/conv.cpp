@@ -103,7 +103,10 @@ class ConvKernel : public Kernel {
   // [P][M][T] (samples run one after the other through the same space).
   // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
-    if (wino_r_ > 0) return (uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) + wino_gate_words(n)) * 4;
+    if (wino_r_ > 0)
+      return (uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_ + wino_gathered_words()) +
+              wino_gate_words(n)) *
+             4;
     return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n)) + gathered_words()) * 4;
   }
   // A gated consumer on texels: one sample's gathered weights (and 16 bytes to align them).
@@ -136,7 +139,7 @@ class ConvKernel : public Kernel {
     p.begin_block();
     wg_ = p.workgroup_1d;
     // A gated conv or a gate consumer (not both) takes Winograd only with texel products.
-    const bool wino_gate_ok = p.texel && p.storage == WeightStorage::F32 && !(gate_ && skip_in_);
+    const bool wino_gate_ok = p.texel && p.storage == WeightStorage::F32;
     wino_r_ = choose_winograd(p.winograd, wino_gate_ok);
     if (wino_r_ > 0 && (gate_ || skip_in_) && !wino_gated_fits(p.tiles)) wino_r_ = 0;
     f16_ = p.storage == WeightStorage::F16 && gemm_;
@@ -202,7 +205,7 @@ class ConvKernel : public Kernel {
   // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
   // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
-    std::vector<float> v = wino_gated()                       ? wino_rows(winograd_weights())
+    std::vector<float> v = wino_gated() && !skip_in_          ? wino_rows(winograd_weights())
                            : wino_r_ > 0                      ? winograd_weights()
                            : texel_direct_ || texel_consumer_ ? k_major()
                            : texel_gated_ && !skip_in_        ? padded_rows()
@@ -423,6 +426,21 @@ class ConvKernel : public Kernel {
     }
   }
 
+  // Sample s's active (kernel, listed channel) pairs of the kernels (or of U,
+  // per weight set) gathered k-major into `gathered` (gate_weights.comp).
+  void record_gather(Recorder& r, const Region& weights, const Region& gathered, const Gating& gating,
+                     const Region& lists, int64_t s, uint64_t items) const {
+    Bindings b;
+    b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
+    b.slot[kU] = gating.indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
+    b.slot[kW] = weights;
+    b.slot[kO] = gathered;
+    PushConstants pc;
+    pc.n = 1;
+    r.bind(gather_pipeline_, b, pc, label_ + " (gather active weights)");
+    r.dispatch_flat(items, wg_);
+  }
+
   // A gated consumer, per sample: its active pairs' weights gathered into the
   // workspace, then the conv over its listed channels and active kernels.
   void record_texel_gathered(Recorder& r, const LayerIO& io, const Gating& gating,
@@ -436,21 +454,17 @@ class ConvKernel : public Kernel {
     const Region gathered = io.ws.sub(at + skew, uint64_t(C_ * taps * list_len_) * 4);
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's conv has read the gathered weights
+      record_gather(r, io.weights, gathered, gating, lists, s, uint64_t(C_ * taps * list_len_));
+      r.barrier();
       Bindings b;
       b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
       b.slot[kU] = gating.indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
       b.slot[kW] = io.weights;
-      b.slot[kO] = gathered;
-      PushConstants pc;
-      pc.n = 1;
-      r.bind(gather_pipeline_, b, pc, label_ + " (gather active weights)");
-      r.dispatch_flat(uint64_t(C_ * taps * list_len_), wg_);
-      r.barrier();
       b.slot[kO] = io.out.sub(uint64_t(s) * out_sample, out_sample);
       b.texel[0] = io.in[0].sub(uint64_t(s) * in_sample, in_sample);
       b.scalar[0] = true;
       b.texel[1] = gathered;
-      pc = PushConstants{};
+      PushConstants pc;
       pc.n = 1;
       r.bind(texel_pipeline_, b, pc, label_);
       r.note("texel operands, gated, listed input channels, " + std::to_string(texel_tm()) +
@@ -749,11 +763,15 @@ class ConvKernel : public Kernel {
   // A gated Winograd conv: its products on conv_texel.comp over its active
   // kernels' rows of U ([P][M][C], wino_rows), the output transform writing 0
   // for the switched-off kernels. A consumer's products read its listed
-  // channels of V (U k-major as ungated).
+  // channels of V (U k-major as ungated). A gated consumer's: per sample its
+  // active pairs of U gathered k-major (gate_weights.comp), [P][C][list].
   bool wino_gated() const { return wino_r_ > 0 && gate_; }
+  bool wino_gathered() const { return wino_gated() && skip_in_; }
+  int64_t wino_gathered_words() const { return wino_gathered() ? wino_p() * C_ * list_len_ + 4 : 0; }
   bool wino_gated_fits(const TileLimits& lim) const {
     const uint64_t texels = 4 * (uint64_t(std::max<uint32_t>(lim.max_texels, 4)) - 4);
-    const int64_t ts = (wino_tiles() + 3) / 4 * 4, u = gate_ ? M_ * C_ : C_ * wino_mp();
+    const int64_t ts = (wino_tiles() + 3) / 4 * 4,
+                  u = gate_ && !skip_in_ ? M_ * C_ : C_ * std::max(wino_mp(), (M_ + 7) / 8 * 8);
     return uint64_t(wino_p() * C_ * ts) <= texels && uint64_t(wino_p() * u) <= texels &&
            texel_groups(ts) <= lim.max_groups_x;
   }
@@ -776,7 +794,7 @@ class ConvKernel : public Kernel {
   // gate_ok: a gated conv (C a multiple of 4) or a gate consumer may take it
   // (its products on texels, kernels/conv.cpp's wino_gated()); else neither does.
   int choose_winograd(WinogradMode mode, bool gate_ok) const {
-    const bool gating_fits = (!gate_ && !skip_in_) || (gate_ok && (!gate_ || C_ % 4 == 0));
+    const bool gating_fits = (!gate_ && !skip_in_) || (gate_ok && (!gate_ || skip_in_ || C_ % 4 == 0));
     const bool fits = gemm_ && gating_fits && win_.spatial_rank == 2 && win_.kh == 3 && win_.kw == 3 &&
                       win_.sh == 1 && win_.sw == 1 && win_.dh == 1 && win_.dw == 1;
     if (!fits || mode == WinogradMode::Off) return 0;
@@ -848,10 +866,18 @@ class ConvKernel : public Kernel {
       SpecConstants x;
       x.set(0, wg_).set(1, 1).set(2, 1);
       x.set(3, uint32_t(C_)).set(4, T).set(5, uint32_t(M_)).set(6, texel_tm()).set(7, kTexelQuads);
-      x.set(14, wino_gated() ? 0u : 1u).set(15, uint32_t(wino_p()));  // gated: U's rows [P][M][C]
+      x.set(14, wino_gated() && !skip_in_ ? 0u : 1u)
+          .set(15, uint32_t(wino_p()));  // gated: U's rows [P][M][C]
       x.set(22, wino_gated() ? 1u : 0u).set(23, skip_in_ ? 1u : 0u);
+      x.set(25, wino_gathered() ? uint32_t(list_len_ / 4) : 0u);
       Epilogue().specialize(x, uint32_t(M_));
       wino_texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), x);
+    }
+    if (wino_gathered()) {
+      SpecConstants gs;
+      gs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, 1).set(5, uint32_t(M_));
+      gs.set(6, uint32_t(list_len_)).set(7, uint32_t(wino_p())).set(8, uint32_t(wino_mp()));
+      gather_pipeline_ = d.pipeline(shaders.path("gate_weights"), gs);
     }
   }
 
@@ -876,7 +902,8 @@ class ConvKernel : public Kernel {
                              const Gating* gating = nullptr, const Region& lists = {}, int64_t s = 0) const {
     Bindings b;
     b.texel[0] = V;
-    b.texel[1] = weights.sub(0, uint64_t(wino_p() * C_ * (gating ? M_ : wino_mp())) * 4);
+    b.texel[1] = wino_gathered() ? weights  // the gathered pairs
+                                 : weights.sub(0, uint64_t(wino_p() * C_ * (gating ? M_ : wino_mp())) * 4);
     b.slot[kO] = Y;
     b.slot[kW] = weights;
     if (skip_in_) b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
@@ -907,7 +934,7 @@ class ConvKernel : public Kernel {
     if (gate_ || skip_in_) {
       const int64_t g = samples_per_dispatch(r, io, {in_sample, out_sample}, label_);
       if (gate_) gating = record_model_gate(r, io, g);
-      if (skip_in_) lists = record_input_lists(r, io, g, nullptr);
+      if (skip_in_) lists = record_input_lists(r, io, g, gate_ ? &gating : nullptr);
       if (gate_) record_gate_lists(r, io, gating, n, uint32_t(P));  // z = the P weight sets
     }
     const uint64_t pre = wino_gate_words(n) * 4, skew = pre ? (16 - (io.ws.offset + pre - 16) % 16) % 16 : 0;
@@ -915,6 +942,10 @@ class ConvKernel : public Kernel {
                  Y = io.ws.sub(V.offset - io.ws.offset + V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
     const bool texel = texel_wino_ && V.offset % 16 == 0;  // else conv.comp
     if ((gate_ || skip_in_) && !texel) throw Error(label_ + ": a gated Winograd conv needs texel products");
+    const uint64_t y_end = Y.offset - io.ws.offset + Y.bytes;
+    const Region gathered = wino_gathered() ? io.ws.sub(y_end + (16 - (Y.offset + Y.bytes) % 16) % 16,
+                                                        uint64_t(wino_gathered_words() - 4) * 4)
+                                            : Region{};
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's output transform has read Y
       Bindings b;
@@ -924,9 +955,12 @@ class ConvKernel : public Kernel {
       pc.n = 1;
       r.bind(wino_in_pipeline_, b, pc, label_ + " (winograd input)");
       r.dispatch_flat(uint64_t(C_ * T), wg_);
+      if (wino_gathered())
+        record_gather(r, io.weights, gathered, gating, lists, s, uint64_t(P * C_ * list_len_));
       r.barrier();
       if (texel)
-        record_texel_products(r, V, Y, io.weights, gate_ ? &gating : nullptr, lists, s);
+        record_texel_products(r, V, Y, wino_gathered() ? gathered : io.weights, gate_ ? &gating : nullptr,
+                              lists, s);
       else
         record_products(r, V, Y, io.weights);
       r.barrier();
