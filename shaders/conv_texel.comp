@@ -28,9 +28,9 @@
 // padding: the fetch reads the row's first value and the sum takes 0 instead).
 //
 // GATED = 1 with WKM = 1 and CHLIST = 1 (a gated consumer, direct or its
-// Winograd products): tw is one sample's weights gathered by
-// gate_weights.comp, k-major over its listed channels (row ci*TAPS + tap) and
-// its list's slots (ROW_TEXELS per row), per weight set.
+// Winograd products): the kernels (or U) k-major as ungated, each active
+// kernel's weight one fetch of its own (its 4 neighbours in the texel are not
+// the next active ones), over the listed channels.
 // GATED = 1 (a gated conv, kernels/conv.cpp): its kernels are rows [M][KR]
 // (KR = C*KH*KW rounded up to 4, zeros after), read by quads of k; a work
 // group row y takes the active-kernel list's slots [TM*y, TM*y + TM) at
@@ -70,9 +70,6 @@ layout(constant_id = 23) const uint CHLIST = 0;
 // GATED: 1 = the rows loop with taps (set by the host for any conv but a 1x1
 // without padding and C a multiple of 4, which takes the 1x1 loop).
 layout(constant_id = 24) const uint ROWS_TAPS = 0;
-// Texels per k-major row (WKM); 0: M rounded up to 4, over 4 (a gated
-// consumer's gathered rows are its list's slots instead).
-layout(constant_id = 25) const uint ROW_TEXELS = 0;
 
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
@@ -81,7 +78,7 @@ const uint QUADS = (HW + 3u) / 4u;  // per channel
 const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
 const uint PLANE = XSCALAR != 0u ? H * W : HW;  // input values per channel
-const uint MQ = ROW_TEXELS != 0u ? ROW_TEXELS : (M + 3u) / 4u;  // WKM: texels per k-major row
+const uint MQ = (M + 3u) / 4u;  // WKM: texels per k-major row
 const uint TAPS = KH * KW;
 const uint KR4 = (C * TAPS + 3u) / 4u;  // GATED: texels per kernel row
 
@@ -96,7 +93,12 @@ void main() {
   // and quads past the end read the last one (no bounds test in the loop), their sums are not stored.
   uint mj[TM];
   [[unroll]] for (uint j = 0; j < TM; ++j) mj[j] = GATED != 0u ? u[pc.u_off + m0 + j] : min(m0 + j, M);
-  int wrow[TM], xq[TQ], xo[4u * TQ];
+  int wrow[TM], xq[TQ], xo[4u * TQ], kq[TM];
+  uint ke[TM];  // GATED with WKM: kernel j's texel in a k-major row, and its place in it
+  [[unroll]] for (uint j = 0; j < TM; ++j) {
+    kq[j] = int(min(mj[j], M - 1u) / 4u);
+    ke[j] = min(mj[j], M - 1u) % 4u;
+  }
   [[unroll]] for (uint j = 0; j < TM; ++j)
     wrow[j] = int(pc.tw_off + ((sample_index % WSETS) * M + min(mj[j], M - 1u)) * (GATED != 0u ? KR4 : C / 4u));
   const int xbase = int(pc.tx_off + sample_index * C * (XSCALAR != 0u ? PLANE : QUADS));
@@ -114,8 +116,11 @@ void main() {
   for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR == 0u; ++ci) {
     const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
-    [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
-      wq[r] = texelFetch(tw, wkm + int((GATED != 0u ? ci : c) * MQ + min(m0 / 4u + r, MQ - 1u)));
+    if (GATED != 0u) {
+      [[unroll]] for (uint j = 0; j < TM; ++j) wq[j / 4u][j % 4u] = texelFetch(tw, wkm + int(c * MQ) + kq[j])[ke[j]];
+    } else {
+      [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
+    }
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       const vec4 xv = texelFetch(tx, xq[q] + int(c * QUADS));
       [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;
@@ -134,8 +139,13 @@ void main() {
     for (uint tap = 0; tap < TAPS; ++tap) {
       const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
       vec4 wq[TM / 4u];
-      [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
-        wq[r] = texelFetch(tw, wkm + int(((GATED != 0u ? ci : c) * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
+      if (GATED != 0u) {
+        [[unroll]] for (uint j = 0; j < TM; ++j)
+          wq[j / 4u][j % 4u] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ) + kq[j])[ke[j]];
+      } else {
+        [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
+          wq[r] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
+      }
       [[unroll]] for (uint q = 0; q < TQ; ++q) {
         vec4 xv;
         [[unroll]] for (uint i = 0; i < 4u; ++i) {

@@ -30,8 +30,8 @@
 // (an input read by quads not at a multiple of 16 bytes in the arena, gates
 // set by set_gates) it runs on its usual shader. A model's gated conv runs
 // there too (texel_gated_: its kernels as rows [M][C*kh*kw rounded up to 4],
-// the active ones from the list; when it is also a gate consumer, per sample
-// its active pairs' weights gathered k-major first, gate_weights.comp), and
+// the active ones from the list; when it is also a gate consumer, k-major,
+// each active kernel's weight one fetch over the listed channels), and
 // so does a gate consumer that is not gated (texel_consumer_: k-major
 // kernels, the channel list read).
 //
@@ -103,15 +103,8 @@ class ConvKernel : public Kernel {
   // [P][M][T] (samples run one after the other through the same space).
   // A split conv: the partial sums of the call's samples [n][split(n)][M][Ho*Wo].
   uint64_t workspace_bytes(int64_t n) const override {
-    if (wino_r_ > 0)
-      return (uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_ + wino_gathered_words()) +
-              wino_gate_words(n)) *
-             4;
-    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n)) + gathered_words()) * 4;
-  }
-  // A gated consumer on texels: one sample's gathered weights (and 16 bytes to align them).
-  int64_t gathered_words() const {
-    return texel_gated_ && skip_in_ ? C_ * win_.kh * win_.kw * list_len_ + 4 : 0;
+    if (wino_r_ > 0) return (uint64_t(wino_p() * (C_ + split_ * M_) * wino_ts_) + wino_gate_words(n)) * 4;
+    return uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0) + partial_words(n))) * 4;
   }
   uint32_t reduction_split() const override { return split_; }
   bool texel_operands() const override {
@@ -145,9 +138,8 @@ class ConvKernel : public Kernel {
     f16_ = p.storage == WeightStorage::F16 && gemm_;
     texel_ = p.texel && texel_fits(p.tiles);
     texel_direct_ = p.texel && !texel_ && texel_direct_fits(p.tiles);
-    texel_gated_ =
-        p.texel && gate_ &&
-        texel_base_fits(p.tiles, skip_in_ ? C_ * win_.kh * win_.kw * ((M_ + 7) / 8 * 8) : M_ * texel_row());
+    texel_gated_ = p.texel && gate_ &&
+                   texel_base_fits(p.tiles, skip_in_ ? C_ * win_.kh * win_.kw * wino_mp() : M_ * texel_row());
     texel_consumer_ =
         p.texel && skip_in_ && !gate_ && texel_base_fits(p.tiles, C_ * win_.kh * win_.kw * wino_mp());
     dw_texel_ = p.texel && depthwise_ && texel_views_fit(p.tiles, M_ * win_.kh * win_.kw);
@@ -205,11 +197,11 @@ class ConvKernel : public Kernel {
   // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
   // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
-    std::vector<float> v = wino_gated() && !skip_in_          ? wino_rows(winograd_weights())
-                           : wino_r_ > 0                      ? winograd_weights()
-                           : texel_direct_ || texel_consumer_ ? k_major()
-                           : texel_gated_ && !skip_in_        ? padded_rows()
-                                                              : std::move(weights_);
+    std::vector<float> v = wino_gated() && !skip_in_ ? wino_rows(winograd_weights())
+                           : wino_r_ > 0             ? winograd_weights()
+                           : texel_direct_ || texel_consumer_ || (texel_gated_ && skip_in_) ? k_major()
+                           : texel_gated_ && !skip_in_                                      ? padded_rows()
+                                                       : std::move(weights_);
     if (!f16_) {
       p.add_floats(v);
       return;
@@ -305,33 +297,28 @@ class ConvKernel : public Kernel {
   // texel_pipeline_: the layer's form; texel_scalar_pipeline_: a gated 1x1
   // conv's with its input by pixel (for calls whose input is not at a multiple of 16 bytes).
   void create_texel_pipeline(Device& d, const ShaderSet& shaders) {
-    const bool gathered = texel_gated_ && skip_in_,
-               gated_rows = texel_gated_ && !gathered && !texel_gated_1x1();
+    const bool gated_consumer = texel_gated_ && skip_in_,
+               gated_rows = texel_gated_ && !gated_consumer && !texel_gated_1x1();
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.Ho * win_.Wo)).set(5, uint32_t(M_));
     sc.set(6, texel_tm()).set(7, kTexelQuads).set(8, texel_by_quads() ? 0u : 1u);
     sc.set(9, uint32_t(win_.H)).set(10, uint32_t(win_.W)).set(11, uint32_t(win_.Wo));
     sc.set(12, uint32_t(win_.sh)).set(13, uint32_t(win_.sw));
-    if (texel_direct_ || texel_consumer_ || gated_rows || gathered) {  // the input by pixel through the taps
+    if (texel_direct_ || texel_consumer_ || gated_rows ||
+        gated_consumer) {  // the input by pixel through the taps
       sc.set(8, 1).set(14, gated_rows ? 0u : 1u).set(16, uint32_t(win_.kh)).set(17, uint32_t(win_.kw));
       sc.set(18, uint32_t(win_.dh))
           .set(19, uint32_t(win_.dw))
           .set_int(20, int32_t(win_.pt))
           .set_int(21, int32_t(win_.pl));
     }
-    sc.set(22, texel_gated_ ? 1u : 0u).set(23, texel_consumer_ || gathered ? 1u : 0u);
-    sc.set(24, gated_rows ? 1u : 0u).set(25, gathered ? uint32_t(list_len_ / 4) : 0u);
+    sc.set(22, texel_gated_ ? 1u : 0u).set(23, texel_consumer_ || gated_consumer ? 1u : 0u);
+    sc.set(24, gated_rows ? 1u : 0u);
     epilogue_.specialize(sc, uint32_t(M_));
     texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
-    if (texel_gated_ && !gathered && texel_gated_1x1() && texel_by_quads())
+    if (texel_gated_ && !gated_consumer && texel_gated_1x1() && texel_by_quads())
       texel_scalar_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc.set(8, 1));
-    if (gathered) {
-      SpecConstants gs;
-      gs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, uint32_t(win_.kh * win_.kw));
-      gs.set(5, uint32_t(M_)).set(6, uint32_t(list_len_));
-      gather_pipeline_ = d.pipeline(shaders.path("gate_weights"), gs);
-    }
   }
 
   // A 1x1 call runs on texels unless a set_gates caller gates it or its input
@@ -392,12 +379,12 @@ class ConvKernel : public Kernel {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const bool quads = texel_gated_1x1() && texel_by_quads() && io.in[0].offset % 16 == 0;
+    const bool quads = !skip_in_ && texel_gated_1x1() && texel_by_quads() && io.in[0].offset % 16 == 0;
     const uint64_t view = r.device().max_texel_bytes(!quads) - r.device().texel_alignment();
     const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
                                         std::max<uint64_t>(1, view / in_sample));
     const Gating gating = record_model_gate(r, io, g);
-    if (skip_in_) return record_texel_gathered(r, io, gating, record_input_lists(r, io, g, &gating));
+    const Region lists = skip_in_ ? record_input_lists(r, io, g, &gating) : Region{};
     record_gate_lists(r, io, gating, n, 1);
     const VkPipeline pipeline =
         quads || texel_scalar_pipeline_ == VK_NULL_HANDLE ? texel_pipeline_ : texel_scalar_pipeline_;
@@ -406,10 +393,12 @@ class ConvKernel : public Kernel {
       Bindings b;
       b.texel[0] = io.in[0].sub(uint64_t(s0) * in_sample, uint64_t(k) * in_sample);
       b.scalar[0] = !quads;
-      b.texel[1] = io.weights.sub(0, uint64_t(M_ * texel_row()) * 4);
+      b.texel[1] =
+          io.weights.sub(0, uint64_t(skip_in_ ? C_ * win_.kh * win_.kw * wino_mp() : M_ * texel_row()) * 4);
       b.slot[kO] = io.out.sub(uint64_t(s0) * out_sample, uint64_t(k) * out_sample);
       b.slot[kW] = io.weights;  // the epilogue's tables
       b.slot[kU] = gating.indices.sub(uint64_t(s0 * list_len_) * 4, uint64_t(k * list_len_) * 4);
+      if (skip_in_) b.slot[kY] = lists.sub(uint64_t(s0 * (C_ + 1)) * 4, uint64_t(k * (C_ + 1)) * 4);
       PushConstants pc;
       pc.n = uint32_t(k);
       r.bind(pipeline, b, pc, label_);
@@ -418,58 +407,11 @@ class ConvKernel : public Kernel {
         pc.s = uint32_t(s);
         pc.u_off = list0 + uint32_t(s * list_len_);
         r.push(pc);
-        r.note(std::string("texel operands, gated") + (quads ? "" : ", input by pixel") + ", " +
-               std::to_string(texel_tm()) + " active kernels x " + std::to_string(4 * kTexelQuads) +
-               " pixels per invocation");
+        r.note(std::string("texel operands, gated") + (skip_in_ ? ", listed input channels" : "") +
+               (quads ? "" : ", input by pixel") + ", " + std::to_string(texel_tm()) + " active kernels x " +
+               std::to_string(4 * kTexelQuads) + " pixels per invocation");
         r.dispatch_indirect(gating.args.buffer, gating.args.offset + uint64_t(s0 + s) * 12);
       }
-    }
-  }
-
-  // Sample s's active (kernel, listed channel) pairs of the kernels (or of U,
-  // per weight set) gathered k-major into `gathered` (gate_weights.comp).
-  void record_gather(Recorder& r, const Region& weights, const Region& gathered, const Gating& gating,
-                     const Region& lists, int64_t s, uint64_t items) const {
-    Bindings b;
-    b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
-    b.slot[kU] = gating.indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
-    b.slot[kW] = weights;
-    b.slot[kO] = gathered;
-    PushConstants pc;
-    pc.n = 1;
-    r.bind(gather_pipeline_, b, pc, label_ + " (gather active weights)");
-    r.dispatch_flat(items, wg_);
-  }
-
-  // A gated consumer, per sample: its active pairs' weights gathered into the
-  // workspace, then the conv over its listed channels and active kernels.
-  void record_texel_gathered(Recorder& r, const LayerIO& io, const Gating& gating,
-                             const Region& lists) const {
-    const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
-                   out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
-    const int64_t n = count(io), taps = win_.kh * win_.kw;
-    record_gate_lists(r, io, gating, n, 1);
-    const uint64_t at = io.ws.bytes - uint64_t(gathered_words()) * 4,
-                   skew = (16 - (io.ws.offset + at) % 16) % 16;
-    const Region gathered = io.ws.sub(at + skew, uint64_t(C_ * taps * list_len_) * 4);
-    for (int64_t s = 0; s < n; ++s) {
-      if (s > 0) r.barrier();  // the previous sample's conv has read the gathered weights
-      record_gather(r, io.weights, gathered, gating, lists, s, uint64_t(C_ * taps * list_len_));
-      r.barrier();
-      Bindings b;
-      b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
-      b.slot[kU] = gating.indices.sub(uint64_t(s * list_len_) * 4, uint64_t(list_len_) * 4);
-      b.slot[kW] = io.weights;
-      b.slot[kO] = io.out.sub(uint64_t(s) * out_sample, out_sample);
-      b.texel[0] = io.in[0].sub(uint64_t(s) * in_sample, in_sample);
-      b.scalar[0] = true;
-      b.texel[1] = gathered;
-      PushConstants pc;
-      pc.n = 1;
-      r.bind(texel_pipeline_, b, pc, label_);
-      r.note("texel operands, gated, listed input channels, " + std::to_string(texel_tm()) +
-             " active kernels x " + std::to_string(4 * kTexelQuads) + " pixels per invocation");
-      r.dispatch_indirect(gating.args.buffer, gating.args.offset + uint64_t(s) * 12);
     }
   }
 
@@ -763,15 +705,12 @@ class ConvKernel : public Kernel {
   // A gated Winograd conv: its products on conv_texel.comp over its active
   // kernels' rows of U ([P][M][C], wino_rows), the output transform writing 0
   // for the switched-off kernels. A consumer's products read its listed
-  // channels of V (U k-major as ungated). A gated consumer's: per sample its
-  // active pairs of U gathered k-major (gate_weights.comp), [P][C][list].
+  // channels of V (U k-major as ungated); a gated consumer's both, its active
+  // kernels' weights one fetch each from U k-major.
   bool wino_gated() const { return wino_r_ > 0 && gate_; }
-  bool wino_gathered() const { return wino_gated() && skip_in_; }
-  int64_t wino_gathered_words() const { return wino_gathered() ? wino_p() * C_ * list_len_ + 4 : 0; }
   bool wino_gated_fits(const TileLimits& lim) const {
     const uint64_t texels = 4 * (uint64_t(std::max<uint32_t>(lim.max_texels, 4)) - 4);
-    const int64_t ts = (wino_tiles() + 3) / 4 * 4,
-                  u = gate_ && !skip_in_ ? M_ * C_ : C_ * std::max(wino_mp(), (M_ + 7) / 8 * 8);
+    const int64_t ts = (wino_tiles() + 3) / 4 * 4, u = gate_ && !skip_in_ ? M_ * C_ : C_ * wino_mp();
     return uint64_t(wino_p() * C_ * ts) <= texels && uint64_t(wino_p() * u) <= texels &&
            texel_groups(ts) <= lim.max_groups_x;
   }
@@ -869,15 +808,8 @@ class ConvKernel : public Kernel {
       x.set(14, wino_gated() && !skip_in_ ? 0u : 1u)
           .set(15, uint32_t(wino_p()));  // gated: U's rows [P][M][C]
       x.set(22, wino_gated() ? 1u : 0u).set(23, skip_in_ ? 1u : 0u);
-      x.set(25, wino_gathered() ? uint32_t(list_len_ / 4) : 0u);
       Epilogue().specialize(x, uint32_t(M_));
       wino_texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), x);
-    }
-    if (wino_gathered()) {
-      SpecConstants gs;
-      gs.set(0, wg_).set(1, 1).set(2, 1).set(3, uint32_t(C_)).set(4, 1).set(5, uint32_t(M_));
-      gs.set(6, uint32_t(list_len_)).set(7, uint32_t(wino_p())).set(8, uint32_t(wino_mp()));
-      gather_pipeline_ = d.pipeline(shaders.path("gate_weights"), gs);
     }
   }
 
@@ -902,8 +834,7 @@ class ConvKernel : public Kernel {
                              const Gating* gating = nullptr, const Region& lists = {}, int64_t s = 0) const {
     Bindings b;
     b.texel[0] = V;
-    b.texel[1] = wino_gathered() ? weights  // the gathered pairs
-                                 : weights.sub(0, uint64_t(wino_p() * C_ * (gating ? M_ : wino_mp())) * 4);
+    b.texel[1] = weights.sub(0, uint64_t(wino_p() * C_ * (gating && !skip_in_ ? M_ : wino_mp())) * 4);
     b.slot[kO] = Y;
     b.slot[kW] = weights;
     if (skip_in_) b.slot[kY] = lists.sub(uint64_t(s * (C_ + 1)) * 4, uint64_t(C_ + 1) * 4);
@@ -942,10 +873,6 @@ class ConvKernel : public Kernel {
                  Y = io.ws.sub(V.offset - io.ws.offset + V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
     const bool texel = texel_wino_ && V.offset % 16 == 0;  // else conv.comp
     if ((gate_ || skip_in_) && !texel) throw Error(label_ + ": a gated Winograd conv needs texel products");
-    const uint64_t y_end = Y.offset - io.ws.offset + Y.bytes;
-    const Region gathered = wino_gathered() ? io.ws.sub(y_end + (16 - (Y.offset + Y.bytes) % 16) % 16,
-                                                        uint64_t(wino_gathered_words() - 4) * 4)
-                                            : Region{};
     for (int64_t s = 0; s < n; ++s) {
       if (s > 0) r.barrier();  // the previous sample's output transform has read Y
       Bindings b;
@@ -955,12 +882,9 @@ class ConvKernel : public Kernel {
       pc.n = 1;
       r.bind(wino_in_pipeline_, b, pc, label_ + " (winograd input)");
       r.dispatch_flat(uint64_t(C_ * T), wg_);
-      if (wino_gathered())
-        record_gather(r, io.weights, gathered, gating, lists, s, uint64_t(P * C_ * list_len_));
       r.barrier();
       if (texel)
-        record_texel_products(r, V, Y, wino_gathered() ? gathered : io.weights, gate_ ? &gating : nullptr,
-                              lists, s);
+        record_texel_products(r, V, Y, io.weights, gate_ ? &gating : nullptr, lists, s);
       else
         record_products(r, V, Y, io.weights);
       r.barrier();
@@ -1112,8 +1036,7 @@ class ConvKernel : public Kernel {
   bool texel_gated_ = false;     // conv_texel.comp, a model's gated conv (kernel rows, active ones listed)
   bool texel_consumer_ = false;  // conv_texel.comp, an ungated gate consumer (k-major, channels listed)
   VkPipeline texel_scalar_pipeline_ = VK_NULL_HANDLE;
-  VkPipeline gather_pipeline_ = VK_NULL_HANDLE;  // a gated consumer's (gate_weights.comp)
-  bool dw_texel_ = false;                        // a depthwise conv on dwconv_texel.spv
+  bool dw_texel_ = false;  // a depthwise conv on dwconv_texel.spv
   VkPipeline texel_pipeline_ = VK_NULL_HANDLE;
   ShaderSet shaders_;  // a texel conv's, for its conv.comp pipeline
   const Gating* gating_ = nullptr;
