@@ -43,7 +43,8 @@
 // floats; gate_inputs.comp) are read.
 //
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
-// blocks fastest; z = sample (or weight set). GATED: x = pixel blocks, y = list tiles.
+// blocks fastest; z = sample (or weight set). GATED: x = (pixel blocks, TY list
+// tiles), y = groups of TY list tiles.
 #include "common.glsl"
 
 layout(constant_id = 3) const uint C = 4;   // input channels (WKM = 0: a multiple of 4)
@@ -70,6 +71,9 @@ layout(constant_id = 23) const uint CHLIST = 0;
 // GATED: 1 = the rows loop with taps (set by the host for any conv but a 1x1
 // without padding and C a multiple of 4, which takes the 1x1 loop).
 layout(constant_id = 24) const uint ROWS_TAPS = 0;
+// GATED: list tiles per work group row (TY x TM list slots), so that a plane
+// of few pixel blocks still fills the work group.
+layout(constant_id = 25) const uint TY = 1;
 
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
@@ -84,9 +88,9 @@ const uint KR4 = (C * TAPS + 3u) / 4u;  // GATED: texels per kernel row
 
 void main() {
   const uint id = gl_GlobalInvocationID.x;
-  if (GATED != 0u ? id >= PIXEL_BLOCKS : id >= PIXEL_BLOCKS * KERNEL_BLOCKS) return;
-  const uint q0 = (GATED != 0u ? id : id % PIXEL_BLOCKS) * TQ;
-  const uint m0 = (GATED != 0u ? gl_WorkGroupID.y : id / PIXEL_BLOCKS) * TM;  // GATED: list slots
+  if (id >= PIXEL_BLOCKS * (GATED != 0u ? TY : KERNEL_BLOCKS)) return;
+  const uint q0 = (id % PIXEL_BLOCKS) * TQ;
+  const uint m0 = ((GATED != 0u ? gl_WorkGroupID.y * TY : 0u) + id / PIXEL_BLOCKS) * TM;  // GATED: list slots
   // GATED with WSETS > 1 (a gated Winograd conv's products): z is the weight set, as ungated.
   const uint sample_index = GATED != 0u && WSETS == 1u ? pc.s : gl_WorkGroupID.z;
   // Kernel j's index (GATED: from the list; M: none, as rows past the end); rows
@@ -99,6 +103,11 @@ void main() {
     kq[j] = int(min(mj[j], M - 1u) / 4u);
     ke[j] = min(mj[j], M - 1u) % 4u;
   }
+  // GATED with WKM: a quad of list slots holding 4 consecutive kernels from a
+  // multiple of 4 (all of them where every kernel is on) is one texel. The
+  // list is the same for the whole work group, so the test is too.
+  bool whole[TM / 4u];
+  [[unroll]] for (uint r = 0; r < TM / 4u; ++r) whole[r] = ke[4u * r] == 0u && mj[4u * r + 3u] == mj[4u * r] + 3u;
   [[unroll]] for (uint j = 0; j < TM; ++j)
     wrow[j] = int(pc.tw_off + ((sample_index % WSETS) * M + min(mj[j], M - 1u)) * (GATED != 0u ? KR4 : C / 4u));
   const int xbase = int(pc.tx_off + sample_index * C * (XSCALAR != 0u ? PLANE : QUADS));
@@ -117,7 +126,13 @@ void main() {
     const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
     vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
     if (GATED != 0u) {
-      [[unroll]] for (uint j = 0; j < TM; ++j) wq[j / 4u][j % 4u] = texelFetch(tw, wkm + int(c * MQ) + kq[j])[ke[j]];
+      [[unroll]] for (uint r = 0; r < TM / 4u; ++r) {
+        if (whole[r]) {
+          wq[r] = texelFetch(tw, wkm + int(c * MQ) + kq[4u * r]);
+        } else {
+          [[unroll]] for (uint e = 0; e < 4u; ++e) wq[r][e] = texelFetch(tw, wkm + int(c * MQ) + kq[4u * r + e])[ke[4u * r + e]];
+        }
+      }
     } else {
       [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
     }
@@ -140,8 +155,14 @@ void main() {
       const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
       vec4 wq[TM / 4u];
       if (GATED != 0u) {
-        [[unroll]] for (uint j = 0; j < TM; ++j)
-          wq[j / 4u][j % 4u] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ) + kq[j])[ke[j]];
+        const int at = wkm + int((c * TAPS + tap) * MQ);
+        [[unroll]] for (uint r = 0; r < TM / 4u; ++r) {
+          if (whole[r]) {
+            wq[r] = texelFetch(tw, at + kq[4u * r]);
+          } else {
+            [[unroll]] for (uint e = 0; e < 4u; ++e) wq[r][e] = texelFetch(tw, at + kq[4u * r + e])[ke[4u * r + e]];
+          }
+        }
       } else {
         [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
           wq[r] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));

@@ -156,7 +156,7 @@ class ConvKernel : public Kernel {
       nx_ = t.nx, ny_ = t.ny, bk_ = t.bk, tpq_ = t.tpq, tmq_ = t.tmq;
       kpt_ = 4 * int64_t(ny_ * tmq_);
     }
-    if (texel_gated_ || wino_gated()) kpt_ = texel_tm();  // a list tile is one invocation's kernels
+    if (texel_gated_ || wino_gated()) set_gated_tiles(texel_gated_ ? win_.Ho * win_.Wo : wino_ts_);
     list_len_ = (M_ + kpt_ - 1) / kpt_ * kpt_;
     std::vector<uint32_t> all(static_cast<size_t>(list_len_), uint32_t(M_));  // padded with M: no kernel
     for (int64_t m = 0; m < M_; ++m) all[size_t(m)] = uint32_t(m);
@@ -164,8 +164,8 @@ class ConvKernel : public Kernel {
     const int64_t per_group = gemm_ ? 4 * int64_t(nx_ * tpq_) : int64_t(wg_);  // output pixels per work group
     groups_x_ = uint32_t((win_.Ho * win_.Wo + per_group - 1) / per_group);
     if (depthwise_) groups_x_ = uint32_t((win_.Ho * ((win_.Wo + 3) / 4) + wg_ - 1) / wg_);  // 4 outputs each
-    if (texel_gated_) groups_x_ = uint32_t(texel_groups(win_.Ho * win_.Wo, true));
-    if (wino_gated()) groups_x_ = uint32_t(texel_groups(wino_ts_, true));  // its products' x
+    if (texel_gated_) groups_x_ = uint32_t(texel_groups(win_.Ho * win_.Wo, texel_ty_));
+    if (wino_gated()) groups_x_ = uint32_t(texel_groups(wino_ts_, texel_ty_));  // its products' x
     if (wino_r_ > 0 && (gate_ || skip_in_))
       split_ = 1;
     else if (wino_r_ > 0)
@@ -287,11 +287,23 @@ class ConvKernel : public Kernel {
   uint32_t texel_tm() const { return M_ >= 8 ? 8 : 4; }
   static constexpr uint32_t kTexelQuads = 2;
   // Work groups of a conv_texel.comp dispatch over `pixels` per sample (or
-  // weight set); pixels_only: a gated conv's x (its kernel tiles are y).
-  uint64_t texel_groups(int64_t pixels, bool pixels_only = false) const {
-    const int64_t kernel_blocks = pixels_only ? 1 : (M_ + texel_tm() - 1) / texel_tm();
-    const int64_t blocks = (((pixels + 3) / 4 + kTexelQuads - 1) / kTexelQuads) * kernel_blocks;
-    return uint64_t((blocks + wg_ - 1) / wg_);
+  // weight set) and `kernel_blocks` of texel_tm() kernels (0: all M_; a gated
+  // conv's x: texel_ty_, its list tiles are y).
+  int64_t texel_pixel_blocks(int64_t pixels) const {
+    return ((pixels + 3) / 4 + kTexelQuads - 1) / kTexelQuads;
+  }
+  uint64_t texel_groups(int64_t pixels, int64_t kernel_blocks = 0) const {
+    if (kernel_blocks == 0) kernel_blocks = (M_ + texel_tm() - 1) / texel_tm();
+    return uint64_t((texel_pixel_blocks(pixels) * kernel_blocks + wg_ - 1) / wg_);
+  }
+  // A gated texel conv's list tile: texel_ty_ blocks of texel_tm() kernels, as
+  // many as fill a work group where the plane has few pixel blocks (a 13 x 13
+  // Winograd conv's 7: one block a group ran 7 of 64 invocations), at most the whole list.
+  void set_gated_tiles(int64_t pixels) {
+    const int64_t blocks = texel_pixel_blocks(pixels), tm = texel_tm(), all = (M_ + tm - 1) / tm;
+    texel_ty_ = 1;
+    while (2 * texel_ty_ * blocks <= int64_t(wg_) && 2 * texel_ty_ <= all) texel_ty_ *= 2;
+    kpt_ = tm * texel_ty_;
   }
 
   // texel_pipeline_: the layer's form; texel_scalar_pipeline_: a gated 1x1
@@ -314,7 +326,7 @@ class ConvKernel : public Kernel {
           .set_int(21, int32_t(win_.pl));
     }
     sc.set(22, texel_gated_ ? 1u : 0u).set(23, texel_consumer_ || gated_consumer ? 1u : 0u);
-    sc.set(24, gated_rows ? 1u : 0u);
+    sc.set(24, gated_rows ? 1u : 0u).set(25, uint32_t(texel_ty_));
     epilogue_.specialize(sc, uint32_t(M_));
     texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
     if (texel_gated_ && !gated_consumer && texel_gated_1x1() && texel_by_quads())
@@ -807,7 +819,7 @@ class ConvKernel : public Kernel {
       x.set(3, uint32_t(C_)).set(4, T).set(5, uint32_t(M_)).set(6, texel_tm()).set(7, kTexelQuads);
       x.set(14, wino_gated() && !skip_in_ ? 0u : 1u)
           .set(15, uint32_t(wino_p()));  // gated: U's rows [P][M][C]
-      x.set(22, wino_gated() ? 1u : 0u).set(23, skip_in_ ? 1u : 0u);
+      x.set(22, wino_gated() ? 1u : 0u).set(23, skip_in_ ? 1u : 0u).set(25, uint32_t(texel_ty_));
       Epilogue().specialize(x, uint32_t(M_));
       wino_texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), x);
     }
@@ -1034,6 +1046,7 @@ class ConvKernel : public Kernel {
   bool texel_ = false;           // conv_texel.comp, a 1x1 conv ([M][C] rows)
   bool texel_direct_ = false;    // conv_texel.comp, any other (k-major kernels)
   bool texel_gated_ = false;     // conv_texel.comp, a model's gated conv (kernel rows, active ones listed)
+  int64_t texel_ty_ = 1;         // its list tiles per work group row (set_gated_tiles)
   bool texel_consumer_ = false;  // conv_texel.comp, an ungated gate consumer (k-major, channels listed)
   VkPipeline texel_scalar_pipeline_ = VK_NULL_HANDLE;
   bool dw_texel_ = false;  // a depthwise conv on dwconv_texel.spv
