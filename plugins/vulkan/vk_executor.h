@@ -57,7 +57,7 @@ struct ExecutorOptions {
   // Winograd) and a Gemm/MatMul's constant B as float32 (the default) or as
   // halves (docs/VULKAN.md, "fp16 weights").
   WeightStorage weight_storage = WeightStorage::F32;
-  // {"conv_texel": "auto" | "on" | "off"}: 1x1 stride-1 convs that qualify read
+  // {"conv_texel": "auto" | "on" | "off"}: one-group and depthwise convs that qualify read
   // their operands as texels (conv_texel.comp; docs/VULKAN.md, "Texel
   // operands"); "auto" (or not given): env FRUGAL_VULKAN_CONV_TEXEL, else on for CPU devices only.
   std::string conv_texel = "auto";

@@ -47,7 +47,7 @@ class WeightPacker {
   // Device facts kernels decide their layout by: binding alignment, 1-D work
   // group size, largest binding, limits of 2-D tiled work groups; and the
   // executor's choice of Winograd convs, of the convs' weight storage and of
-  // texel operands for 1x1 convs (conv_texel.comp).
+  // texel operands for convs (conv_texel.comp, dwconv_texel.spv).
   WeightPacker(uint64_t alignment_bytes, uint32_t workgroup_1d, uint64_t max_binding_bytes,
                TileLimits tiles = {}, WinogradMode winograd = WinogradMode::Auto,
                WeightStorage storage = WeightStorage::F32, bool texel = false)
@@ -167,7 +167,7 @@ class Kernel {
   virtual int64_t skip_pairs() const { return 0; }
   // Slices its reduction is split into (split-K; 1: not split).
   virtual uint32_t reduction_split() const { return 1; }
-  // Whether it reads its operands as texels (a 1x1 conv on conv_texel.comp).
+  // Whether it reads its operands as texels (a conv on conv_texel.comp or dwconv_texel.spv).
   virtual bool texel_operands() const { return false; }
 
  protected:
