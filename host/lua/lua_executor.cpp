@@ -195,8 +195,8 @@ int l_executor(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 2,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage",
-                      "conv_texel", "gate_threshold", "gate_activity", "time_layer", "schedule",
-                      "residual_add", "se_scale", "cache_bytes", "consume"});
+                      "conv_texel", "gate_passes", "gate_threshold", "gate_activity", "time_layer",
+                      "schedule", "residual_add", "se_scale", "cache_bytes", "consume"});
   ExecutorSettings s = parse_executor_settings(L, 2);
   s.consume = opt_bool_field(L, 2, "consume", false);
   push_executor(L, 1, s);
@@ -207,8 +207,8 @@ int l_run(lua_State* L) {
   check_model(L, 1);
   check_option_names(L, 4,
                      {"executor", "threads", "device", "budget", "shader_dir", "winograd", "weight_storage",
-                      "conv_texel", "gate_threshold", "gate_activity", "time_layer", "schedule",
-                      "residual_add", "se_scale", "cache_bytes"});
+                      "conv_texel", "gate_passes", "gate_threshold", "gate_activity", "time_layer",
+                      "schedule", "residual_add", "se_scale", "cache_bytes"});
   const ExecutorSettings s = parse_executor_settings(L, 4);
   std::string plan_origin;
   const nlohmann::json plan = plan_argument(L, 2, &plan_origin);
@@ -359,6 +359,9 @@ ExecutorSettings parse_executor_settings(lua_State* L, int idx) {
   string_option(L, idx, "weight_storage", "\"fp32\" or \"fp16\"", s.options);
   // the vulkan executor's convs reading their operands as texels (docs/VULKAN.md, "Texel operands")
   string_option(L, idx, "conv_texel", "\"auto\", \"on\" or \"off\"", s.options);
+  // the vulkan executor's gate passes: an invocation per plane or kernel, or a work group each
+  // (docs/GATING.md)
+  string_option(L, idx, "gate_passes", "\"auto\", \"flat\" or \"groups\"", s.options);
   // the CPU executor's cache state when timing a layer (docs/COSTS.md)
   string_option(L, idx, "time_layer", "\"cold\", \"cold_inputs\" or \"warm\"", s.options);
   // the CPU executor's run without a plan, and its fusions (plugins/cpu/README.md, "Options")
