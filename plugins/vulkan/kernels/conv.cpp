@@ -131,7 +131,7 @@ class ConvKernel : public Kernel {
   void pack(WeightPacker& p) override {
     p.begin_block();
     wg_ = p.workgroup_1d;
-    // A gated conv or a gate consumer (not both) takes Winograd only with texel products.
+    // A gated conv or a gate consumer takes Winograd only with texel products (float32 kernels).
     const bool wino_gate_ok = p.texel && p.storage == WeightStorage::F32;
     wino_r_ = choose_winograd(p.winograd, wino_gate_ok);
     if (wino_r_ > 0 && (gate_ || skip_in_) && !wino_gated_fits(p.tiles)) wino_r_ = 0;
@@ -193,7 +193,9 @@ class ConvKernel : public Kernel {
   }
 
   // The kernels at word 0 of the block: [M, Cg, kh, kw], or a Winograd conv's
-  // [P][C][M rounded up to 4], or a direct texel conv's [C*kh*kw][M rounded up to 4]; as halves where
+  // [P][C][M rounded up to 4] (a gated one's, not a consumer, [P][M][C]), or a
+  // direct texel conv's (a consumer's too) [C*kh*kw][M rounded up to 4], or a
+  // gated texel conv's rows [M][C*kh*kw rounded up to 4]; as halves where
   // conv.comp reads them (WF16: option "weight_storage", one group), rows of [M][K] then padded to an even K
   // so that a pair of k is one word. Other convs keep float32.
   void pack_kernels(WeightPacker& p) {
@@ -742,7 +744,7 @@ class ConvKernel : public Kernel {
   }
 
   // R (2 or 4) when this layer runs as Winograd, else 0.
-  // gate_ok: a gated conv (C a multiple of 4) or a gate consumer may take it
+  // gate_ok: a gated conv (C a multiple of 4 unless also a consumer) or a gate consumer may take it
   // (its products on texels, kernels/conv.cpp's wino_gated()); else neither does.
   int choose_winograd(WinogradMode mode, bool gate_ok) const {
     const bool gating_fits = (!gate_ && !skip_in_) || (gate_ok && (!gate_ || skip_in_ || C_ % 4 == 0));
