@@ -62,16 +62,22 @@ class GatedGemmKernel : public Kernel {
     const int64_t n = a.in_dims[0][0];
     int32_t* runs = reinterpret_cast<int32_t*>(a.ws);
     // One sgemm over the batch unless some sample has less than kDenseShare of its columns active.
+    // Effective MACs count the active columns whichever path runs (as gated convs do, and the
+    // Vulkan executor): the dense path's extra work is the kernel's choice.
     bool any_zero = false;
-    for (int64_t s = 0; s < n && !any_zero; ++s)
-      any_zero = double(active_columns(a.in[0] + s * F_, runs)) < kDenseShare * double(F_);
+    int64_t active = 0;
+    for (int64_t s = 0; s < n && !any_zero; ++s) {
+      const int64_t columns = active_columns(a.in[0] + s * F_, runs);
+      active += columns;
+      any_zero = double(columns) < kDenseShare * double(F_);
+    }
     exec::GateStats stats;
     stats.samples = n;
     if (!any_zero) {
       parallel_sgemm(false, false, n, N_, F_, alpha_, a.in[0], F_, b_.data(), N_, 0.0f, a.out, N_, a.pool,
                      onednn_gemm_);
       epilogue_.apply_rows(a.out, n, N_);
-      stats.macs = n * F_ * N_;
+      stats.macs = active * N_;
     } else {
       for (int64_t s = 0; s < n; ++s)
         stats.macs += run_sample(a.in[0] + s * F_, a.out + s * N_, runs, a.pool);
