@@ -32,15 +32,14 @@
 // kernel's weight one fetch of its own (its 4 neighbours in the texel are not
 // the next active ones), over the listed channels.
 // GATED = 1 (a gated conv, kernels/conv.cpp): its kernels are rows [M][KR]
-// (KR = C*KH*KW rounded up to 4, zeros after), read by quads of k; a work
-// group row y takes the active-kernel list's slots [TM*y, TM*y + TM) at
+// (KR = C*KH*KW rounded up to 4, zeros after), read by quads of k; work
+// group row y takes the active-kernel list's slots [TM*TY*y, TM*TY*(y + 1)) at
 // u[pc.u_off] (padded with M: none), one indirect dispatch per sample pc.s
 // (gate_indices.comp writes the arguments). A 1x1 conv without padding and C a
 // multiple of 4 takes the 1x1 loop below; any other the rows loop with taps.
-// Its consumers' zero channels are read like any other.
-// CHLIST = 1 (an ungated gate consumer, WKM = 1 and XSCALAR = 1): only the
-// input channels listed at y[pc.y_off + sample*(C+1)] (count, then indices as
-// floats; gate_inputs.comp) are read.
+// CHLIST = 1 (a gate consumer, WKM = 1: direct, or a Winograd conv's products):
+// only the input channels listed at y[pc.y_off + sample*(C+1)] (count, then
+// indices as floats; gate_inputs.comp) are read.
 //
 // Grid: x = invocations over (pixel blocks, kernel blocks) of one sample, pixel
 // blocks fastest; z = sample (or weight set). GATED: x = (pixel blocks, TY list
@@ -78,6 +77,22 @@ layout(constant_id = 25) const uint TY = 1;
 layout(binding = 6) uniform samplerBuffer tx;  // the input [n][C][H*W], by quads of pixels (XSCALAR: by pixel)
 layout(binding = 7) uniform samplerBuffer tw;  // the kernels, [M][C] by quads of channels
 
+// GATED with WKM: kernel j's texel in a k-major row and its place in it, and
+// whether list slots 4r..4r+3 hold 4 consecutive kernels from a multiple of 4
+// (every quad when all kernels are on), which are then one texel. The list is
+// the same for the whole work group, so the test is too.
+int kq[TM];
+uint ke[TM];
+bool whole[TM / 4u];
+
+// GATED with WKM: the weights of list slots 4r..4r+3 in the k-major row at texel `at`.
+vec4 active_quad(int at, uint r) {
+  if (whole[r]) return texelFetch(tw, at + kq[4u * r]);
+  vec4 v;
+  [[unroll]] for (uint e = 0; e < 4u; ++e) v[e] = texelFetch(tw, at + kq[4u * r + e])[ke[4u * r + e]];
+  return v;
+}
+
 const uint QUADS = (HW + 3u) / 4u;  // per channel
 const uint PIXEL_BLOCKS = (QUADS + TQ - 1u) / TQ;
 const uint KERNEL_BLOCKS = (M + TM - 1u) / TM;
@@ -97,16 +112,11 @@ void main() {
   // and quads past the end read the last one (no bounds test in the loop), their sums are not stored.
   uint mj[TM];
   [[unroll]] for (uint j = 0; j < TM; ++j) mj[j] = GATED != 0u ? u[pc.u_off + m0 + j] : min(m0 + j, M);
-  int wrow[TM], xq[TQ], xo[4u * TQ], kq[TM];
-  uint ke[TM];  // GATED with WKM: kernel j's texel in a k-major row, and its place in it
+  int wrow[TM], xq[TQ], xo[4u * TQ];
   [[unroll]] for (uint j = 0; j < TM; ++j) {
     kq[j] = int(min(mj[j], M - 1u) / 4u);
     ke[j] = min(mj[j], M - 1u) % 4u;
   }
-  // GATED with WKM: a quad of list slots holding 4 consecutive kernels from a
-  // multiple of 4 (all of them where every kernel is on) is one texel. The
-  // list is the same for the whole work group, so the test is too.
-  bool whole[TM / 4u];
   [[unroll]] for (uint r = 0; r < TM / 4u; ++r) whole[r] = ke[4u * r] == 0u && mj[4u * r + 3u] == mj[4u * r] + 3u;
   [[unroll]] for (uint j = 0; j < TM; ++j)
     wrow[j] = int(pc.tw_off + ((sample_index % WSETS) * M + min(mj[j], M - 1u)) * (GATED != 0u ? KR4 : C / 4u));
@@ -124,18 +134,10 @@ void main() {
   const uint channels = CHLIST != 0u ? uint(y[list]) : C;
   for (uint ci = 0; ci < channels && WKM != 0u && XSCALAR == 0u; ++ci) {
     const uint c = CHLIST != 0u ? uint(y[list + 1u + ci]) : ci;
-    vec4 wq[TM / 4u];  // kernels m0 .. m0 + TM - 1 of channel c
-    if (GATED != 0u) {
-      [[unroll]] for (uint r = 0; r < TM / 4u; ++r) {
-        if (whole[r]) {
-          wq[r] = texelFetch(tw, wkm + int(c * MQ) + kq[4u * r]);
-        } else {
-          [[unroll]] for (uint e = 0; e < 4u; ++e) wq[r][e] = texelFetch(tw, wkm + int(c * MQ) + kq[4u * r + e])[ke[4u * r + e]];
-        }
-      }
-    } else {
-      [[unroll]] for (uint r = 0; r < TM / 4u; ++r) wq[r] = texelFetch(tw, wkm + int(c * MQ + min(m0 / 4u + r, MQ - 1u)));
-    }
+    vec4 wq[TM / 4u];  // the invocation's kernels of channel c
+    const int at = wkm + int(c * MQ);
+    [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
+      wq[r] = GATED != 0u ? active_quad(at, r) : texelFetch(tw, at + int(min(m0 / 4u + r, MQ - 1u)));
     [[unroll]] for (uint q = 0; q < TQ; ++q) {
       const vec4 xv = texelFetch(tx, xq[q] + int(c * QUADS));
       [[unroll]] for (uint j = 0; j < TM; ++j) acc[j * TQ + q] += wq[j / 4u][j % 4u] * xv;
@@ -154,19 +156,9 @@ void main() {
     for (uint tap = 0; tap < TAPS; ++tap) {
       const int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
       vec4 wq[TM / 4u];
-      if (GATED != 0u) {
-        const int at = wkm + int((c * TAPS + tap) * MQ);
-        [[unroll]] for (uint r = 0; r < TM / 4u; ++r) {
-          if (whole[r]) {
-            wq[r] = texelFetch(tw, at + kq[4u * r]);
-          } else {
-            [[unroll]] for (uint e = 0; e < 4u; ++e) wq[r][e] = texelFetch(tw, at + kq[4u * r + e])[ke[4u * r + e]];
-          }
-        }
-      } else {
-        [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
-          wq[r] = texelFetch(tw, wkm + int((c * TAPS + tap) * MQ + min(m0 / 4u + r, MQ - 1u)));
-      }
+      const int at = wkm + int((c * TAPS + tap) * MQ);
+      [[unroll]] for (uint r = 0; r < TM / 4u; ++r)
+        wq[r] = GATED != 0u ? active_quad(at, r) : texelFetch(tw, at + int(min(m0 / 4u + r, MQ - 1u)));
       [[unroll]] for (uint q = 0; q < TQ; ++q) {
         vec4 xv;
         [[unroll]] for (uint i = 0; i < 4u; ++i) {

@@ -238,6 +238,8 @@ class ConvKernel : public Kernel {
   // quads of pixels where the stride is 1 and H*W a multiple of 4, else pixel
   // by pixel (an R32F view).
   bool texel_fits(const TileLimits& lim) const { return texel_gemm_fits(lim, M_ * C_) && texel_fits_shape(); }
+  // A 1x1 conv without padding, C a multiple of 4: its [M][C] rows read by 4
+  // channels a texel (the ungated 1x1 form, and a gated one's).
   bool texel_fits_shape() const {
     const bool unpadded = win_.pt == 0 && win_.pl == 0 && win_.Ho == (win_.H - 1) / win_.sh + 1 &&
                           win_.Wo == (win_.W - 1) / win_.sw + 1;
@@ -273,9 +275,6 @@ class ConvKernel : public Kernel {
     for (int64_t m = 0; m < M_; ++m) std::copy_n(weights_.begin() + m * K, K, v.begin() + m * R);
     return v;
   }
-  // A gated 1x1 conv without padding (C a multiple of 4) reads its rows by 4
-  // channels, its input by quads where it can; any other by k with its taps.
-  bool texel_gated_1x1() const { return texel_fits_shape(); }
   std::vector<float> k_major() const {
     const int64_t K = C_ * win_.kh * win_.kw, MP = wino_mp();
     std::vector<float> v(size_t(K * MP), 0.0f);
@@ -312,7 +311,7 @@ class ConvKernel : public Kernel {
   // conv's with its input by pixel (for calls whose input is not at a multiple of 16 bytes).
   void create_texel_pipeline(Device& d, const ShaderSet& shaders) {
     const bool gated_consumer = texel_gated_ && skip_in_,
-               gated_rows = texel_gated_ && !gated_consumer && !texel_gated_1x1();
+               gated_rows = texel_gated_ && !gated_consumer && !texel_fits_shape();
     SpecConstants sc;
     sc.set(0, wg_).set(1, 1).set(2, 1);
     sc.set(3, uint32_t(C_)).set(4, uint32_t(win_.Ho * win_.Wo)).set(5, uint32_t(M_));
@@ -331,7 +330,7 @@ class ConvKernel : public Kernel {
     sc.set(24, gated_rows ? 1u : 0u).set(25, uint32_t(texel_ty_));
     epilogue_.specialize(sc, uint32_t(M_));
     texel_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc);
-    if (texel_gated_ && !gated_consumer && texel_gated_1x1() && texel_by_quads())
+    if (texel_gated_ && !gated_consumer && texel_fits_shape() && texel_by_quads())
       texel_scalar_pipeline_ = d.pipeline(shaders.path("conv_texel"), sc.set(8, 1));
   }
 
@@ -386,14 +385,13 @@ class ConvKernel : public Kernel {
   }
 
   // A model's gated conv on conv_texel.comp: the gate (pool, switches; a
-  // consumer's list is every channel, as it reads them all), the active lists
-  // and indirect arguments, the output zeroed, then one dispatch per sample
-  // over its active kernels' tiles.
+  // consumer's input lists too), the active lists and indirect arguments, the
+  // output zeroed, then one dispatch per sample over its active kernels' tiles.
   void record_texel_gated(Recorder& r, const LayerIO& io) const {
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
     const int64_t n = count(io);
-    const bool quads = !skip_in_ && texel_gated_1x1() && texel_by_quads() && io.in[0].offset % 16 == 0;
+    const bool quads = !skip_in_ && texel_fits_shape() && texel_by_quads() && io.in[0].offset % 16 == 0;
     const uint64_t view = r.device().max_texel_bytes(!quads) - r.device().texel_alignment();
     const int64_t g = std::min<int64_t>(samples_per_dispatch(r, io, {in_sample, out_sample}, label_),
                                         std::max<uint64_t>(1, view / in_sample));
@@ -502,8 +500,8 @@ class ConvKernel : public Kernel {
   void record(Recorder& r, const LayerIO& io) const override {
     if (wino_r_ > 0) return record_winograd(r, io);
     if (texel_gated_) return record_texel_gated(r, io);
-    if (texel_consumer_) return record_texel(r, io);
-    if (texel_direct_ || (texel_ && texel_runs(io)) || (dw_texel_ && !gating_)) return record_texel(r, io);
+    if (texel_direct_ || texel_consumer_ || (texel_ && texel_runs(io)) || (dw_texel_ && !gating_))
+      return record_texel(r, io);
     if (texel_ && pipeline_ == VK_NULL_HANDLE) create_gemm_pipelines(r.device(), shaders_);
     const uint64_t in_sample = uint64_t(C_ * win_.H * win_.W) * 4,
                    out_sample = uint64_t(M_ * win_.Ho * win_.Wo) * 4;
@@ -882,8 +880,10 @@ class ConvKernel : public Kernel {
       if (skip_in_) lists = record_input_lists(r, io, g, gate_ ? &gating : nullptr);
       if (gate_) record_gate_lists(r, io, gating, n, uint32_t(P));  // z = the P weight sets
     }
-    const uint64_t pre = wino_gate_words(n) * 4, skew = pre ? (16 - (io.ws.offset + pre - 16) % 16) % 16 : 0;
-    const Region V = io.ws.sub(pre ? pre - 16 + skew : 0, uint64_t(P * C_ * TS) * 4),
+    // After the gate's words and lists, V at a multiple of 16 bytes (texel views; wino_gate_words' slack).
+    const uint64_t lists_end = io.ws.offset + uint64_t(n * (gate_words() + (skip_in_ ? 1 + C_ : 0))) * 4,
+                   v_at = gate_ || skip_in_ ? (lists_end + 15) / 16 * 16 - io.ws.offset : 0;
+    const Region V = io.ws.sub(v_at, uint64_t(P * C_ * TS) * 4),
                  Y = io.ws.sub(V.offset - io.ws.offset + V.bytes, uint64_t(P * split_ * M_ * TS) * 4);
     const bool texel = texel_wino_ && V.offset % 16 == 0;  // else conv.comp
     if ((gate_ || skip_in_) && !texel) throw Error(label_ + ": a gated Winograd conv needs texel products");
