@@ -78,9 +78,20 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
   }
   // The gated conv.
   const int64_t k = o.kernel, pad = k / 2;
-  b.random("w1", {M, C, k, k}, 0.3f);
+  const std::vector<int64_t> shape = o.conv1_shape.empty() ? std::vector<int64_t>{k, k} : o.conv1_shape,
+                             strides = o.conv1_strides.empty() ? std::vector<int64_t>{1, 1} : o.conv1_strides,
+                             pads = o.conv1_pads.empty() ? std::vector<int64_t>{pad, pad, pad, pad}
+                                                         : o.conv1_pads,
+                             dil = o.conv1_dilations.empty() ? std::vector<int64_t>{1, 1} : o.conv1_dilations;
+  b.random("w1", {M, C, shape[0], shape[1]}, 0.3f);
   b.random("b1", {M}, 0.1f);
-  b.node("Conv", {"x", "w1", "b1"}, "conv1").set_attr_ints("pads", {pad, pad, pad, pad});
+  frugal::Node& conv1 = b.node("Conv", {"x", "w1", "b1"}, "conv1");
+  conv1.set_attr_ints("pads", pads);
+  conv1.set_attr_ints("strides", strides);
+  conv1.set_attr_ints("dilations", dil);
+  // conv1's output size (rows, columns).
+  int64_t sh = (o.size + pads[0] + pads[2] - dil[0] * (shape[0] - 1) - 1) / strides[0] + 1;
+  int64_t sw = (o.size + pads[1] + pads[3] - dil[1] * (shape[1] - 1) - 1) / strides[1] + 1;
   std::string v = "conv1";
   auto bn = [&](const std::string& in) {
     b.random("bn_s", {M}, 0.2f, 1.0f);
@@ -98,13 +109,13 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
     v = b.node("Mul", {v, mask}, "gate_mul").outputs[0];
   }
   if (o.add_after) v = b.node("Add", {v, v}, "add").outputs[0];
-  int64_t s = o.size;
   if (o.maxpool) {
     frugal::Node& p = b.node("MaxPool", {v}, "pool");
     p.set_attr_ints("kernel_shape", {2, 2});
     p.set_attr_ints("strides", {2, 2});
     v = "pool";
-    s /= 2;
+    sh /= 2;
+    sw /= 2;
   }
   int64_t channels = M;
   if (o.second_conv) {
@@ -116,7 +127,7 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
   }
   if (o.gemm_tail) {
     b.node("Flatten", {v}, "flat");
-    b.random("w3", {4, channels * s * s}, 0.2f);
+    b.random("w3", {4, channels * sh * sw}, 0.2f);
     b.random("b3", {4}, 0.1f);
     frugal::Node& gm = b.node("Gemm", {"flat", "w3", "b3"}, "y");
     gm.set_attr_int("transB", 1);

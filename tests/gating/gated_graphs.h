@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "frugal/model/graph.h"
 
@@ -27,6 +28,9 @@ struct GatedGraphOptions {
   bool maxpool = true;            // Mul -> MaxPool 2x2 -> second conv
   bool second_conv = true;        // the gated value goes through a second conv and Relu (else straight on)
   bool gemm_tail = true;  // second conv -> Relu -> Flatten -> Gemm (else the second conv is the output)
+  // conv1's geometry beyond `kernel` (each empty: kernel x kernel, stride 1, pads kernel / 2,
+  // no dilation), for the reduced conv's arranged input (strides, uneven pads, dilations).
+  std::vector<int64_t> conv1_shape, conv1_strides, conv1_pads, conv1_dilations;
   uint64_t seed = 1;
 };
 

@@ -1,19 +1,16 @@
 // A gated conv (docs/GATING.md): per sample, the input channels that are not
 // all zero (a gate's consumer) and the kernels its gate switches on (the gate
 // computed first and cheaply: the input pooled, then the 1x1 on that vector);
-// the active kernels' weights for the active channels gathered into the
-// workspace, the im2col of the active channels only, one sgemm on
-// [K_active, C_active * kh * kw] per chunk of output rows (oneDNN's sgemm where
-// the build has it and the conv path is not "blas": AVX-512 kernels, where
-// OpenBLAS 0.3.21 takes its Haswell ones on this AMD EPYC of CPU family 26;
-// docs/BENCHMARKS.md, bench-gate run of 2026-11-26 14:59), its rows scattered
-// to their channels with the epilogue (bias, BN, activations); switched-off
-// channels are exact zeros. A sample with most of its work active (at least
-// dense_share() of the kernel x channel pairs) runs the registry's dense conv
-// instead, then zeroes its off channels: at full activity a gated conv costs
-// the dense one plus its gate (the dense conv is the registry's, oneDNN where the
-// dense network takes it). A consumer that is not gated also keeps its weights as
-// [K, M], so that its active input channels are whole rows to gather.
+// then the reduced conv on the indexed tiles (kernels/indexed_gemm.h): the
+// active channels arranged once into zero-padded phase planes (one per stride
+// offset), so that every tap of a channel is a shifted row of them, and the
+// active kernels' weights read where they lie; no gathered weights and no
+// im2col matrix. The epilogue (bias, BN, activations) follows on the active
+// channels; switched-off channels are exact zeros. A sample with most of its
+// work active (at least dense_share() of the kernel x channel pairs) runs the
+// registry's dense conv instead, then zeroes its off channels: at full
+// activity a gated conv costs the dense one plus its gate (the dense conv is
+// the registry's, oneDNN where the dense network takes it).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,10 +20,9 @@
 #include "common/gate_params.h"
 #include "common/window.h"
 #include "frugal/model/ops/conv.h"
-#include "kernels/conv_onednn.h"
 #include "kernels/gated.h"
+#include "kernels/indexed_gemm.h"
 #include "kernels/kernel_util.h"
-#include "kernels/parallel_gemm.h"
 
 namespace frugal::cpu {
 
@@ -86,8 +82,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void plane_sums(con
 
 class GatedConvKernel : public Kernel {
  public:
-  explicit GatedConvKernel(const KernelSpec& s)
-      : threads_(std::max(1, s.threads)), onednn_gemm_(s.conv_path != "blas" && onednn_available()) {
+  explicit GatedConvKernel(const KernelSpec& s) : isa_(packed_isa()) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     if (c.group != 1)
@@ -116,40 +111,22 @@ class GatedConvKernel : public Kernel {
                     " kernels over " + std::to_string(C_) + " channels");
     }
     skip_inputs_ = s.zero_block > 0;
-    // A consumer that is not gated itself keeps its weights as [K, M] too: its active
-    // input channels are then whole rows, and gathering them reads only their weights
-    // (from [M, K], a channel's taps are a few floats in every row: every cache line).
-    if (skip_inputs_ && !has_gate_) {
-      weight_t_.resize(weight_.size());
-      for (int64_t m = 0; m < M_; ++m)
-        for (int64_t k = 0; k < K_; ++k) weight_t_[size_t(k * M_ + m)] = weight_[size_t(m * K_ + k)];
-    }
     pointwise_ = taps_ == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && win_.pb == 0 &&
                  win_.pr == 0;
-    // Chunks of whole output rows whose im2col block and output block hold about
-    // kChunkFloats together (as the dense conv), at least 128 columns.
-    chunk_rows_ = win_.Ho;
-    const int64_t target = std::max<int64_t>(128, kChunkFloats / (K_ + M_));
-    if (win_.Ho * win_.Wo > 2 * target) {
-      const int64_t rows = std::max<int64_t>(1, target / win_.Wo);
-      const int64_t chunks = (win_.Ho + rows - 1) / rows;
-      chunk_rows_ = (win_.Ho + chunks - 1) / chunks;
-    }
+    arrange_taps();
   }
 
   // The pooled input and the two index lists, then either the dense conv's
-  // workspace or the gathered weights, one im2col chunk and one compact output
-  // chunk: the dense upper bound, whatever the activity.
+  // workspace or the reduced conv's (the arranged input, the output rows and
+  // the per-step tables): the dense upper bound, whatever the activity.
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
-    const int64_t cols = chunk_rows_ * win_.Wo;
-    const uint64_t reduced = uint64_t(M_ * K_ + slots() * (K_ * cols + M_ * cols)) * sizeof(float);
     std::vector<Dims> one = in;
     one[0][0] = 1;
     const uint64_t dense = dense_ ? dense_->workspace_bytes(one) : 0;
     // Whole 64-byte lines: the arena places a chunk at the top of its block at a 64-byte
     // boundary, and a size that is not a multiple left a gap below which the next chunk
     // did not fit (gated squeezenet1_1 at batch 1 moved features.0's 3 MB output in every run).
-    return (header_floats() * sizeof(float) + std::max(reduced, dense) + 63) / 64 * 64;
+    return (header_floats() * sizeof(float) + std::max(reduced_bytes(), dense) + 63) / 64 * 64;
   }
 
   Epilogue* epilogue() override { return epilogue_; }
@@ -160,7 +137,6 @@ class GatedConvKernel : public Kernel {
     if (!dense_) return;
     dense_->prepare();
     winograd_dense_ = dense_->algorithm().find("wino") != std::string::npos;
-    packed_dense_ = dense_->algorithm().find("packed") != std::string::npos;
   }
   uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
 
@@ -169,8 +145,11 @@ class GatedConvKernel : public Kernel {
   std::string algorithm() const override {
     std::string what = has_gate_ ? "gated" : "";
     if (skip_inputs_) what += what.empty() ? "skipping off input channels" : ", skipping off input channels";
-    const std::string reduced =
-        std::string("im2col + ") + (onednn_gemm_ ? "oneDNN " : "") + "sgemm on the active kernels x channels";
+    const std::string reduced = std::string("indexed tiles on the active kernels x channels (") +
+                                (isa_ == PackedIsa::Avx512 ? "avx512"
+                                 : isa_ == PackedIsa::Avx2 ? "avx2"
+                                                           : "plain") +
+                                ")";
     if (!dense_) return what + ": " + reduced;
     char share[32];
     std::snprintf(share, sizeof share, "%g", dense_share());
@@ -187,62 +166,117 @@ class GatedConvKernel : public Kernel {
   }
 
  private:
-  static constexpr int64_t kChunkFloats = 96 * 1024;
-  // A sample with at least this share of its kernel x channel pairs on runs densely. With
-  // OpenBLAS's sgemm (conv path "blas") the reduced conv runs at 0.45-0.67 of the dense conv's
-  // rate (docs/BENCHMARKS.md, bench-gate), so above about 0.6 of the work it costs more than the
-  // whole dense conv (0.8 before: squeezenet1_1's consumers of Relu outputs with a third of their
-  // channels all zero, and resnet18 at activity 0.75, ran slower than dense); on output planes
-  // under kSmallPlane (7x7) at about 0.45 (resnet18's layer4 at half its pairs took 1.03-1.21 of
-  // the dense conv's time), so from 0.45. With oneDNN's sgemm, 0.9 and 0.75: of 0.6/0.45,
-  // 0.75/0.6 and 0.9/0.75 (two rounds each, one timed call, 2026-11-26 15:14) the last gave
-  // resnet18 at activity 0.75 0.969 and 0.944 of dense (0.6/0.45: 1.049, 1.033), at 0.5 0.728
-  // and 0.711 (0.759, 0.772), squeezenet1_1 within the rounds' noise. Where the dense conv
-  // runs oneDNN's Winograd kernels (1.7-2.2x its direct ones on 14x14 and larger planes, 1.2x at
-  // 7x7) 0.45 and 0.6: resnet18 at activity 0.75 went from 1.29-1.32 of dense to 1.06-1.09, at 1
-  // from 1.12-1.14 to 1.03 (`frugal bench-gate --nets squeezenet1_1,resnet18 --batch 1
-  // --threads 2`, two rounds each way, 2026-11-27 05:58); squeezenet1_1 within the noise.
-  static constexpr double kDenseShare = 0.6, kSmallPlaneDenseShare = 0.45;
-  static constexpr double kOnednnDenseShare = 0.9, kOnednnSmallPlaneDenseShare = 0.75;
-  static constexpr double kWinogradDenseShare = 0.45, kWinogradSmallPlaneDenseShare = 0.6;
-  // Where the dense conv runs the packed register tiles (kernels/conv_1x1.h), 0.45: those
-  // tiles run near the machine's peak, and squeezenet1_1's consumers of gated concats (its
-  // squeeze convs) and gated expand1x1 convs took 1.3-3.2x the dense network's layers at
-  // activity 1, where the Relus' all-zero channels leave 0.65-0.96 of their pairs on.
-  // Per layer (2 threads, time_layer, each path forced; docs/BENCHMARKS.md) the reduced conv took 1.6-2.6x
-  // the dense path's time at 0.75 of the pairs, 1.1-1.3x at 0.5, 0.5-1.3x at 0.25. Of 0.3 and 0.45 against
-  // 0.9 (`frugal bench-gate --nets squeezenet1_1 --repeat 11`, three rounds each way, 2026-11-27 07:56 and
-  // 07:57), 0.45 gave squeezenet1_1 1.17-1.19 -> 1.08-1.13 of dense at activity 1, 1.17-1.19 -> 1.12-1.16 at
-  // 0.75, 0.88-0.90 -> 0.85-0.88 at 0.5; 0.3 was 6-7% slower than 0.9 at 0.5.
-  static constexpr double kPackedDenseShare = 0.45;
-  static constexpr int64_t kSmallPlane = 100;
+  // A sample with at least this share of its kernel x channel pairs on runs densely. Per layer
+  // (2 threads, each path forced on every sample; gated resnet18 and squeezenet1_1 at 0.5 and
+  // 0.75, 2026-11-27 15:32, docs/BENCHMARKS.md "Indexed tiles for the reduced conv") the reduced
+  // conv took about 1.05 x its share of the dense time on 7 x 7 planes (every dense path),
+  // 1.25-2 x on larger planes against oneDNN's Winograd and direct kernels and the packed 1x1
+  // tiles; with few steps (squeezenet1_1's first conv, 27, its expand1x1 convs, 16-64) its tiles'
+  // fixed costs lead (1.0-1.2 of dense at 0.2-0.5 of the pairs).
+  static constexpr double kDenseShare = 0.7, kWinogradDenseShare = 0.65;
+  static constexpr double kSmallPlaneDenseShare = 0.9, kFewStepsDenseShare = 0.4;
+  static constexpr int64_t kSmallPlane = 100, kFewSteps = 64;
   double dense_share() const {
-    const bool small = win_.Ho * win_.Wo < kSmallPlane;
-    if (winograd_dense_) return small ? kWinogradSmallPlaneDenseShare : kWinogradDenseShare;
-    if (packed_dense_) return kPackedDenseShare;
-    if (onednn_gemm_) return small ? kOnednnSmallPlaneDenseShare : kOnednnDenseShare;
-    return small ? kSmallPlaneDenseShare : kDenseShare;
+    if (K_ < kFewSteps) return kFewStepsDenseShare;
+    if (win_.Ho * win_.Wo < kSmallPlane) return kSmallPlaneDenseShare;
+    return winograd_dense_ ? kWinogradDenseShare : kDenseShare;
   }
 
   struct Scratch {
-    float *pooled, *weights, *cols, *rest;  // cols: the slots' im2col and output chunks
+    float *pooled, *rest;
     int32_t *in_idx, *out_idx;
+    float *arranged, *out;  // the reduced conv's: the arranged input and the output rows
+    int32_t* kcol;          // per step k: the weight column
+    const float** xrow;     // per step k: the input row
   };
-  int64_t chunks() const { return (win_.Ho + chunk_rows_ - 1) / chunk_rows_; }
-  // Participants that take whole chunks, each with its own im2col and output buffers.
-  int64_t slots() const { return std::max<int64_t>(1, std::min<int64_t>(threads_, chunks())); }
   // Pooled input [C], index lists [C] and [M] (in whole 64-byte lines), then the rest:
-  // gathered weights, then per slot an im2col chunk and a compact output chunk.
+  // the dense conv's workspace, or the reduced conv's parts.
   int64_t header_floats() const { return (2 * C_ + M_ + 15) / 16 * 16; }  // 64-byte lines
+  int64_t arranged_floats() const { return pointwise_ ? 0 : C_ * chan_floats_ + slack_floats(); }
+  int64_t slack_floats() const { return (win_.kw - 1) * win_.dw + 16; }
+  int64_t out_floats() const { return direct_out() ? 0 : (M_ * rows_cols() + 15) / 16 * 16; }
+  // The columns of the product: Ho rows of Wq (the arranged planes' width; Wo and more).
+  int64_t rows_cols() const { return win_.Ho * wq_; }
+  bool direct_out() const { return wq_ == win_.Wo; }
+  uint64_t reduced_bytes() const {
+    return uint64_t(arranged_floats() + out_floats()) * sizeof(float) +
+           uint64_t(K_) * (sizeof(int32_t) + sizeof(float*)) + 64;
+  }
   Scratch scratch(float* ws) const {
     Scratch w;
     w.pooled = ws;
     w.in_idx = reinterpret_cast<int32_t*>(w.pooled + C_);
     w.out_idx = w.in_idx + C_;
     w.rest = ws + header_floats();
-    w.weights = w.rest;
-    w.cols = w.weights + M_ * K_;
+    w.arranged = w.rest;
+    w.out = w.arranged + arranged_floats();
+    w.xrow = reinterpret_cast<const float**>(w.out + out_floats());  // 8-byte aligned: 64-byte lines above
+    w.kcol = reinterpret_cast<int32_t*>(w.xrow + K_);
     return w;
+  }
+
+  // The arranged input (arrange_input): per active channel, sh x sw phase planes of
+  // hq_ x wq_ floats, phase (a, b) holding the padded input's rows a, a + sh, ... and
+  // columns b, b + sw, ...; a tap then reads one phase plane shifted by a whole offset,
+  // and output (oh, ow) is column oh * wq_ + ow of every step's row (the columns at
+  // ow >= Wo are computed and dropped). tap_off_[t]: tap t's row from its channel's base.
+  void arrange_taps() {
+    const Window& v = win_;
+    const int64_t hp = v.H + v.pt + v.pb, wp = v.W + v.pl + v.pr;
+    hq_ = pointwise_ ? v.H : (hp + v.sh - 1) / v.sh;
+    wq_ = pointwise_ ? v.W : (wp + v.sw - 1) / v.sw;
+    chan_floats_ = pointwise_ ? v.H * v.W : v.sh * v.sw * hq_ * wq_;
+    tap_off_.clear();
+    for (int64_t i = 0; i < v.kh; ++i)
+      for (int64_t j = 0; j < v.kw; ++j) {
+        const int64_t ri = i * v.dh, cj = j * v.dw;
+        tap_off_.push_back(((ri % v.sh) * v.sw + cj % v.sw) * hq_ * wq_ + (ri / v.sh) * wq_ + cj / v.sw);
+      }
+  }
+
+  // Channel c of sample xs into its phase planes at dst (zeros in the padding).
+  void arrange_channel(const float* xc, float* dst) const {
+    const Window& v = win_;
+    for (int64_t a = 0; a < v.sh; ++a)
+      for (int64_t b = 0; b < v.sw; ++b) {
+        float* plane = dst + (a * v.sw + b) * hq_ * wq_;
+        for (int64_t r = 0; r < hq_; ++r) {
+          float* row = plane + r * wq_;
+          const int64_t h = r * v.sh + a - v.pt;
+          if (h < 0 || h >= v.H) {
+            std::memset(row, 0, sizeof(float) * size_t(wq_));
+            continue;
+          }
+          const float* src = xc + h * v.W;
+          for (int64_t q = 0; q < wq_; ++q) {
+            const int64_t col = q * v.sw + b - v.pl;
+            row[q] = col >= 0 && col < v.W ? src[col] : 0.0f;
+          }
+        }
+      }
+  }
+
+  // The product's steps: per active channel i and tap t, the weight column (c, t) and
+  // the input row (the channel's arranged planes shifted by the tap, or for a pointwise
+  // conv the channel's plane itself).
+  void arrange_input(const float* xs, const Scratch& w, int64_t nin, ThreadPool* pool) const {
+    const int64_t plane = win_.H * win_.W;
+    if (!pointwise_) {
+      parallel_range(pool, nin, std::max<int64_t>(1, 16384 / chan_floats_), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i)
+          arrange_channel(xs + w.in_idx[i] * plane, w.arranged + i * chan_floats_);
+      });
+      // Steps read the last channel's dropped columns up to slack_floats() past its planes.
+      std::memset(w.arranged + nin * chan_floats_, 0, sizeof(float) * size_t(slack_floats()));
+    }
+    for (int64_t i = 0; i < nin; ++i) {
+      const int64_t c = w.in_idx[i];
+      const float* base = pointwise_ ? xs + c * plane : w.arranged + i * chan_floats_;
+      for (int64_t t = 0; t < taps_; ++t) {
+        w.kcol[i * taps_ + t] = int32_t(c * taps_ + t);
+        w.xrow[i * taps_ + t] = base + tap_off_[size_t(t)];
+      }
+    }
   }
 
   // The active input channels (not all zero) and, from the gate, the active kernels.
@@ -293,55 +327,41 @@ class GatedConvKernel : public Kernel {
       run_dense(a, s, w, nout);
       return;
     }
-    const bool dense_in = nin == C_, dense_out = nout == M_;
     zero_off_channels(ys, w, nout);  // the active ones are written below
     if (nout == 0) return;
-    const int64_t kc = nin * taps_;
-    const float* W = weight_.data();
-    const bool by_rows = !weight_t_.empty() && dense_out;  // W is [kc, M] (transposed)
-    if (!dense_in || !dense_out) {
-      if (by_rows)
-        gather_rows(w, nin, a.pool);
-      else
-        gather_weights(w, nin, nout, a.pool);
-      W = w.weights;
+    arrange_input(xs, w, nin, a.pool);
+    IndexedGemm g;
+    g.w = weight_.data();
+    g.ldw = K_;
+    g.rows = w.out_idx;
+    g.nrows = nout;
+    g.kcol = w.kcol;
+    g.xrow = w.xrow;
+    g.nk = nin * taps_;
+    g.cols = rows_cols();
+    // Steps whose input columns (a tile's 64 and the taps' reach, about 2 rows of wq_ more
+    // per channel) fill about 24 KB of the first-level cache.
+    g.kblock = std::max<int64_t>(1, 6144 / (64 + (taps_ > 1 ? 2 * wq_ + 2 : 0))) * taps_;
+    if (direct_out()) {  // straight into the active kernels' planes
+      g.y = ys;
+      g.yrows = w.out_idx;
+      g.ldy = out_plane;
+    } else {
+      g.y = w.out;
+      g.ldy = rows_cols();
     }
-    // Whole chunks per participant when there are several (as the dense conv), else one
-    // chunk with the threads inside its im2col and sgemm.
-    const int64_t nchunks = chunks(), cols_max = chunk_rows_ * win_.Wo;
-    auto chunk = [&](int64_t ch, int slot, ThreadPool* pool) {
-      const int64_t oh0 = ch * chunk_rows_, oh1 = std::min(win_.Ho, oh0 + chunk_rows_), col0 = oh0 * win_.Wo,
-                    cols = (oh1 - oh0) * win_.Wo;
-      float* col_buf = w.cols + slot * (K_ + M_) * cols_max;
-      float* out_buf = col_buf + K_ * cols_max;
-      const float* B = xs + col0;
-      int64_t ldb = in_plane;
-      if (!(pointwise_ && dense_in)) {
-        parallel_range(pool, kc, std::max<int64_t>(1, 16384 / cols),
-                       [&](int64_t r0, int64_t r1) { im2col_rows(xs, w, col_buf, r0, r1, oh0, oh1); });
-        B = col_buf;
-        ldb = cols;
+    const int64_t items = indexed_gemm_items(g, isa_);
+    parallel_range(a.pool, items, 1, [&](int64_t i0, int64_t i1) { indexed_gemm_run(g, isa_, i0, i1); });
+    parallel_range(a.pool, nout, 8, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t m = w.out_idx[r];
+        float* dst = ys + m * out_plane;
+        if (!direct_out())
+          for (int64_t oh = 0; oh < win_.Ho; ++oh)
+            std::memcpy(dst + oh * win_.Wo, w.out + r * g.ldy + oh * wq_, sizeof(float) * size_t(win_.Wo));
+        epilogue_->apply(dst, m, out_plane);
       }
-      float* C = dense_out ? ys + col0 : out_buf;
-      const int64_t ldc = dense_out ? out_plane : cols;
-      if (kc > 0)
-        parallel_sgemm(by_rows, false, nout, cols, kc, 1.0f, W, by_rows ? M_ : kc, B, ldb, 0.0f, C, ldc, pool,
-                       onednn_gemm_);
-      else
-        for (int64_t r = 0; r < nout; ++r) std::memset(C + r * ldc, 0, sizeof(float) * size_t(cols));
-      parallel_range(pool, nout, 8, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          const int64_t m = w.out_idx[r];
-          float* dst = ys + m * out_plane + col0;
-          if (!dense_out) std::memcpy(dst, C + r * ldc, sizeof(float) * size_t(cols));
-          epilogue_->apply(dst, m, cols);
-        }
-      });
-    };
-    if (a.pool && a.pool->size() > 1 && nchunks > 1)
-      a.pool->parallel_for(nchunks, [&](int64_t ch, int slot) { chunk(ch, slot, nullptr); });
-    else
-      for (int64_t ch = 0; ch < nchunks; ++ch) chunk(ch, 0, a.pool);
+    });
   }
 
   // Sample s through the dense conv, then its off channels zeroed (their indices
@@ -374,77 +394,15 @@ class GatedConvKernel : public Kernel {
     }
   }
 
-  // weights[r, (i, t)] = weight[out_idx[r], in_idx[i], t]: [nout, nin * taps].
-  void gather_weights(const Scratch& w, int64_t nin, int64_t nout, ThreadPool* pool) const {
-    const int64_t kc = nin * taps_;
-    parallel_range(pool, nout, 16, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const float* src = weight_.data() + w.out_idx[r] * K_;
-        float* dst = w.weights + r * kc;
-        if (nin == C_) {
-          std::memcpy(dst, src, sizeof(float) * size_t(K_));
-          continue;
-        }
-        // A few floats per channel (one for a 1x1 conv): plain loops, not a memcpy call each.
-        if (taps_ == 1)
-          for (int64_t i = 0; i < nin; ++i) dst[i] = src[w.in_idx[i]];
-        else
-          for (int64_t i = 0; i < nin; ++i) {
-            const float* from = src + w.in_idx[i] * taps_;
-            for (int64_t t = 0; t < taps_; ++t) dst[i * taps_ + t] = from[t];
-          }
-      }
-    });
-  }
-
-  // weights[(i, t), m] = weight_t_[(in_idx[i], t), m]: [nin * taps, M], whole rows.
-  void gather_rows(const Scratch& w, int64_t nin, ThreadPool* pool) const {
-    const int64_t row = taps_ * M_;
-    parallel_range(pool, nin, std::max<int64_t>(1, 16384 / row), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i)
-        std::memcpy(w.weights + i * row, weight_t_.data() + w.in_idx[i] * row, sizeof(float) * size_t(row));
-    });
-  }
-
-  // Rows [r0, r1) of cols[(i, ki, kj), (oh - oh0, ow)] = x[in_idx[i], oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]
-  // for output rows [oh0, oh1), 0 in the padding.
-  void im2col_rows(const float* x, const Scratch& w, float* out, int64_t r0, int64_t r1, int64_t oh0,
-                   int64_t oh1) const {
-    const Window& v = win_;
-    const int64_t cols = (oh1 - oh0) * v.Wo;
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t c = w.in_idx[r / taps_], i = (r % taps_) / v.kw, j = r % v.kw;
-      const float* xc = x + c * v.H * v.W;
-      float* dst = out + r * cols;
-      int64_t lo, hi;
-      v.valid_cols(j, lo, hi);
-      for (int64_t oh = oh0; oh < oh1; ++oh, dst += v.Wo) {
-        const int64_t ih = oh * v.sh - v.pt + i * v.dh;
-        if (ih < 0 || ih >= v.H || lo >= hi) {
-          std::memset(dst, 0, sizeof(float) * size_t(v.Wo));
-          continue;
-        }
-        const int64_t base = ih * v.W + j * v.dw - v.pl;
-        for (int64_t ow = 0; ow < lo; ++ow) dst[ow] = 0.0f;
-        if (v.sw == 1)
-          std::memcpy(dst + lo, xc + base + lo, sizeof(float) * size_t(hi - lo));
-        else
-          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = xc[base + ow * v.sw];
-        for (int64_t ow = hi; ow < v.Wo; ++ow) dst[ow] = 0.0f;
-      }
-    }
-  }
-
   Window win_;
-  int threads_ = 1;
-  int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0, chunk_rows_ = 1;
-  std::vector<float> weight_;    // [M, C, kh, kw] = [M, K]
-  std::vector<float> weight_t_;  // a consumer that is not gated: also [K, M]
+  PackedIsa isa_ = PackedIsa::None;  // the indexed tiles' instruction set
+  int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0;
+  int64_t hq_ = 1, wq_ = 1, chan_floats_ = 1;  // the arranged input's planes (arrange_taps)
+  std::vector<int64_t> tap_off_;
+  std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
-  bool onednn_gemm_ = false;       // the reduced conv's sgemm on oneDNN (kernels/parallel_gemm.h)
   bool winograd_dense_ = false;    // the dense conv runs oneDNN's Winograd kernels (prepare())
-  bool packed_dense_ = false;      // the dense conv runs the packed register tiles (prepare())
   std::unique_ptr<Kernel> dense_;  // the registry's conv
   Epilogue own_epilogue_;          // used only when the dense conv has none
   Epilogue* epilogue_ = nullptr;

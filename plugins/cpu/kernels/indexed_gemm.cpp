@@ -1,0 +1,94 @@
+// GCC 12 warns inside its own AVX-512 intrinsics once they are inlined here
+// (as in conv_1x1.cpp): not this file's values.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/indexed_gemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace frugal::cpu {
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+namespace avx512 {
+using V = __m512;
+using Mask = __mmask16;
+constexpr int64_t kLanes = 16;
+constexpr int kRows = 6, kVectors = 4;  // 24 accumulators + 4 input vectors + 1 broadcast of 32 registers
+inline V vzero() { return _mm512_setzero_ps(); }
+inline V vset1(float a) { return _mm512_set1_ps(a); }
+inline V vload(const float* p) { return _mm512_loadu_ps(p); }
+inline Mask vmask(int n) { return Mask((1u << n) - 1u); }
+inline V vload_m(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
+#include "kernels/indexed_gemm_tile.inc"
+}  // namespace avx512
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+using V = __m256;
+using Mask = __m256i;
+constexpr int64_t kLanes = 8;
+constexpr int kRows = 4, kVectors = 3;  // 12 accumulators + 3 input vectors + 1 broadcast of 16 registers
+inline V vzero() { return _mm256_setzero_ps(); }
+inline V vset1(float a) { return _mm256_set1_ps(a); }
+inline V vload(const float* p) { return _mm256_loadu_ps(p); }
+inline Mask vmask(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline V vload_m(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
+#include "kernels/indexed_gemm_tile.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+namespace {
+// Without AVX2: one item per row, plain loops.
+void run_plain(const IndexedGemm& g, int64_t r0, int64_t r1) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* w = g.w + g.rows[r] * g.ldw;
+    float* y = g.y + (g.yrows ? g.yrows[r] : r) * g.ldy;
+    std::fill(y, y + g.cols, 0.0f);
+    for (int64_t k = 0; k < g.nk; ++k) {
+      const float a = w[g.kcol[k]];
+      const float* x = g.xrow[k];
+      for (int64_t j = 0; j < g.cols; ++j) y[j] += a * x[j];
+    }
+  }
+}
+}  // namespace
+
+int64_t indexed_gemm_items(const IndexedGemm& g, PackedIsa isa) {
+  if (g.nrows <= 0 || g.cols <= 0) return 0;
+  switch (isa) {
+    case PackedIsa::Avx512:
+      return avx512::row_chunks(g) * avx512::col_tiles(g);
+    case PackedIsa::Avx2:
+      return avx2::row_chunks(g) * avx2::col_tiles(g);
+    default:
+      return g.nrows;
+  }
+}
+
+void indexed_gemm_run(const IndexedGemm& g, PackedIsa isa, int64_t i0, int64_t i1) {
+  switch (isa) {
+    case PackedIsa::Avx512:
+      avx512::run_items(g, i0, i1);
+      break;
+    case PackedIsa::Avx2:
+      avx2::run_items(g, i0, i1);
+      break;
+    default:
+      run_plain(g, i0, i1);
+      break;
+  }
+}
+
+}  // namespace frugal::cpu
