@@ -252,10 +252,10 @@ TEST_CASE(
       {2, 128, 14, 14, 128, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
       {1, 256, 7, 7, 256, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
       {2, 32, 20, 20, 48, 3, 2, 1, 1, 1, 1, 1, 1, "Relu"},  // stride 2: never Winograd
-      // GoogLeNet's conv3: on two threads oneDNN gives its channel slices
-      // another kernel than F(4x4, 3x3), so it runs in two row bands, each
-      // with a halo row and one of the pads (oneDNN offered F(4x4, 3x3) for
-      // none of 57x55, 58x60, 60x52, 59x57).
+      // GoogLeNet's conv3: on two threads oneDNN may give its channel slices
+      // another kernel than F(4x4, 3x3) (CPU-dependent), and then it runs in
+      // two row bands, each with a halo row and one of the pads (oneDNN
+      // offered F(4x4, 3x3) for none of 57x55, 58x60, 60x52, 59x57).
       {2, 64, 56, 56, 192, 3, 1, 1, 1, 1, 1, 1, 1, "Relu"},
   };
   for (const ConvCase& c : cases) {
@@ -282,7 +282,10 @@ TEST_CASE(
         CHECK(report["peak_bytes"] == report["predicted_peak_bytes"]);
         CHECK(worst_error(out[0].data, want) <= 1.0);
         const bool bands = algo.find("row bands") != std::string::npos;
-        if (winograd_expected() && wino && threads == 2) CHECK(bands == (c.M == 192));
+        // Row bands only where oneDNN gives the slices another kernel: on the 56x56 plane, and
+        // there only on some CPUs (an AMD Zen 5 did; an Intel Xeon with AVX-512 of 2026-11-27
+        // gave the slices F(2x2, 3x3) itself).
+        if (bands) CHECK(c.M == 192);
         if (!bands) continue;
         // A sample's bits do not depend on the batch it runs in.
         const int64_t per = c.C * c.H * c.W;
