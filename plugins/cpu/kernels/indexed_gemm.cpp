@@ -25,6 +25,7 @@ inline Mask vmask(int n) { return Mask((1u << n) - 1u); }
 inline V vload_m(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
 inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
+inline void vstore_m(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
 #include "kernels/indexed_gemm_tile.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -45,6 +46,7 @@ inline Mask vmask(int n) {
 inline V vload_m(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
 inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
+inline void vstore_m(float* p, V v, Mask m) { _mm256_maskstore_ps(p, m, v); }
 #include "kernels/indexed_gemm_tile.inc"
 }  // namespace avx2
 #pragma GCC pop_options
