@@ -17,35 +17,9 @@ namespace frugal::cpu {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 namespace avx512 {
-using V = __m512;
-constexpr int64_t kLanes = 16;
+#include "kernels/simd_avx512.inc"
 constexpr int kMaxRows = 12;  // 24 accumulators + 2 input vectors + 1 broadcast of 32 registers
 constexpr int kMaxVectors = 2;
-inline __mmask16 first(int n) { return __mmask16((1u << n) - 1u); }
-inline V vzero() { return _mm512_setzero_ps(); }
-inline V vset1(float a) { return _mm512_set1_ps(a); }
-inline V vload(const float* p) { return _mm512_loadu_ps(p); }
-inline V vload_n(const float* p, int n) { return _mm512_maskz_loadu_ps(first(n), p); }
-using Mask = __mmask16;
-inline Mask vmask(int n) { return first(n); }
-inline V vload_m(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
-inline void vstore_n(float* p, V v, int n) { _mm512_mask_storeu_ps(p, first(n), v); }
-inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-inline V vadd(V a, V b) { return _mm512_add_ps(a, b); }
-inline V vsub(V a, V b) { return _mm512_sub_ps(a, b); }
-inline V vmul(V a, V b) { return _mm512_mul_ps(a, b); }
-inline V vdiv(V a, V b) { return _mm512_div_ps(a, b); }
-inline V vmax(V a, V b) { return _mm512_max_ps(a, b); }  // b when either is NaN
-inline V vmin(V a, V b) { return _mm512_min_ps(a, b); }
-inline V vnan_to_zero(V n) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(n, n, _CMP_ORD_Q), n); }
-inline V vpow2(V n) {
-  return _mm512_castsi512_ps(
-      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23));
-}
-inline V vselect_nonneg(V c, V a, V b) {
-  return _mm512_mask_mov_ps(b, _mm512_cmp_ps_mask(c, vzero(), _CMP_GE_OQ), a);
-}
 #include "kernels/conv_1x1_tile.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -53,37 +27,9 @@ inline V vselect_nonneg(V c, V a, V b) {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
-using V = __m256;
-constexpr int64_t kLanes = 8;
+#include "kernels/simd_avx2.inc"
 constexpr int kMaxRows = 6;  // 12 accumulators + 2 input vectors + 1 broadcast of 16 registers
 constexpr int kMaxVectors = 2;
-inline __m256i first(int n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-inline V vzero() { return _mm256_setzero_ps(); }
-inline V vset1(float a) { return _mm256_set1_ps(a); }
-inline V vload(const float* p) { return _mm256_loadu_ps(p); }
-inline V vload_n(const float* p, int n) { return _mm256_maskload_ps(p, first(n)); }
-using Mask = __m256i;
-inline Mask vmask(int n) { return first(n); }
-inline V vload_m(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
-inline void vstore_n(float* p, V v, int n) { _mm256_maskstore_ps(p, first(n), v); }
-inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-inline V vadd(V a, V b) { return _mm256_add_ps(a, b); }
-inline V vsub(V a, V b) { return _mm256_sub_ps(a, b); }
-inline V vmul(V a, V b) { return _mm256_mul_ps(a, b); }
-inline V vdiv(V a, V b) { return _mm256_div_ps(a, b); }
-inline V vmax(V a, V b) { return _mm256_max_ps(a, b); }  // b when either is NaN
-inline V vmin(V a, V b) { return _mm256_min_ps(a, b); }
-inline V vnan_to_zero(V n) { return _mm256_and_ps(n, _mm256_cmp_ps(n, n, _CMP_ORD_Q)); }
-inline V vpow2(V n) {
-  return _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23));
-}
-inline V vselect_nonneg(V c, V a, V b) {
-  return _mm256_blendv_ps(b, a, _mm256_cmp_ps(c, vzero(), _CMP_GE_OQ));
-}
 #include "kernels/conv_1x1_tile.inc"
 }  // namespace avx2
 #pragma GCC pop_options

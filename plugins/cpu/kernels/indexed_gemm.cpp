@@ -14,18 +14,8 @@ namespace frugal::cpu {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 namespace avx512 {
-using V = __m512;
-using Mask = __mmask16;
-constexpr int64_t kLanes = 16;
+#include "kernels/simd_avx512.inc"
 constexpr int kRows = 6, kVectors = 4;  // 24 accumulators + 4 input vectors + 1 broadcast of 32 registers
-inline V vzero() { return _mm512_setzero_ps(); }
-inline V vset1(float a) { return _mm512_set1_ps(a); }
-inline V vload(const float* p) { return _mm512_loadu_ps(p); }
-inline Mask vmask(int n) { return Mask((1u << n) - 1u); }
-inline V vload_m(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
-inline V vfma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-inline void vstore(float* p, V v) { _mm512_storeu_ps(p, v); }
-inline void vstore_m(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
 #include "kernels/indexed_gemm_tile.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -33,20 +23,8 @@ inline void vstore_m(float* p, V v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
-using V = __m256;
-using Mask = __m256i;
-constexpr int64_t kLanes = 8;
+#include "kernels/simd_avx2.inc"
 constexpr int kRows = 4, kVectors = 3;  // 12 accumulators + 3 input vectors + 1 broadcast of 16 registers
-inline V vzero() { return _mm256_setzero_ps(); }
-inline V vset1(float a) { return _mm256_set1_ps(a); }
-inline V vload(const float* p) { return _mm256_loadu_ps(p); }
-inline Mask vmask(int n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-inline V vload_m(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-inline V vfma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-inline void vstore(float* p, V v) { _mm256_storeu_ps(p, v); }
-inline void vstore_m(float* p, V v, Mask m) { _mm256_maskstore_ps(p, m, v); }
 #include "kernels/indexed_gemm_tile.inc"
 }  // namespace avx2
 #pragma GCC pop_options
