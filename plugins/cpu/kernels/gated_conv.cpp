@@ -350,18 +350,40 @@ class GatedConvKernel : public Kernel {
       g.y = w.out;
       g.ldy = rows_cols();
     }
-    const int64_t items = indexed_gemm_items(g, isa_);
-    parallel_range(a.pool, items, 1, [&](int64_t i0, int64_t i1) { indexed_gemm_run(g, isa_, i0, i1); });
-    parallel_range(a.pool, nout, 8, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t m = w.out_idx[r];
-        float* dst = ys + m * out_plane;
-        if (!direct_out())
-          for (int64_t oh = 0; oh < win_.Ho; ++oh)
-            std::memcpy(dst + oh * win_.Wo, w.out + r * g.ldy + oh * wq_, sizeof(float) * size_t(win_.Wo));
-        epilogue_->apply(dst, m, out_plane);
-      }
-    });
+    // Each finished stretch of a row goes to its kernel's plane with the epilogue, by the
+    // thread that computed it: no pass and no wait of its own.
+    struct Finish {
+      const GatedConvKernel* k;
+      const Scratch* w;
+      float* ys;
+    } finish{this, &w, ys};
+    g.done_ctx = &finish;
+    g.done = [](const void* ctx, int64_t r, int64_t j0, int64_t n) {
+      const Finish& f = *static_cast<const Finish*>(ctx);
+      f.k->finish_row(f.ys, *f.w, r, j0, n);
+    };
+    parallel_range(a.pool, indexed_gemm_items(g, isa_), 1,
+                   [&](int64_t i0, int64_t i1) { indexed_gemm_run(g, isa_, i0, i1); });
+  }
+
+  // Columns [j0, j0 + n) of the reduced conv's output row r (kernel out_idx[r]) are final:
+  // copied to the kernel's plane where they lie in rows of wq_ (the columns at ow >= Wo
+  // dropped), then the epilogue on the values they became.
+  void finish_row(float* ys, const Scratch& w, int64_t r, int64_t j0, int64_t n) const {
+    const int64_t m = w.out_idx[r], out_plane = win_.Ho * win_.Wo;
+    float* plane = ys + m * out_plane;
+    if (direct_out()) {
+      epilogue_->apply(plane + j0, m, n);
+      return;
+    }
+    const float* row = w.out + r * rows_cols();
+    for (int64_t oh = j0 / wq_; oh * wq_ < j0 + n && oh < win_.Ho; ++oh) {
+      const int64_t lo = std::max(j0, oh * wq_), hi = std::min(j0 + n, oh * wq_ + win_.Wo);
+      if (lo >= hi) continue;
+      float* dst = plane + oh * win_.Wo + (lo - oh * wq_);
+      std::memcpy(dst, row + lo, sizeof(float) * size_t(hi - lo));
+      epilogue_->apply(dst, m, hi - lo);
+    }
   }
 
   // Sample s through the dense conv, then its off channels zeroed (their indices

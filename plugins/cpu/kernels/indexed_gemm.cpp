@@ -41,6 +41,7 @@ void run_plain(const IndexedGemm& g, int64_t r0, int64_t r1) {
       const float* x = g.xrow[k];
       for (int64_t j = 0; j < g.cols; ++j) y[j] += a * x[j];
     }
+    if (g.done) g.done(g.done_ctx, r, 0, g.cols);
   }
 }
 }  // namespace

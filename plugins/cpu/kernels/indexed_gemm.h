@@ -26,6 +26,10 @@ struct IndexedGemm {
   float* y = nullptr;  // output row r at y + (yrows ? yrows[r] : r) * ldy
   const int32_t* yrows = nullptr;
   int64_t ldy = 0;
+  // Called once row r's columns [j0, j0 + n) hold their final sums, by the thread that
+  // computed them (the caller's epilogue on them while they are in cache); may be null.
+  void (*done)(const void* ctx, int64_t r, int64_t j0, int64_t n) = nullptr;
+  const void* done_ctx = nullptr;
 };
 
 // The product as work items (tiles of rows x columns) that threads may share.
