@@ -193,11 +193,7 @@ class GatedConvKernel : public Kernel {
   // Pooled input [C], index lists [C] and [M] (in whole 64-byte lines), then the rest:
   // the dense conv's workspace, or the reduced conv's parts.
   int64_t header_floats() const { return (2 * C_ + M_ + 15) / 16 * 16; }  // 64-byte lines
-  // Whole 64-byte lines: the steps' pointer table follows (8-byte aligned; UBSan caught an
-  // odd count).
-  int64_t arranged_floats() const {
-    return pointwise_ ? 0 : (C_ * chan_floats_ + slack_floats() + 15) / 16 * 16;
-  }
+  int64_t arranged_floats() const { return pointwise_ ? 0 : C_ * chan_floats_ + slack_floats(); }
   int64_t slack_floats() const { return (win_.kw - 1) * win_.dw + 16; }
   int64_t out_floats() const { return direct_out() ? 0 : (M_ * rows_cols() + 15) / 16 * 16; }
   // The columns of the product: Ho rows of Wq (the arranged planes' width; Wo and more).

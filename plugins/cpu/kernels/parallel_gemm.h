@@ -4,8 +4,8 @@
 // Each participant calls sgemm on its own block of C. Callers may ask for
 // oneDNN's sgemm instead (when the build has oneDNN): OpenBLAS 0.3.21 does not
 // know recent AMD cores and runs its Haswell (AVX2) kernels on them, while
-// oneDNN's run AVX-512 where the CPU has it (the gated conv's reduced path,
-// kernels/gated_conv.cpp). Both run single-threaded per participant.
+// oneDNN's run AVX-512 where the CPU has it (the gated Gemm's dense path,
+// kernels/gated_gemm.cpp). Both run single-threaded per participant.
 #pragma once
 
 #include <cstdint>
