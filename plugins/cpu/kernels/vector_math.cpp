@@ -51,6 +51,15 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void affine_inplace
   for (int64_t i = 0; i < n; ++i) x[i] = scale * x[i] + shift;
 }
 
+__attribute__((target_clones("avx512f", "avx2", "default"))) void affine_relu_inplace(float* __restrict x,
+                                                                                      int64_t n, float scale,
+                                                                                      float shift) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = scale * x[i] + shift;
+    x[i] = v > 0.0f ? v : 0.0f;
+  }
+}
+
 __attribute__((target_clones("avx512f", "avx2", "default"))) void relu_inplace(float* __restrict x,
                                                                                int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
@@ -85,6 +94,26 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void copy_stride2(f
                                                                                const float* __restrict x,
                                                                                int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[2 * i];
+}
+
+// Four rows per pass over y, so that y is loaded and stored once per four rows of weights.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void add_scaled_rows(
+    float* __restrict y, const float* __restrict rows, int64_t ld, const float* __restrict a, int64_t nrows,
+    int64_t n) {
+  int64_t r = 0;
+  for (; r + 4 <= nrows; r += 4) {
+    const float a0 = a[r], a1 = a[r + 1], a2 = a[r + 2], a3 = a[r + 3];
+    const float* __restrict b0 = rows + r * ld;
+    const float* __restrict b1 = b0 + ld;
+    const float* __restrict b2 = b1 + ld;
+    const float* __restrict b3 = b2 + ld;
+    for (int64_t j = 0; j < n; ++j) y[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+  }
+  for (; r < nrows; ++r) {
+    const float a0 = a[r];
+    const float* __restrict b0 = rows + r * ld;
+    for (int64_t j = 0; j < n; ++j) y[j] += a0 * b0[j];
+  }
 }
 
 }  // namespace frugal::cpu

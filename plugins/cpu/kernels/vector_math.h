@@ -17,6 +17,8 @@ void sigmoid_inplace(float* x, int64_t n);
 void swish_inplace(float* x, int64_t n);
 // x[i] = scale * x[i] + shift (a channel's BatchNormalization or bias).
 void affine_inplace(float* x, int64_t n, float scale, float shift);
+// Both in one pass: Relu(scale * x[i] + shift) (a conv's bias or BatchNormalization, then Relu).
+void affine_relu_inplace(float* x, int64_t n, float scale, float shift);
 // x[i] = x[i] > 0 ? x[i] : 0 (Relu), and min(max(x[i], lo), hi) (Clip).
 void relu_inplace(float* x, int64_t n);
 void clip_inplace(float* x, int64_t n, float lo, float hi);
@@ -25,5 +27,9 @@ void clip_inplace(float* x, int64_t n, float lo, float hi);
 double sum_floats(const float* x, int64_t n);
 // y[i] = x[2 * i] for i < n: an im2col row of a stride-2 conv (the stems).
 void copy_stride2(float* y, const float* x, int64_t n);
+
+// y[j] += sum over r < nrows of a[r] * rows[r * ld + j], for j < n: a gated Gemm's
+// active rows of weights (kernels/gated_gemm.cpp), y in the first-level cache.
+void add_scaled_rows(float* y, const float* rows, int64_t ld, const float* a, int64_t nrows, int64_t n);
 
 }  // namespace frugal::cpu
