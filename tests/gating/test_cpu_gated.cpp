@@ -319,7 +319,8 @@ TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating
 #endif
     CHECK(layer(ex.describe(), "y").at("algorithm") ==
           std::string("skipping off input channels: one ") + (onednn_gemm ? "oneDNN " : "") +
-              "sgemm when every sample has 0.8 of its columns active, else sgemv over nonzero input blocks");
+              "sgemm when every sample has 0.8 of its columns active, else the nonzero input blocks' rows "
+              "shared out over the threads");
   }
 }
 
@@ -397,6 +398,28 @@ TEST_CASE("cpu gated: the reduced conv's arranged input: strides, uneven pads, d
     INFO("kernel " << c.shape[0] << "x" << c.shape[1] << " stride " << c.strides[0] << "x" << c.strides[1]
                    << " dilation " << c.dilations[0] << "x" << c.dilations[1]);
     check_thresholds(o, {"{\"threads\": 2}", "{\"threads\": 1}"}, {0.0f, 0.5f, 0.7f, 1.0f}, 23);
+  }
+}
+
+TEST_CASE("cpu gated: the reduced conv as Winograd F(2x2, 3x3): blocks in parallel, odd edges",
+          "[gating][cpu]") {
+  // 3x3 stride-1 convs with at least two blocks of tile rows per thread take Winograd on the
+  // reduced path (kernels/gated_winograd.h) from 16 active input channels: 28 x 28 (4 blocks of
+  // 4 tile rows, the last of 2) and 33 x 33 (odd: the last tiles' second row and column fall
+  // outside; 6 blocks of 3). conv2 after the pool (14 x 14, 16 x 16) keeps the direct tiles.
+  for (const int64_t size : {28, 33}) {
+    GatedGraphOptions o;
+    o.channels = 24;
+    o.kernels = o.gate_channels = 20;
+    o.size = size;
+    INFO("plane " << size << "x" << size);
+    cpu_test::Executor ex(gated_graph(o), "{\"threads\": 2}");
+    REQUIRE(ex.ok());
+    const nlohmann::json described = ex.describe();  // kept: the loop reads into it
+    for (const nlohmann::json& L : described.at("layers"))
+      if (L.at("name") == "conv1")
+        CHECK_THAT(L.at("algorithm").get<std::string>(), Contains("Winograd F(2x2, 3x3)"));
+    check_thresholds(o, {"{\"threads\": 2}", "{\"threads\": 1}"}, {0.0f, 0.5f, 0.7f, 1.0f}, 29);
   }
 }
 

@@ -43,15 +43,28 @@ void Epilogue::apply_step(const Step& s, float* x, int64_t c, int64_t count) {
   }
 }
 
-// Several steps run block by block, so that each block stays in L1 between them.
+// Several steps run block by block, so that each block stays in L1 between them; an affine
+// step followed by Relu (a conv's bias or BatchNormalization, then Relu) is one pass.
 void Epilogue::apply(float* x, int64_t c, int64_t count) const {
   constexpr int64_t kBlock = 2048;
   if (steps_.size() == 1) {
     apply_step(steps_[0], x, c, count);
     return;
   }
-  for (int64_t i = 0; i < count; i += kBlock)
-    for (const Step& s : steps_) apply_step(s, x + i, c, std::min(kBlock, count - i));
+  auto relu_follows = [&](size_t k) {
+    return steps_[k].kind == kAffine && k + 1 < steps_.size() && steps_[k + 1].is(ops::ActivationKind::Relu);
+  };
+  for (int64_t i = 0; i < count; i += kBlock) {
+    const int64_t n = std::min(kBlock, count - i);
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      if (relu_follows(k)) {
+        affine_relu_inplace(x + i, n, steps_[k].scale[size_t(c)], steps_[k].shift[size_t(c)]);
+        ++k;
+        continue;
+      }
+      apply_step(steps_[k], x + i, c, n);
+    }
+  }
 }
 
 void Epilogue::apply_rows(float* x, int64_t rows, int64_t channels) const {

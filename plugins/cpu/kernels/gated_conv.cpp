@@ -22,6 +22,7 @@
 #include "common/window.h"
 #include "frugal/model/ops/conv.h"
 #include "kernels/gated.h"
+#include "kernels/gated_winograd.h"
 #include "kernels/indexed_gemm.h"
 #include "kernels/kernel_util.h"
 
@@ -83,7 +84,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void plane_sums(con
 
 class GatedConvKernel : public Kernel {
  public:
-  explicit GatedConvKernel(const KernelSpec& s) : isa_(packed_isa()) {
+  explicit GatedConvKernel(const KernelSpec& s) : isa_(packed_isa()), threads_(std::max(1, s.threads)) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     if (c.group != 1)
@@ -115,6 +116,7 @@ class GatedConvKernel : public Kernel {
     pointwise_ = taps_ == 1 && win_.sh == 1 && win_.sw == 1 && win_.pt == 0 && win_.pl == 0 && win_.pb == 0 &&
                  win_.pr == 0;
     arrange_taps();
+    plan_winograd();
   }
 
   // The pooled input and the two index lists, then either the dense conv's
@@ -139,23 +141,31 @@ class GatedConvKernel : public Kernel {
     dense_->prepare();
     winograd_dense_ = dense_->algorithm().find("wino") != std::string::npos;
   }
-  uint64_t packed_weight_bytes() const override { return dense_ ? dense_->packed_weight_bytes() : 0; }
+  uint64_t packed_weight_bytes() const override {
+    return (dense_ ? dense_->packed_weight_bytes() : 0) + wino_u_.size() * sizeof(float);
+  }
 
   // Both paths a sample may take: the dense conv (the registry's, named as the dense network's
   // layer is) from a share of the active kernel x channel pairs, else the reduced conv.
   std::string algorithm() const override {
     std::string what = has_gate_ ? "gated" : "";
     if (skip_inputs_) what += what.empty() ? "skipping off input channels" : ", skipping off input channels";
-    const std::string reduced = std::string("indexed tiles on the active kernels x channels (") +
-                                (isa_ == PackedIsa::Avx512 ? "avx512"
-                                 : isa_ == PackedIsa::Avx2 ? "avx2"
-                                                           : "plain") +
-                                ")";
+    const std::string tiles = std::string("indexed tiles on the active kernels x channels (") +
+                              (isa_ == PackedIsa::Avx512 ? "avx512"
+                               : isa_ == PackedIsa::Avx2 ? "avx2"
+                                                         : "plain") +
+                              ")";
+    char shares[96];
+    std::snprintf(shares, sizeof shares, "%g of the kernel x channel pairs", direct_share());
+    std::string reduced = tiles;
+    if (wino_) {
+      reduced = "Winograd F(2x2, 3x3) on " + tiles + " from " + std::to_string(kWinogradMinChannels) +
+                " active input channels, else " + tiles;
+      std::snprintf(shares, sizeof shares, "%g of the kernel x channel pairs (%g with Winograd)",
+                    direct_share(), kWinogradReducedShare);
+    }
     if (!dense_) return what + ": " + reduced;
-    char share[32];
-    std::snprintf(share, sizeof share, "%g", dense_share());
-    return what + ": " + dense_->algorithm() + " from " + share + " of the kernel x channel pairs, else " +
-           reduced;
+    return what + ": " + dense_->algorithm() + " from " + shares + ", else " + reduced;
   }
 
   void run(const KernelArgs& a) const override {
@@ -173,11 +183,15 @@ class GatedConvKernel : public Kernel {
   // conv took about 1.05 x its share of the dense time on 7 x 7 planes (every dense path),
   // 1.25-2 x on larger planes against oneDNN's Winograd and direct kernels and the packed 1x1
   // tiles; with few steps (squeezenet1_1's first conv, 27, its expand1x1 convs, 16-64) its tiles'
-  // fixed costs lead (1.0-1.2 of dense at 0.2-0.5 of the pairs).
-  static constexpr double kDenseShare = 0.7, kWinogradDenseShare = 0.65;
+  // fixed costs lead (1.0-1.2 of dense at 0.2-0.5 of the pairs). With Winograd on the reduced
+  // path (resnet18 at 0.75, 18:41 the next day, "Winograd for the reduced conv"): 0.70-0.73 of
+  // dense at 0.72-0.75 of the pairs on 56 x 56 planes, 0.86-1.02 at 0.65-0.75 on 28 x 28.
+  static constexpr double kDenseShare = 0.7, kWinogradDenseShare = 0.65, kWinogradReducedShare = 0.8;
   static constexpr double kSmallPlaneDenseShare = 0.9, kFewStepsDenseShare = 0.4;
   static constexpr int64_t kSmallPlane = 100, kFewSteps = 64;
-  double dense_share() const {
+  double dense_share(int64_t nin) const { return winograd_for(nin) ? kWinogradReducedShare : direct_share(); }
+  // Where the reduced conv runs the direct tiles.
+  double direct_share() const {
     if (K_ < kFewSteps) return kFewStepsDenseShare;
     if (win_.Ho * win_.Wo < kSmallPlane) return kSmallPlaneDenseShare;
     return winograd_dense_ ? kWinogradDenseShare : kDenseShare;
@@ -193,9 +207,16 @@ class GatedConvKernel : public Kernel {
   // Pooled input [C], index lists [C] and [M] (in whole 64-byte lines), then the rest:
   // the dense conv's workspace, or the reduced conv's parts.
   int64_t header_floats() const { return (2 * C_ + M_ + 15) / 16 * 16; }  // 64-byte lines
-  int64_t arranged_floats() const { return pointwise_ ? 0 : C_ * chan_floats_ + slack_floats(); }
+  // A Winograd conv may also take the direct tiles (winograd_for): room for both.
+  int64_t arranged_floats() const {
+    const int64_t direct = pointwise_ ? 0 : C_ * chan_floats_ + slack_floats();
+    return wino_ ? std::max(direct, C_ * wt_.arranged_floats()) : direct;
+  }
   int64_t slack_floats() const { return (win_.kw - 1) * win_.dw + 16; }
-  int64_t out_floats() const { return direct_out() ? 0 : (M_ * rows_cols() + 15) / 16 * 16; }
+  int64_t out_floats() const {
+    const int64_t direct = direct_out() ? 0 : (M_ * rows_cols() + 15) / 16 * 16;
+    return wino_ ? std::max(direct, wino_slots() * wino_slot_floats()) : direct;
+  }
   // The columns of the product: Ho rows of Wq (the arranged planes' width; Wo and more).
   int64_t rows_cols() const { return win_.Ho * wq_; }
   bool direct_out() const { return wq_ == win_.Wo; }
@@ -327,12 +348,16 @@ class GatedConvKernel : public Kernel {
     // Effective MACs: those of the active (kernel, channel) pairs, whichever path computes them
     // (as the Vulkan executor counts; the dense path's extra work is the kernel's choice).
     stats.macs += nout * nin * taps_ * out_plane;
-    if (dense_ && double(nout) * double(nin) >= dense_share() * double(M_) * double(C_)) {
+    if (dense_ && double(nout) * double(nin) >= dense_share(nin) * double(M_) * double(C_)) {
       run_dense(a, s, w, nout);
       return;
     }
     zero_off_channels(ys, w, nout);  // the active ones are written below
     if (nout == 0) return;
+    if (winograd_for(nin)) {
+      run_winograd(xs, ys, w, nin, nout, a.pool);
+      return;
+    }
     arrange_input(xs, w, nin, a.pool);
     IndexedGemm g;
     g.w = weight_.data();
@@ -390,6 +415,100 @@ class GatedConvKernel : public Kernel {
     }
   }
 
+  // Winograd F(2x2, 3x3) for the reduced conv of 3x3 stride-1 convs with at least two blocks of
+  // tile rows per thread (blocks of about 64 tiles, the products' column tiles), the blocks in
+  // parallel, each on its own buffers. With fewer blocks (planes of 14 x 14 and less) Winograd
+  // did not beat the direct tiles even with each phase of a block shared out (resnet18's 14 x 14
+  // and alexnet's 13 x 13 convs at 0.5: 0.82-1.16 x the direct tiles' time).
+  void plan_winograd() {
+    const Window& v = win_;
+    if (v.kh != 3 || v.kw != 3 || v.sh != 1 || v.sw != 1 || v.dh != 1 || v.dw != 1) return;
+    wt_ = {v.H, v.W, v.pt, v.pl, v.Ho, v.Wo};
+    block_rows_ = std::max<int64_t>(1, 64 / wt_.tile_cols());
+    if (wino_blocks() < 2 * threads_) return;
+    wino_ = true;
+    wino_u_ = winograd_kernels(weight_.data(), M_, C_);
+  }
+  // Winograd's products have nin steps (the direct tiles' have 9 x nin), so a tile's fixed costs
+  // weigh 9 times as much: it takes at least 16 active input channels.
+  static constexpr int64_t kWinogradMinChannels = 16;
+  bool winograd_for(int64_t nin) const { return wino_ && nin >= kWinogradMinChannels; }
+  int64_t wino_blocks() const { return (wt_.tile_rows() + block_rows_ - 1) / block_rows_; }
+  int64_t wino_block_tiles() const { return block_rows_ * wt_.tile_cols(); }
+  int64_t wino_slots() const { return std::min<int64_t>(threads_, wino_blocks()); }
+  // Per participant: a block's transformed input [16][C][tiles], products [16][M][tiles] and
+  // the products' input rows (16 x C pointers).
+  int64_t wino_slot_floats() const {
+    return (kWinogradPoints * ((C_ + M_) * wino_block_tiles() + 32) + 2 * kWinogradPoints * C_ + 15) / 16 *
+           16;
+  }
+
+  // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows.
+  void run_winograd(const float* xs, float* ys, const Scratch& w, int64_t nin, int64_t nout,
+                    ThreadPool* pool) const {
+    const int64_t in_plane = win_.H * win_.W, chan = wt_.arranged_floats();
+    parallel_range(pool, nin, 4, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        winograd_arrange(wt_, xs + w.in_idx[i] * in_plane, w.arranged + i * chan);
+    });
+    for (int64_t i = 0; i < nin; ++i) w.kcol[i] = w.in_idx[i];
+    const WinogradBlock blk{&w, nin, nout, ys};
+    if (pool && pool->size() > 1 && pool->size() <= threads_)  // slots: the workspace's, per thread
+      pool->parallel_for(wino_blocks(), [&](int64_t b, int slot) { winograd_block(blk, b, slot); });
+    else
+      for (int64_t b = 0; b < wino_blocks(); ++b) winograd_block(blk, b, 0);
+  }
+
+  struct WinogradBlock {
+    const Scratch* w;
+    int64_t nin, nout;
+    float* ys;
+  };
+  // Block b on slot's buffers: the active channels' transformed tiles, the 16 products on the
+  // indexed tiles, the active kernels' output tiles and their epilogue.
+  void winograd_block(const WinogradBlock& k, int64_t b, int slot) const {
+    const Scratch& w = *k.w;
+    const int64_t ty0 = b * block_rows_, ty1 = std::min(wt_.tile_rows(), ty0 + block_rows_);
+    const int64_t tiles = (ty1 - ty0) * wt_.tile_cols(), chan = wt_.arranged_floats();
+    // Points 16 floats further apart than their data: at a multiple of 4 KB (128 channels x 56
+    // tiles) the 16 points' lines fell into the same cache sets.
+    const int64_t vstride = k.nin * tiles + 16, ystride = k.nout * tiles + 16;
+    float* V = w.out + slot * wino_slot_floats();
+    float* Y = V + kWinogradPoints * (C_ * wino_block_tiles() + 16);
+    const float** xrow =
+        reinterpret_cast<const float**>(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16));
+    for (int64_t i = 0; i < k.nin; ++i)
+      winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
+    for (int64_t p = 0; p < kWinogradPoints; ++p)
+      for (int64_t i = 0; i < k.nin; ++i) xrow[p * k.nin + i] = V + p * vstride + i * tiles;
+    auto product = [&](int64_t p) {
+      IndexedGemm g;
+      g.w = wino_u_.data() + p * M_ * C_;
+      g.ldw = C_;
+      g.rows = w.out_idx;
+      g.nrows = k.nout;
+      g.kcol = w.kcol;
+      g.xrow = xrow + p * k.nin;
+      g.nk = k.nin;
+      g.cols = tiles;
+      g.kblock = 96;  // 96 rows of a 64-column tile: 24 KB
+      g.y = Y + p * ystride;
+      g.ldy = tiles;
+      return g;
+    };
+    for (int64_t p = 0; p < kWinogradPoints; ++p) {
+      const IndexedGemm g = product(p);
+      indexed_gemm_run(g, isa_, 0, indexed_gemm_items(g, isa_));
+    }
+    const int64_t out_plane = win_.Ho * win_.Wo, h0 = 2 * ty0 * win_.Wo,
+                  h1 = std::min(win_.Ho, 2 * ty1) * win_.Wo;
+    for (int64_t r = 0; r < k.nout; ++r) {
+      float* plane = k.ys + w.out_idx[r] * out_plane;
+      winograd_output(wt_, Y + r * tiles, ystride, ty0, ty1, plane);
+      epilogue_->apply(plane + h0, w.out_idx[r], h1 - h0);
+    }
+  }
+
   // Sample s through the dense conv, then its off channels zeroed (their indices
   // are those not in out_idx, which is ascending).
   void run_dense(const KernelArgs& a, int64_t s, const Scratch& w, int64_t nout) const {
@@ -425,6 +544,11 @@ class GatedConvKernel : public Kernel {
   int64_t C_ = 0, M_ = 0, taps_ = 1, K_ = 0;
   int64_t hq_ = 1, wq_ = 1, chan_floats_ = 1;  // the arranged input's planes (arrange_taps)
   std::vector<int64_t> tap_off_;
+  int threads_ = 1;
+  bool wino_ = false;  // the reduced conv as Winograd F(2x2, 3x3) (plan_winograd)
+  WinogradTiles wt_;
+  int64_t block_rows_ = 1;
+  std::vector<float> wino_u_;  // its transformed kernels [16][M][C]
   std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;
