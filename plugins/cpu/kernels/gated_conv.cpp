@@ -5,8 +5,10 @@
 // active channels arranged once into zero-padded phase planes (one per stride
 // offset), so that every tap of a channel is a shifted row of them, and the
 // active kernels' weights read where they lie; no gathered weights and no
-// im2col matrix. The epilogue (bias, BN, activations) follows on the active
-// channels; switched-off channels are exact zeros. A sample with most of its
+// im2col matrix; on 3x3 stride-1 planes with enough tile rows, Winograd
+// F(2x2, 3x3) products on the same tiles (kernels/gated_winograd.h). The
+// epilogue (bias, BN, activations) follows on the active channels;
+// switched-off channels are exact zeros. A sample with most of its
 // work active (at least dense_share() of the kernel x channel pairs) runs the
 // registry's dense conv instead, then zeroes its off channels: at full
 // activity a gated conv costs the dense one plus its gate (the dense conv is
