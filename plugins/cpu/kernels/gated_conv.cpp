@@ -441,8 +441,9 @@ class GatedConvKernel : public Kernel {
   // Per participant: a block's transformed input [16][C][tiles], products [16][M][tiles] and
   // the products' input rows (16 x C pointers).
   int64_t wino_slot_floats() const {
-    return (kWinogradPoints * ((C_ + M_) * wino_block_tiles() + 32) + 2 * kWinogradPoints * C_ + 15) / 16 *
-           16;
+    // + 2: the pointer table's alignment (winograd_block)
+    return (kWinogradPoints * ((C_ + M_) * wino_block_tiles() + 32) + 2 * kWinogradPoints * C_ + 2 + 15) /
+           16 * 16;
   }
 
   // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows.
@@ -477,8 +478,11 @@ class GatedConvKernel : public Kernel {
     const int64_t vstride = k.nin * tiles + 16, ystride = k.nout * tiles + 16;
     float* V = w.out + slot * wino_slot_floats();
     float* Y = V + kWinogradPoints * (C_ * wino_block_tiles() + 16);
-    const float** xrow =
-        reinterpret_cast<const float**>(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16));
+    // The pointer table 8-byte aligned by address (the workspace may start at any float).
+    const uintptr_t table =
+        (reinterpret_cast<uintptr_t>(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16)) + 7) &
+        ~uintptr_t(7);
+    const float** xrow = reinterpret_cast<const float**>(table);
     for (int64_t i = 0; i < k.nin; ++i)
       winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
     for (int64_t p = 0; p < kWinogradPoints; ++p)
