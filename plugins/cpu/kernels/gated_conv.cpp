@@ -388,13 +388,22 @@ class GatedConvKernel : public Kernel {
       const Scratch* w;
       float* ys;
     } finish{this, &w, ys};
+    // With few steps a stretch is computed in about the time its epilogue call takes: the
+    // epilogue then goes over each active kernel's plane once, after the product.
+    const bool plane_epilogue = direct_out() && g.nk < kFewSteps;
     g.done_ctx = &finish;
-    g.done = [](const void* ctx, int64_t r, int64_t j0, int64_t n) {
-      const Finish& f = *static_cast<const Finish*>(ctx);
-      f.k->finish_row(f.ys, *f.w, r, j0, n);
-    };
+    if (!plane_epilogue)
+      g.done = [](const void* ctx, int64_t r, int64_t j0, int64_t n) {
+        const Finish& f = *static_cast<const Finish*>(ctx);
+        f.k->finish_row(f.ys, *f.w, r, j0, n);
+      };
     parallel_range(a.pool, indexed_gemm_items(g, isa_), 1,
                    [&](int64_t i0, int64_t i1) { indexed_gemm_run(g, isa_, i0, i1); });
+    if (plane_epilogue)
+      parallel_range(a.pool, nout, 1, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+          epilogue_->apply(ys + w.out_idx[r] * out_plane, w.out_idx[r], out_plane);
+      });
   }
 
   // Columns [j0, j0 + n) of the reduced conv's output row r (kernel out_idx[r]) are final:
