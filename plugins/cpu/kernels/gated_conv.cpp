@@ -86,7 +86,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void plane_sums(con
 
 class GatedConvKernel : public Kernel {
  public:
-  explicit GatedConvKernel(const KernelSpec& s) : isa_(packed_isa()), threads_(std::max(1, s.threads)) {
+  explicit GatedConvKernel(const KernelSpec& s)
+      : isa_(packed_isa()),
+        threads_(std::max(1, s.threads)),
+        dense_on_(!switched_off("FRUGAL_CPU_GATED_DENSE")),
+        reduced_on_(!switched_off("FRUGAL_CPU_GATED_REDUCED")) {
     require_float_activation(s, 0, "input X");
     exec::ConvShape c = exec::ConvShape::from_spec(s);
     if (c.group != 1)
@@ -350,7 +354,8 @@ class GatedConvKernel : public Kernel {
     // Effective MACs: those of the active (kernel, channel) pairs, whichever path computes them
     // (as the Vulkan executor counts; the dense path's extra work is the kernel's choice).
     stats.macs += nout * nin * taps_ * out_plane;
-    if (dense_ && double(nout) * double(nin) >= dense_share(nin) * double(M_) * double(C_)) {
+    const bool mostly_on = double(nout) * double(nin) >= dense_share(nin) * double(M_) * double(C_);
+    if (dense_ && (!reduced_on_ || (dense_on_ && mostly_on))) {
       run_dense(a, s, w, nout);
       return;
     }
@@ -434,6 +439,7 @@ class GatedConvKernel : public Kernel {
   void plan_winograd() {
     const Window& v = win_;
     if (v.kh != 3 || v.kw != 3 || v.sh != 1 || v.sw != 1 || v.dh != 1 || v.dw != 1) return;
+    if (switched_off("FRUGAL_CPU_GATED_WINOGRAD")) return;
     wt_ = {v.H, v.W, v.pt, v.pl, v.Ho, v.Wo};
     block_rows_ = std::max<int64_t>(1, 64 / wt_.tile_cols());
     if (wino_blocks() < 2 * threads_) return;
@@ -463,28 +469,22 @@ class GatedConvKernel : public Kernel {
       for (int64_t i = i0; i < i1; ++i)
         winograd_arrange(wt_, xs + w.in_idx[i] * in_plane, w.arranged + i * chan);
     });
-    for (int64_t i = 0; i < nin; ++i) w.kcol[i] = w.in_idx[i];
-    const WinogradBlock blk{&w, nin, nout, ys};
+    auto block = [&](int64_t b, int slot) { winograd_block(w, nin, nout, ys, b, slot); };
     if (pool && pool->size() > 1 && pool->size() <= threads_)  // slots: the workspace's, per thread
-      pool->parallel_for(wino_blocks(), [&](int64_t b, int slot) { winograd_block(blk, b, slot); });
+      pool->parallel_for(wino_blocks(), block);
     else
-      for (int64_t b = 0; b < wino_blocks(); ++b) winograd_block(blk, b, 0);
+      for (int64_t b = 0; b < wino_blocks(); ++b) block(b, 0);
   }
 
-  struct WinogradBlock {
-    const Scratch* w;
-    int64_t nin, nout;
-    float* ys;
-  };
   // Block b on slot's buffers: the active channels' transformed tiles, the 16 products on the
-  // indexed tiles, the active kernels' output tiles and their epilogue.
-  void winograd_block(const WinogradBlock& k, int64_t b, int slot) const {
-    const Scratch& w = *k.w;
+  // indexed tiles (a step's weight column: its channel's index), the active kernels' output
+  // tiles and their epilogue.
+  void winograd_block(const Scratch& w, int64_t nin, int64_t nout, float* ys, int64_t b, int slot) const {
     const int64_t ty0 = b * block_rows_, ty1 = std::min(wt_.tile_rows(), ty0 + block_rows_);
     const int64_t tiles = (ty1 - ty0) * wt_.tile_cols(), chan = wt_.arranged_floats();
     // Points 16 floats further apart than their data: at a multiple of 4 KB (128 channels x 56
     // tiles) the 16 points' lines fell into the same cache sets.
-    const int64_t vstride = k.nin * tiles + 16, ystride = k.nout * tiles + 16;
+    const int64_t vstride = nin * tiles + 16, ystride = nout * tiles + 16;
     float* V = w.out + slot * wino_slot_floats();
     float* Y = V + kWinogradPoints * (C_ * wino_block_tiles() + 16);
     // The pointer table 8-byte aligned by address (the workspace may start at any float).
@@ -492,33 +492,28 @@ class GatedConvKernel : public Kernel {
         (reinterpret_cast<uintptr_t>(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16)) + 7) &
         ~uintptr_t(7);
     const float** xrow = reinterpret_cast<const float**>(table);
-    for (int64_t i = 0; i < k.nin; ++i)
+    for (int64_t i = 0; i < nin; ++i)
       winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
-    for (int64_t p = 0; p < kWinogradPoints; ++p)
-      for (int64_t i = 0; i < k.nin; ++i) xrow[p * k.nin + i] = V + p * vstride + i * tiles;
-    auto product = [&](int64_t p) {
+    for (int64_t p = 0; p < kWinogradPoints; ++p) {
+      for (int64_t i = 0; i < nin; ++i) xrow[p * nin + i] = V + p * vstride + i * tiles;
       IndexedGemm g;
       g.w = wino_u_.data() + p * M_ * C_;
       g.ldw = C_;
       g.rows = w.out_idx;
-      g.nrows = k.nout;
-      g.kcol = w.kcol;
-      g.xrow = xrow + p * k.nin;
-      g.nk = k.nin;
+      g.nrows = nout;
+      g.kcol = w.in_idx;
+      g.xrow = xrow + p * nin;
+      g.nk = nin;
       g.cols = tiles;
       g.kblock = 96;  // 96 rows of a 64-column tile: 24 KB
       g.y = Y + p * ystride;
       g.ldy = tiles;
-      return g;
-    };
-    for (int64_t p = 0; p < kWinogradPoints; ++p) {
-      const IndexedGemm g = product(p);
       indexed_gemm_run(g, isa_, 0, indexed_gemm_items(g, isa_));
     }
     const int64_t out_plane = win_.Ho * win_.Wo, h0 = 2 * ty0 * win_.Wo,
                   h1 = std::min(win_.Ho, 2 * ty1) * win_.Wo;
-    for (int64_t r = 0; r < k.nout; ++r) {
-      float* plane = k.ys + w.out_idx[r] * out_plane;
+    for (int64_t r = 0; r < nout; ++r) {
+      float* plane = ys + w.out_idx[r] * out_plane;
       winograd_output(wt_, Y + r * tiles, ystride, ty0, ty1, plane);
       epilogue_->apply(plane + h0, w.out_idx[r], h1 - h0);
     }
@@ -560,6 +555,9 @@ class GatedConvKernel : public Kernel {
   int64_t hq_ = 1, wq_ = 1, chan_floats_ = 1;  // the arranged input's planes (arrange_taps)
   std::vector<int64_t> tap_off_;
   int threads_ = 1;
+  // Switches for comparisons (FRUGAL_CPU_GATED_DENSE=0: no sample takes the dense conv;
+  // FRUGAL_CPU_GATED_REDUCED=0: every sample does; FRUGAL_CPU_GATED_WINOGRAD=0: the direct tiles).
+  bool dense_on_ = true, reduced_on_ = true;
   bool wino_ = false;  // the reduced conv as Winograd F(2x2, 3x3) (plan_winograd)
   WinogradTiles wt_;
   int64_t block_rows_ = 1;

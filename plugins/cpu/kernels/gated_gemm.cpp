@@ -58,12 +58,11 @@ class GatedGemmKernel : public Kernel {
            (uint64_t(F_ / block_ + 2) * sizeof(int32_t) + 63) / 64 * 64;  // whole lines, as gated_conv.cpp
   }
   Epilogue* epilogue() override { return &epilogue_; }
-  // Both paths: one sgemm over the batch, or per sample sgemv over its nonzero blocks.
+  // Both paths: one sgemm over the batch, or per sample the rows of its nonzero blocks.
   std::string algorithm() const override {
     return std::string("skipping off input channels: one ") + (onednn_gemm_ ? "oneDNN " : "") +
            "sgemm when every sample has 0.8 of its columns active, else the nonzero input blocks' rows "
-           "shared out "
-           "over the threads";
+           "shared out over the threads";
   }
 
   void run(const KernelArgs& a) const override {
