@@ -169,46 +169,37 @@ TEST_CASE("cpu gated: per-sample masks differ inside a batch, one thread and two
   }
 }
 
-TEST_CASE("cpu gated: a Gemm right after the gate skips the off channels' columns", "[gating][cpu]") {
-  for (float t : {0.0f, 0.5f, 1.0f}) {
-    GatedGraphOptions o;
-    o.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm
-    o.threshold = t;
-    INFO("threshold " << t);
-    const Outcome r = run_both(gated_graph(o), gate_input(o, 5, 3));
-    INFO(r.detail);
-    CHECK(r.worst <= 1.0);
-    const nlohmann::json& gemm = gate_entry(r.report, "y");
-    CHECK(gemm.at("skips_off_channels") == true);
-    // Effective MACs: the 9 columns of each channel that is not all zero (off,
-    // or on with every value cut by the Relu), per sample, times 4 outputs.
-    const frugal::RefTensor& flat = r.all.at("flat");
-    int64_t nonzero = 0;
-    for (size_t b = 0; b < flat.data.size() / 9; ++b) {
-      bool any = false;
-      for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
-      nonzero += any;
+TEST_CASE("cpu gated: a Gemm right after the gate skips the off channels' columns, in groups of samples",
+          "[gating][cpu]") {
+  // Batches of 5 and 11: one group of samples reading their rows together, and two (8 and 3).
+  for (float t : {0.0f, 0.5f, 1.0f})
+    for (int64_t n : {5, 11}) {
+      GatedGraphOptions o;
+      o.second_conv = false;  // Mul -> MaxPool -> Flatten -> Gemm
+      o.threshold = t;
+      INFO("threshold " << t << " batch " << n);
+      const Outcome r = run_both(gated_graph(o), gate_input(o, n, 3));
+      INFO(r.detail);
+      CHECK(r.worst <= 1.0);
+      const nlohmann::json& gemm = gate_entry(r.report, "y");
+      CHECK(gemm.at("skips_off_channels") == true);
+      // Effective MACs: the 9 columns of each channel that is not all zero (off,
+      // or on with every value cut by the Relu), per sample, times 4 outputs.
+      const frugal::RefTensor& flat = r.all.at("flat");
+      int64_t nonzero = 0;
+      for (size_t b = 0; b < flat.data.size() / 9; ++b) {
+        bool any = false;
+        for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
+        nonzero += any;
+      }
+      // The active columns (as gated convs count, and the Vulkan executor); at threshold 0
+      // every kernel is on, and some channels are all zero after the Relu all the same.
+      CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
+      if (t == 0.0f) CHECK(nonzero < n * 8);
+      double on = 0;
+      for (double v : r.mask.data) on += v;
+      CHECK(nonzero <= int64_t(on));
     }
-    // Every sample with at least 80% of its columns active: one dense sgemm (the kernel's rule).
-    bool dense = true;
-    for (size_t smp = 0; smp < 5; ++smp) {
-      int64_t active = 0;
-      for (size_t b = smp * 8; b < smp * 8 + 8; ++b)
-        for (size_t k = 0; k < 9; ++k)
-          if (flat.data[b * 9 + k] != 0.0) {
-            ++active;
-            break;
-          }
-      dense = dense && active * 10 >= 8 * 8;
-    }
-    // Whichever path: the active columns (as gated convs count, and the Vulkan executor);
-    // at threshold 0 the dense path runs, with some channels all zero after the Relu.
-    CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
-    if (t == 0.0f) CHECK((dense && nonzero < 5 * 8));
-    double on = 0;
-    for (double v : r.mask.data) on += v;
-    CHECK(nonzero <= int64_t(on));
-  }
 }
 
 TEST_CASE("cpu gated: the executor's gate_threshold replaces the model's", "[gating][cpu]") {
@@ -313,14 +304,10 @@ TEST_CASE("cpu gated: describe() names both paths of the gated layers", "[gating
     INFO(options);
     cpu_test::Executor ex(gated_graph(gemm), options);
     REQUIRE(ex.ok());
-    bool onednn_gemm = false;  // the dense path's sgemm, as the reduced conv's
-#ifdef FRUGAL_HAVE_DNNL
-    onednn_gemm = options.empty();
-#endif
-    CHECK(layer(ex.describe(), "y").at("algorithm") ==
-          std::string("skipping off input channels: one ") + (onednn_gemm ? "oneDNN " : "") +
-              "sgemm when every sample has 0.8 of its columns active, else the nonzero input blocks' rows "
-              "shared out over the threads");
+    CHECK(
+        layer(ex.describe(), "y").at("algorithm") ==
+        "skipping off input channels: per group of up to 8 samples, the rows of the input blocks nonzero in "
+        "any of them shared out over the threads, each row read once");
   }
 }
 
@@ -367,6 +354,45 @@ TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference wi
       with_onednn({"{\"threads\": 2, \"conv\": \"blas\"}", "{\"threads\": 2}"},
                   {"{\"threads\": 2, \"conv\": \"onednn\"}", "{\"threads\": 1, \"conv\": \"onednn\"}"}),
       {0.0f, 0.4f, 0.5f, 0.6f, 1.0f}, 31);
+}
+
+TEST_CASE("cpu gated: runs of samples on the dense conv share one call, reduced samples between them",
+          "[gating][cpu]") {
+  // A batch picked from candidates by the reference's masks: samples with most kernels on (the
+  // dense conv from 0.7 of the pairs here, consecutive ones in one call) around samples with
+  // fewer on (the reduced conv), the pattern on, on, few, on, on, on, few, on.
+  GatedGraphOptions o;
+  o.channels = 20;
+  o.kernels = o.gate_channels = 40;
+  o.size = 11;
+  o.gate_bias = 1.0f;  // about 0.6 of the kernels on, some samples 0.75 and more, some 0.55 and less
+  const frugal::Graph g = gated_graph(o);
+  const int64_t candidates = 48, plane = o.channels * o.size * o.size;
+  const HostTensor pool = gate_input(o, candidates, 41);
+  frugal::RefValues in;
+  in["x"] = cpu_test::ref_of(pool.dims, pool.data);
+  const frugal::RefTensor mask = frugal::reference_run_all(g, in).at("g_mask");
+  std::vector<int64_t> on, few;
+  for (int64_t s = 0; s < candidates; ++s) {
+    double sum = 0;
+    for (int64_t k = 0; k < o.kernels; ++k) sum += mask.data[size_t(s * o.kernels + k)];
+    if (sum >= 0.75 * double(o.kernels)) on.push_back(s);
+    if (sum <= 0.55 * double(o.kernels)) few.push_back(s);
+  }
+  INFO(on.size() << " samples with 0.75 of the kernels on, " << few.size() << " with 0.55 or less");
+  REQUIRE(on.size() >= 6);
+  REQUIRE(few.size() >= 2);
+  const std::vector<int64_t> pick = {on[0], on[1], few[0], on[2], on[3], on[4], few[1], on[5]};
+  HostTensor x{"x", {int64_t(pick.size()), o.channels, o.size, o.size}, {}};
+  for (int64_t s : pick)
+    x.data.insert(x.data.end(), pool.data.begin() + s * plane, pool.data.begin() + (s + 1) * plane);
+  const std::vector<std::string> paths =
+      with_onednn({"{\"threads\": 1}", "{\"threads\": 2}"}, {"{\"threads\": 2, \"conv\": \"onednn\"}"});
+  for (const std::string& options : paths) {
+    const Outcome r = run_both(g, x, options);
+    INFO(options << " " << r.detail);
+    CHECK(r.worst <= 1.0);
+  }
 }
 
 TEST_CASE("cpu gated: the reduced conv's arranged input: strides, uneven pads, dilations, other kernels",

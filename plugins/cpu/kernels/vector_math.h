@@ -31,5 +31,10 @@ void copy_stride2(float* y, const float* x, int64_t n);
 // y[j] += sum over r < nrows of a[r] * rows[r * ld + j], for j < n: a gated Gemm's
 // active rows of weights (kernels/gated_gemm.cpp), y in the first-level cache.
 void add_scaled_rows(float* y, const float* rows, int64_t ld, const float* a, int64_t nrows, int64_t n);
+// The same for four rows and several samples at once, each row read once for all:
+// for each sample s < g with on[s * on_stride] set, y[s * ldy + j] += sum over r < 4
+// of a[s * lda + r] * rows[r * ld + j], for j < n (the values add_scaled_rows gives).
+void add_scaled_rows4_samples(float* y, int64_t ldy, const float* rows, int64_t ld, const float* a,
+                              int64_t lda, const uint8_t* on, int64_t on_stride, int64_t g, int64_t n);
 
 }  // namespace frugal::cpu
