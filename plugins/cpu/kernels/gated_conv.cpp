@@ -84,6 +84,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void plane_sums(con
   nonzero = (any & 0x7fffffffu) != 0;
 }
 
+// The first 8-byte boundary at or after p (a pointer table in a workspace of floats).
+char* aligned8(float* p) {
+  char* c = reinterpret_cast<char*>(p);
+  return c + (8 - reinterpret_cast<uintptr_t>(c) % 8) % 8;
+}
+
 class GatedConvKernel : public Kernel {
  public:
   explicit GatedConvKernel(const KernelSpec& s)
@@ -260,8 +266,7 @@ class GatedConvKernel : public Kernel {
     w.out = w.arranged + arranged_floats();
     // The pointer table 8-byte aligned: a workspace may start at any float (UBSan saw one at
     // 4 mod 8); the 64 bytes reduced_bytes() adds cover the step.
-    const uintptr_t table = (reinterpret_cast<uintptr_t>(w.out + out_floats()) + 7) & ~uintptr_t(7);
-    w.xrow = reinterpret_cast<const float**>(table);
+    w.xrow = reinterpret_cast<const float**>(aligned8(w.out + out_floats()));
     w.kcol = reinterpret_cast<int32_t*>(w.xrow + K_);
     return w;
   }
@@ -514,10 +519,8 @@ class GatedConvKernel : public Kernel {
     float* V = w.out + slot * wino_slot_floats();
     float* Y = V + kWinogradPoints * (C_ * wino_block_tiles() + 16);
     // The pointer table 8-byte aligned by address (the workspace may start at any float).
-    const uintptr_t table =
-        (reinterpret_cast<uintptr_t>(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16)) + 7) &
-        ~uintptr_t(7);
-    const float** xrow = reinterpret_cast<const float**>(table);
+    const float** xrow =
+        reinterpret_cast<const float**>(aligned8(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16)));
     for (int64_t i = 0; i < nin; ++i)
       winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
     for (int64_t p = 0; p < kWinogradPoints; ++p) {
