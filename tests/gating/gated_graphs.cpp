@@ -142,4 +142,14 @@ frugal::Graph gated_graph(const GatedGraphOptions& o) {
   return b.g;
 }
 
+int64_t nonzero_blocks(const std::vector<double>& values, size_t block) {
+  int64_t count = 0;
+  for (size_t b = 0; b < values.size() / block; ++b) {
+    bool any = false;
+    for (size_t k = 0; k < block; ++k) any = any || values[b * block + k] != 0.0;
+    count += any;
+  }
+  return count;
+}
+
 }  // namespace gate_test

@@ -38,4 +38,8 @@ struct GatedGraphOptions {
 // Gemm. Input "x" [N, C, H, W] with N symbolic; output "y".
 frugal::Graph gated_graph(const GatedGraphOptions& o = {});
 
+// How many blocks of `block` consecutive values hold a value that is not zero: the active
+// input columns of the Gemm after the Flatten, a channel's H x W values a block.
+int64_t nonzero_blocks(const std::vector<double>& values, size_t block);
+
 }  // namespace gate_test

@@ -125,6 +125,16 @@ void check_thresholds(GatedGraphOptions o, const std::vector<std::string>& optio
     }
 }
 
+// 40 kernels over 20 channels on 11 x 11 planes: samples with most of their kernels on take
+// the dense conv, the others the reduced conv.
+GatedGraphOptions forty_kernels() {
+  GatedGraphOptions o;
+  o.channels = 20;
+  o.kernels = o.gate_channels = 40;
+  o.size = 11;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("cpu gated: equals the float64 reference at every threshold, both forms", "[gating][cpu]") {
@@ -185,13 +195,7 @@ TEST_CASE("cpu gated: a Gemm right after the gate skips the off channels' column
       CHECK(gemm.at("skips_off_channels") == true);
       // Effective MACs: the 9 columns of each channel that is not all zero (off,
       // or on with every value cut by the Relu), per sample, times 4 outputs.
-      const frugal::RefTensor& flat = r.all.at("flat");
-      int64_t nonzero = 0;
-      for (size_t b = 0; b < flat.data.size() / 9; ++b) {
-        bool any = false;
-        for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
-        nonzero += any;
-      }
+      const int64_t nonzero = gate_test::nonzero_blocks(r.all.at("flat").data, 9);
       // The active columns (as gated convs count, and the Vulkan executor); at threshold 0
       // every kernel is on, and some channels are all zero after the Relu all the same.
       CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
@@ -345,12 +349,8 @@ TEST_CASE("cpu gated: every conv path (oneDNN, OpenBLAS) equals the reference wi
   // dense conv (oneDNN with "conv": "onednn", OpenBLAS with "blas") then zero
   // their off channels, the others the reduced conv on the indexed tiles; the consumer conv
   // skips the off channels as inputs.
-  GatedGraphOptions o;
-  o.channels = 20;
-  o.kernels = o.gate_channels = 40;
-  o.size = 11;
   check_thresholds(
-      o,
+      forty_kernels(),
       with_onednn({"{\"threads\": 2, \"conv\": \"blas\"}", "{\"threads\": 2}"},
                   {"{\"threads\": 2, \"conv\": \"onednn\"}", "{\"threads\": 1, \"conv\": \"onednn\"}"}),
       {0.0f, 0.4f, 0.5f, 0.6f, 1.0f}, 31);
@@ -361,10 +361,7 @@ TEST_CASE("cpu gated: runs of samples on the dense conv share one call, reduced 
   // A batch picked from candidates by the reference's masks: samples with most kernels on (the
   // dense conv from 0.7 of the pairs here, consecutive ones in one call) around samples with
   // fewer on (the reduced conv), the pattern on, on, few, on, on, on, few, on.
-  GatedGraphOptions o;
-  o.channels = 20;
-  o.kernels = o.gate_channels = 40;
-  o.size = 11;
+  GatedGraphOptions o = forty_kernels();
   o.gate_bias = 1.0f;  // about 0.6 of the kernels on, some samples 0.75 and more, some 0.55 and less
   const frugal::Graph g = gated_graph(o);
   const int64_t candidates = 48, plane = o.channels * o.size * o.size;

@@ -246,13 +246,7 @@ TEST_CASE("vulkan gated: a Gemm right after the gate", "[vulkan][gating]") {
     // The Gemm reads the 9 columns of each channel that is not all zero, times 4 outputs.
     const nlohmann::json& gemm = gate_entry(r.report, "y");
     CHECK(gemm.at("skips_off_channels") == true);
-    const frugal::RefTensor& flat = r.all.at("flat");
-    int64_t nonzero = 0;
-    for (size_t b = 0; b < flat.data.size() / 9; ++b) {
-      bool any = false;
-      for (size_t k = 0; k < 9; ++k) any = any || flat.data[b * 9 + k] != 0.0;
-      nonzero += any;
-    }
+    const int64_t nonzero = gate_test::nonzero_blocks(r.all.at("flat").data, 9);
     CHECK(gemm.at("effective_macs") == nonzero * 9 * 4);
     if (t == 1.0f) CHECK(nonzero == 0);
   }
