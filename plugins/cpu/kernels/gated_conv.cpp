@@ -131,11 +131,10 @@ class GatedConvKernel : public Kernel {
     plan_winograd();
   }
 
-  // The pooled input and the two index lists, then either the dense conv's
-  // workspace or the reduced conv's (the arranged input, the output rows and
-  // the per-step tables): the dense upper bound, whatever the activity.
-  // Samples that run densely one after another take the dense conv together: its workspace is
-  // the whole batch's (the dense network's for this layer).
+  // Each sample's pooled input and index lists, then either the dense conv's workspace for
+  // the whole batch (consecutive dense samples take it together: the dense network's for this
+  // layer) or the reduced conv's parts (the arranged input, the output rows and the per-step
+  // tables) for the samples side by side: the dense upper bound, whatever the activity.
   uint64_t workspace_bytes(const std::vector<Dims>& in) const override {
     const uint64_t dense = dense_ ? dense_->workspace_bytes(in) : 0;
     // Whole 64-byte lines: the arena places a chunk at the top of its block at a 64-byte
@@ -206,14 +205,12 @@ class GatedConvKernel : public Kernel {
       reduced_samples(a)[reduced++] = int32_t(s++);
     }
     const int64_t slots = reduced_slots(a.in_dims);
-    int64_t side_by_side = reduced / slots * slots;
-    if (slots > 1 && a.pool && a.pool->size() == slots && side_by_side > 0)
+    const int64_t side_by_side = slots > 1 && a.pool && a.pool->size() == slots ? reduced / slots * slots : 0;
+    if (side_by_side > 0)
       a.pool->parallel_for(side_by_side, [&](int64_t i, int slot) {
         const int64_t s = reduced_samples(a)[i];
         run_reduced(a, s, scratch(a.ws, s, n, slot), nullptr);
       });
-    else
-      side_by_side = 0;
     for (int64_t i = side_by_side; i < reduced; ++i) {
       const int64_t s = reduced_samples(a)[i];
       run_reduced(a, s, scratch(a.ws, s, n), a.pool);

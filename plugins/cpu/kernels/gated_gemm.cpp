@@ -6,7 +6,7 @@
 // rows of the blocks nonzero in any of them are shared out over the threads,
 // each thread streaming its rows once (whole 16 KB rows at alexnet's 4096
 // outputs: split by outputs, an sgemv per run and thread read 8 KB of every
-// row, at 12 GB/s where the dense sgemm read 21) and adding four at a time,
+// row, at 12 GB/s where the dense sgemm read 21) and adding four at a time
 // times the inputs of each sample whose block is on, into its own partial
 // outputs; then the partials summed. Weights of channels off in every sample
 // of a group are never read. Always this path, also with every column on: it
@@ -139,8 +139,7 @@ class GatedGemmKernel : public Kernel {
   }
 
   // Rows [lo, hi) of the runs (counted in order) times each sample's inputs into its part
-  // [g][N], four rows at a time (in registers for the group's samples, a stretch at a time),
-  // each sample only where its block is on.
+  // [g][N], a block's stretch at a time, each sample only where its block is on.
   void add_share(const float* x, int64_t g, const uint8_t* flags, const int32_t* runs, int64_t count,
                  int64_t lo, int64_t hi, float* part) const {
     std::memset(part, 0, sizeof(float) * size_t(g * N_));
@@ -149,13 +148,8 @@ class GatedGemmKernel : public Kernel {
       const int64_t f0 = runs[2 * r], len = runs[2 * r + 1] - f0;
       for (int64_t u = std::max<int64_t>(lo - seen, 0); u < std::min(hi - seen, len);) {
         const int64_t f = f0 + u, b = f / block_;
-        const int64_t n = std::min({hi - seen - u, (b + 1) * block_ - f, int64_t(4)});
-        const float* rows = b_.data() + f * N_;
-        if (n == 4)
-          add_scaled_rows4_samples(part, N_, rows, N_, x + f, F_, flags + b, blocks(), g, N_);
-        else
-          for (int64_t j = 0; j < g; ++j)
-            if (flags[j * blocks() + b]) add_scaled_rows(part + j * N_, rows, N_, x + j * F_ + f, n, N_);
+        const int64_t n = std::min(hi - seen - u, (b + 1) * block_ - f);
+        add_scaled_rows(part, N_, b_.data() + f * N_, N_, x + f, F_, flags + b, blocks(), g, n, N_);
         u += n;
       }
       seen += len;

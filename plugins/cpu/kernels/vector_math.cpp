@@ -96,58 +96,52 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void copy_stride2(f
   for (int64_t i = 0; i < n; ++i) y[i] = x[2 * i];
 }
 
-// Four rows per pass over y, so that y is loaded and stored once per four rows of weights.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void add_scaled_rows(
-    float* __restrict y, const float* __restrict rows, int64_t ld, const float* __restrict a, int64_t nrows,
-    int64_t n) {
-  int64_t r = 0;
-  for (; r + 4 <= nrows; r += 4) {
-    const float a0 = a[r], a1 = a[r + 1], a2 = a[r + 2], a3 = a[r + 3];
-    const float* __restrict b0 = rows + r * ld;
-    const float* __restrict b1 = b0 + ld;
-    const float* __restrict b2 = b1 + ld;
-    const float* __restrict b3 = b2 + ld;
-    for (int64_t j = 0; j < n; ++j) y[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
-  }
-  for (; r < nrows; ++r) {
-    const float a0 = a[r];
-    const float* __restrict b0 = rows + r * ld;
-    for (int64_t j = 0; j < n; ++j) y[j] += a0 * b0[j];
-  }
-}
-
-// Sixteen columns of the four rows held in vectors (GCC vector types, compiled per
-// instruction set) while each sample's stretch of y is read, updated and stored once.
+namespace {
 using Floats16 = float __attribute__((vector_size(64)));
-__attribute__((target_clones("avx512f", "avx2", "default"))) void add_scaled_rows4_samples(
-    float* __restrict y, int64_t ldy, const float* __restrict rows, int64_t ld, const float* __restrict a,
-    int64_t lda, const uint8_t* __restrict on, int64_t on_stride, int64_t g, int64_t n) {
-  const float* __restrict b0 = rows;
-  const float* __restrict b1 = b0 + ld;
-  const float* __restrict b2 = b1 + ld;
-  const float* __restrict b3 = b2 + ld;
+
+// Rows [r, r + R) of add_scaled_rows: sixteen columns of them held in vectors (GCC vector
+// types) while each sample's stretch of y is read, updated and stored once. Always inlined,
+// so that each clone of add_scaled_rows has it in its instruction set.
+template <int R>
+__attribute__((always_inline)) inline void scaled_rows_pass(float* __restrict y, int64_t ldy,
+                                                            const float* __restrict rows, int64_t ld,
+                                                            const float* __restrict a, int64_t lda,
+                                                            const uint8_t* __restrict on, int64_t on_stride,
+                                                            int64_t g, int64_t n) {
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
-    Floats16 v0, v1, v2, v3;
-    std::memcpy(&v0, b0 + j, sizeof v0);
-    std::memcpy(&v1, b1 + j, sizeof v1);
-    std::memcpy(&v2, b2 + j, sizeof v2);
-    std::memcpy(&v3, b3 + j, sizeof v3);
+    Floats16 v[R];
+    for (int r = 0; r < R; ++r) std::memcpy(&v[r], rows + r * ld + j, sizeof v[r]);
     for (int64_t s = 0; s < g; ++s) {
       if (!on[s * on_stride]) continue;
       const float* as = a + s * lda;
-      float* ys = y + s * ldy + j;
+      Floats16 sum = as[0] * v[0];
+      for (int r = 1; r < R; ++r) sum += as[r] * v[r];
       Floats16 acc;
-      std::memcpy(&acc, ys, sizeof acc);
-      acc += as[0] * v0 + as[1] * v1 + as[2] * v2 + as[3] * v3;
-      std::memcpy(ys, &acc, sizeof acc);
+      std::memcpy(&acc, y + s * ldy + j, sizeof acc);
+      acc += sum;
+      std::memcpy(y + s * ldy + j, &acc, sizeof acc);
     }
   }
   for (int64_t s = 0; s < g; ++s)
     if (on[s * on_stride])
-      for (int64_t k = j; k < n; ++k)
-        y[s * ldy + k] +=
-            a[s * lda] * b0[k] + a[s * lda + 1] * b1[k] + a[s * lda + 2] * b2[k] + a[s * lda + 3] * b3[k];
+      for (int64_t k = j; k < n; ++k) {
+        float sum = a[s * lda] * rows[k];
+        for (int r = 1; r < R; ++r) sum += a[s * lda + r] * rows[r * ld + k];
+        y[s * ldy + k] += sum;
+      }
+}
+}  // namespace
+
+// Four rows a pass, so that each sample's y is loaded and stored once per four rows, then the
+// last nrows % 4 one at a time.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void add_scaled_rows(
+    float* y, int64_t ldy, const float* rows, int64_t ld, const float* a, int64_t lda, const uint8_t* on,
+    int64_t on_stride, int64_t g, int64_t nrows, int64_t n) {
+  int64_t r = 0;
+  for (; r + 4 <= nrows; r += 4)
+    scaled_rows_pass<4>(y, ldy, rows + r * ld, ld, a + r, lda, on, on_stride, g, n);
+  for (; r < nrows; ++r) scaled_rows_pass<1>(y, ldy, rows + r * ld, ld, a + r, lda, on, on_stride, g, n);
 }
 
 }  // namespace frugal::cpu

@@ -28,13 +28,10 @@ double sum_floats(const float* x, int64_t n);
 // y[i] = x[2 * i] for i < n: an im2col row of a stride-2 conv (the stems).
 void copy_stride2(float* y, const float* x, int64_t n);
 
-// y[j] += sum over r < nrows of a[r] * rows[r * ld + j], for j < n: a gated Gemm's
-// active rows of weights (kernels/gated_gemm.cpp), y in the first-level cache.
-void add_scaled_rows(float* y, const float* rows, int64_t ld, const float* a, int64_t nrows, int64_t n);
-// The same for four rows and several samples at once, each row read once for all:
-// for each sample s < g with on[s * on_stride] set, y[s * ldy + j] += sum over r < 4
-// of a[s * lda + r] * rows[r * ld + j], for j < n (the values add_scaled_rows gives).
-void add_scaled_rows4_samples(float* y, int64_t ldy, const float* rows, int64_t ld, const float* a,
-                              int64_t lda, const uint8_t* on, int64_t on_stride, int64_t g, int64_t n);
+// A gated Gemm's active rows of weights (kernels/gated_gemm.cpp) for several samples, each
+// row read once for all: for each sample s < g with on[s * on_stride] set, y[s * ldy + j] +=
+// sum over r < nrows of a[s * lda + r] * rows[r * ld + j], for j < n.
+void add_scaled_rows(float* y, int64_t ldy, const float* rows, int64_t ld, const float* a, int64_t lda,
+                     const uint8_t* on, int64_t on_stride, int64_t g, int64_t nrows, int64_t n);
 
 }  // namespace frugal::cpu
