@@ -181,8 +181,8 @@ class GatedConvKernel : public Kernel {
   }
 
   // Every sample's active lists first, then each run of consecutive samples that take the dense
-  // conv in one call (at batch 8 and activity 1, one call per sample took 1.1-1.35 x the dense
-  // network's time on alexnet's and squeezenet1_1's convs), then the others: whole samples side
+  // conv in one call (with one call per sample, gated squeezenet1_1 at batch 8 and activity 1
+  // took 1.25-1.37 x the dense network's time, 1.10 so), then the others: whole samples side
   // by side, one per thread (each on its own part of the workspace), as many as make whole
   // rounds, the rest each shared out over the threads.
   void run(const KernelArgs& a) const override {
