@@ -6,7 +6,7 @@
 // offset), so that every tap of a channel is a shifted row of them, and the
 // active kernels' weights read where they lie; no gathered weights and no
 // im2col matrix; on 3x3 stride-1 planes with enough tile rows, Winograd
-// F(2x2, 3x3) products on the same tiles (kernels/gated_winograd.h). The
+// F(4x4, 3x3) or F(2x2, 3x3) products on the same tiles (kernels/gated_winograd.h). The
 // epilogue (bias, BN, activations) follows on the active channels;
 // switched-off channels are exact zeros. A sample with most of its
 // work active (at least dense_share() of the kernel x channel pairs) runs the
@@ -171,8 +171,9 @@ class GatedConvKernel : public Kernel {
     std::snprintf(shares, sizeof shares, "%g of the kernel x channel pairs", direct_share());
     std::string reduced = tiles;
     if (wino_) {
-      reduced = "Winograd F(2x2, 3x3) on " + tiles + " from " + std::to_string(kWinogradMinChannels) +
-                " active input channels, else " + tiles;
+      const std::string m = std::to_string(wt_.m);
+      reduced = "Winograd F(" + m + "x" + m + ", 3x3) on " + tiles + " from " +
+                std::to_string(kWinogradMinChannels) + " active input channels, else " + tiles;
       std::snprintf(shares, sizeof shares, "%g of the kernel x channel pairs (%g with Winograd)",
                     direct_share(), kWinogradReducedShare);
     }
@@ -491,20 +492,25 @@ class GatedConvKernel : public Kernel {
     }
   }
 
-  // Winograd F(2x2, 3x3) for the reduced conv of 3x3 stride-1 convs with at least two blocks of
-  // tile rows per thread (blocks of about 64 tiles, the products' column tiles), the blocks in
-  // parallel, each on its own buffers. With fewer blocks (planes of 14 x 14 and less) Winograd
+  // Winograd for the reduced conv of 3x3 stride-1 convs with at least two blocks of tile rows per
+  // thread (blocks of about 64 tiles, the products' column tiles), the blocks in parallel, each on
+  // its own buffers: F(4x4, 3x3) where its tiles make enough blocks (planes of about 56 x 56 on
+  // two threads), else F(2x2, 3x3). With fewer blocks (planes of 14 x 14 and less) Winograd
   // did not beat the direct tiles even with each phase of a block shared out (resnet18's 14 x 14
   // and alexnet's 13 x 13 convs at 0.5: 0.82-1.16 x the direct tiles' time).
   void plan_winograd() {
     const Window& v = win_;
     if (v.kh != 3 || v.kw != 3 || v.sh != 1 || v.sw != 1 || v.dh != 1 || v.dw != 1) return;
     if (switched_off("FRUGAL_CPU_GATED_WINOGRAD")) return;
-    wt_ = {v.H, v.W, v.pt, v.pl, v.Ho, v.Wo};
-    block_rows_ = std::max<int64_t>(1, 64 / wt_.tile_cols());
-    if (wino_blocks() < 2 * threads_) return;
-    wino_ = true;
-    wino_u_ = winograd_kernels(weight_.data(), M_, C_);
+    for (const int64_t m : {int64_t(4), int64_t(2)}) {
+      if (m == 4 && switched_off("FRUGAL_CPU_GATED_WINOGRAD4")) continue;
+      wt_ = {m, v.H, v.W, v.pt, v.pl, v.Ho, v.Wo};
+      block_rows_ = std::max<int64_t>(1, 64 / wt_.tile_cols());
+      if (wino_blocks() < 2 * threads_) continue;
+      wino_ = true;
+      wino_u_ = winograd_kernels(wt_, weight_.data(), M_, C_);
+      return;
+    }
   }
   // Winograd's products have nin steps (the direct tiles' have 9 x nin), so a tile's fixed costs
   // weigh 9 times as much: it takes at least 16 active input channels.
@@ -513,15 +519,17 @@ class GatedConvKernel : public Kernel {
   int64_t wino_blocks() const { return (wt_.tile_rows() + block_rows_ - 1) / block_rows_; }
   int64_t wino_block_tiles() const { return block_rows_ * wt_.tile_cols(); }
   int64_t wino_slots() const { return std::min<int64_t>(threads_, wino_blocks()); }
-  // Per participant: a block's transformed input [16][C][tiles], products [16][M][tiles] and
-  // the products' input rows (16 x C pointers).
+  // Per participant: a block's transformed input [points][C][tiles], products [points][M][tiles]
+  // and the products' input rows (points x C pointers).
   int64_t wino_slot_floats() const {
     // + 2: the pointer table's alignment (winograd_block)
-    return (kWinogradPoints * ((C_ + M_) * wino_block_tiles() + 32) + 2 * kWinogradPoints * C_ + 2 + 15) /
-           16 * 16;
+    return (wt_.points() * ((C_ + M_) * wino_block_tiles() + 32) + 2 * wt_.points() * C_ + 2 + 15) / 16 * 16;
   }
 
-  // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows.
+  // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows. (With
+  // the whole 28 x 28 or 14 x 14 plane as one block and its phases shared out in turn, channels,
+  // points, kernels: within this machine's noise on resnet18's 28 x 28 convs, slower on its 14 x
+  // 14 ones, 2026-11-27.)
   void run_winograd(const float* xs, float* ys, const Scratch& w, int64_t nin, int64_t nout,
                     ThreadPool* pool) const {
     const int64_t in_plane = win_.H * win_.W, chan = wt_.arranged_floats();
@@ -536,8 +544,8 @@ class GatedConvKernel : public Kernel {
       for (int64_t b = 0; b < wino_blocks(); ++b) block(b, 0);
   }
 
-  // Block b on slot's buffers: the active channels' transformed tiles, the 16 products on the
-  // indexed tiles (a step's weight column: its channel's index), the active kernels' output
+  // Block b on slot's buffers: the active channels' transformed tiles, one product per point on
+  // the indexed tiles (a step's weight column: its channel's index), the active kernels' output
   // tiles and their epilogue.
   void winograd_block(const Scratch& w, int64_t nin, int64_t nout, float* ys, int64_t b, int slot) const {
     const int64_t ty0 = b * block_rows_, ty1 = std::min(wt_.tile_rows(), ty0 + block_rows_);
@@ -546,13 +554,13 @@ class GatedConvKernel : public Kernel {
     // tiles) the 16 points' lines fell into the same cache sets.
     const int64_t vstride = nin * tiles + 16, ystride = nout * tiles + 16;
     float* V = w.out + slot * wino_slot_floats();
-    float* Y = V + kWinogradPoints * (C_ * wino_block_tiles() + 16);
+    float* Y = V + wt_.points() * (C_ * wino_block_tiles() + 16);
     // The pointer table 8-byte aligned by address (the workspace may start at any float).
     const float** xrow =
-        reinterpret_cast<const float**>(aligned8(Y + kWinogradPoints * (M_ * wino_block_tiles() + 16)));
+        reinterpret_cast<const float**>(aligned8(Y + wt_.points() * (M_ * wino_block_tiles() + 16)));
     for (int64_t i = 0; i < nin; ++i)
       winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
-    for (int64_t p = 0; p < kWinogradPoints; ++p) {
+    for (int64_t p = 0; p < wt_.points(); ++p) {
       for (int64_t i = 0; i < nin; ++i) xrow[p * nin + i] = V + p * vstride + i * tiles;
       IndexedGemm g;
       g.w = wino_u_.data() + p * M_ * C_;
@@ -568,8 +576,8 @@ class GatedConvKernel : public Kernel {
       g.ldy = tiles;
       indexed_gemm_run(g, isa_, 0, indexed_gemm_items(g, isa_));
     }
-    const int64_t out_plane = win_.Ho * win_.Wo, h0 = 2 * ty0 * win_.Wo,
-                  h1 = std::min(win_.Ho, 2 * ty1) * win_.Wo;
+    const int64_t out_plane = win_.Ho * win_.Wo, h0 = wt_.m * ty0 * win_.Wo,
+                  h1 = std::min(win_.Ho, wt_.m * ty1) * win_.Wo;
     for (int64_t r = 0; r < nout; ++r) {
       float* plane = ys + w.out_idx[r] * out_plane;
       winograd_output(wt_, Y + r * tiles, ystride, ty0, ty1, plane);
@@ -619,10 +627,10 @@ class GatedConvKernel : public Kernel {
   // Switches for comparisons (FRUGAL_CPU_GATED_DENSE=0: no sample takes the dense conv;
   // FRUGAL_CPU_GATED_REDUCED=0: every sample does; FRUGAL_CPU_GATED_WINOGRAD=0: the direct tiles).
   bool dense_on_ = true, reduced_on_ = true;
-  bool wino_ = false;  // the reduced conv as Winograd F(2x2, 3x3) (plan_winograd)
+  bool wino_ = false;  // the reduced conv as Winograd F(m x m, 3x3) (plan_winograd)
   WinogradTiles wt_;
   int64_t block_rows_ = 1;
-  std::vector<float> wino_u_;  // its transformed kernels [16][M][C]
+  std::vector<float> wino_u_;  // its transformed kernels [points][M][C]
   std::vector<float> weight_;  // [M, C, kh, kw] = [M, K]
   exec::GateParams gate_;
   bool has_gate_ = false, skip_inputs_ = false, pointwise_ = false;

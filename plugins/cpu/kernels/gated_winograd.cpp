@@ -4,47 +4,57 @@
 
 #include "kernels/gated_winograd.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
 namespace frugal::cpu {
 
-std::vector<float> winograd_kernels(const float* w, int64_t M, int64_t C) {
-  // G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]
-  static const float G[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
-  std::vector<float> u(std::size_t(kWinogradPoints * M * C));
-  for (int64_t m = 0; m < M; ++m)
+namespace {
+// G of F(2x2, 3x3) (points 0, 1, -1, infinity) and of F(4x4, 3x3) (0, 1, -1, 2, -2, infinity).
+constexpr float kG2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
+constexpr float kG4[6][3] = {{1.0f / 4, 0, 0},
+                             {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+                             {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+                             {1.0f / 24, 1.0f / 12, 1.0f / 6},
+                             {1.0f / 24, -1.0f / 12, 1.0f / 6},
+                             {0, 0, 1}};
+}  // namespace
+
+std::vector<float> winograd_kernels(const WinogradTiles& t, const float* w, int64_t M, int64_t C) {
+  const int n = int(t.m + 2);
+  const float(*G)[3] = t.m == 4 ? kG4 : kG2;
+  std::vector<float> u(std::size_t(t.points() * M * C));
+  for (int64_t k = 0; k < M; ++k)
     for (int64_t c = 0; c < C; ++c) {
-      const float* g = w + (m * C + c) * 9;
-      float gg[4][3];  // G g
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 3; ++j) gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          u[std::size_t(((i * 4 + j) * M + m) * C + c)] =
-              gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2];
+      const float* g = w + (k * C + c) * 9;
+      double gg[6][3];  // G g in double, rounded once at the end
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < 3; ++j)
+          gg[i][j] = double(G[i][0]) * g[j] + double(G[i][1]) * g[3 + j] + double(G[i][2]) * g[6 + j];
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          u[std::size_t(((i * n + j) * M + k) * C + c)] =
+              float(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
     }
   return u;
 }
 
 void winograd_arrange(const WinogradTiles& t, const float* x, float* dst) {
   const int64_t rows = t.rows(), cols = t.cols();
-  float* even = dst;
-  float* odd = dst + rows * cols;
   for (int64_t r = 0; r < rows; ++r) {
-    float* e = even + r * cols;
-    float* o = odd + r * cols;
     const int64_t h = r - t.pt;
-    if (h < 0 || h >= t.H) {
-      std::memset(e, 0, sizeof(float) * std::size_t(cols));
-      std::memset(o, 0, sizeof(float) * std::size_t(cols));
-      continue;
-    }
-    const float* src = x + h * t.W;
-    for (int64_t q = 0; q < cols; ++q) {
-      const int64_t w0 = 2 * q - t.pl, w1 = w0 + 1;
-      e[q] = w0 >= 0 && w0 < t.W ? src[w0] : 0.0f;
-      o[q] = w1 >= 0 && w1 < t.W ? src[w1] : 0.0f;
+    for (int64_t j = 0; j < t.m; ++j) {
+      float* d = dst + (j * rows + r) * cols;
+      if (h < 0 || h >= t.H) {
+        std::memset(d, 0, sizeof(float) * std::size_t(cols));
+        continue;
+      }
+      const float* src = x + h * t.W;
+      for (int64_t q = 0; q < cols; ++q) {
+        const int64_t col = t.m * q + j - t.pl;
+        d[q] = col >= 0 && col < t.W ? src[col] : 0.0f;
+      }
     }
   }
 }
@@ -85,22 +95,65 @@ __attribute__((always_inline)) inline void input_tiles(const float* const e[4], 
     store(base + (3 * 4 + j) * stride + tx, a[1][j] - a[3][j]);
   }
 }
+
+// F(4x4, 3x3)'s B^T on six values: B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
+// 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1].
+template <typename T>
+__attribute__((always_inline)) inline void bt6(const T d[6], T t[6]) {
+  const T a = d[1] - d[3], b = d[4] - d[2];
+  t[0] = (d[0] - d[2]) * 4.0f + b;
+  t[1] = d[3] + d[4] - (d[1] + d[2]) * 4.0f;
+  t[2] = (d[1] - d[2]) * 4.0f + (d[4] - d[3]);
+  t[3] = b - a * 2.0f;
+  t[4] = b + a * 2.0f;
+  t[5] = a * 4.0f + (d[5] - d[3]);
+}
+
+// F(4x4, 3x3): tiles [tx, tx + lanes of T) of one row of tiles; row0 the tile row's first
+// row in the first of the four column planes (`plane` floats apart).
+template <typename T>
+__attribute__((always_inline)) inline void input_tiles4(const float* row0, int64_t plane, int64_t cols,
+                                                        int64_t tx, float* base, int64_t stride) {
+  T a[6][6];
+  for (int i = 0; i < 6; ++i) {  // row i of the tile times B
+    const float* r = row0 + i * cols + tx;
+    const T d[6] = {load<T>(r),     load<T>(r + plane),    load<T>(r + 2 * plane), load<T>(r + 3 * plane),
+                    load<T>(r + 1), load<T>(r + plane + 1)};
+    bt6(d, a[i]);
+  }
+  for (int j = 0; j < 6; ++j) {  // then B^T over the rows
+    const T col[6] = {a[0][j], a[1][j], a[2][j], a[3][j], a[4][j], a[5][j]};
+    T v[6];
+    bt6(col, v);
+    for (int i = 0; i < 6; ++i) store(base + (i * 6 + j) * stride + tx, v[i]);
+  }
+}
 }  // namespace
 
-// B^T d B with B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], eight tiles of a row at once.
+// B^T d B, eight tiles of a row at once (the last eight moved back to end at the row's end:
+// with 14 tiles a row, a third of them went one by one); F(2x2, 3x3): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
+// 0 1 0 -1] on the even and odd column planes.
 __attribute__((target_clones("avx2", "default"))) void winograd_input(const WinogradTiles& t,
                                                                       const float* arranged, int64_t ty0,
                                                                       int64_t ty1, float* v, int64_t stride) {
   const int64_t rows = t.rows(), cols = t.cols(), tc = t.tile_cols();
   for (int64_t ty = ty0; ty < ty1; ++ty) {
+    float* base = v + (ty - ty0) * tc;
+    int64_t tx = 0;
+    if (t.m == 4) {
+      const float* row0 = arranged + 4 * ty * cols;
+      for (; tx + 8 <= tc; tx += 8) input_tiles4<Lanes>(row0, rows * cols, cols, tx, base, stride);
+      if (tx < tc && tc >= 8) input_tiles4<Lanes>(row0, rows * cols, cols, tc - 8, base, stride);
+      for (; tc < 8 && tx < tc; ++tx) input_tiles4<float>(row0, rows * cols, cols, tx, base, stride);
+      continue;
+    }
     const float* e0 = arranged + (2 * ty) * cols;
     const float* o0 = e0 + rows * cols;
     const float* const e[4] = {e0, e0 + cols, e0 + 2 * cols, e0 + 3 * cols};
     const float* const o[4] = {o0, o0 + cols, o0 + 2 * cols, o0 + 3 * cols};
-    float* base = v + (ty - ty0) * tc;
-    int64_t tx = 0;
     for (; tx + 8 <= tc; tx += 8) input_tiles<Lanes>(e, o, tx, base, stride);
-    for (; tx < tc; ++tx) input_tiles<float>(e, o, tx, base, stride);
+    if (tx < tc && tc >= 8) input_tiles<Lanes>(e, o, tc - 8, base, stride);
+    for (; tc < 8 && tx < tc; ++tx) input_tiles<float>(e, o, tx, base, stride);
   }
 }
 
@@ -138,29 +191,109 @@ void store_tile(const WinogradTiles& t, int64_t ty, int64_t tx, float r0e, float
     for (int j = 0; j < 2 && 2 * tx + j < t.Wo; ++j) out[h * t.Wo + 2 * tx + j] = v[i][j];
   }
 }
+
+// F(4x4, 3x3)'s A^T on six values: A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1].
+template <typename T>
+__attribute__((always_inline)) inline void at6(const T m[6], T o[4]) {
+  const T s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+  o[0] = m[0] + s12 + s34;
+  o[1] = d12 + d34 * 2.0f;
+  o[2] = s12 + s34 * 4.0f;
+  o[3] = d12 + d34 * 8.0f + m[5];
+}
+
+// F(4x4, 3x3): the 4 x 4 outputs o of tiles [tx, tx + lanes of T), their 36 points at s[p * stride].
+template <typename T>
+__attribute__((always_inline)) inline void output_tiles4(const float* s, int64_t stride, T o[4][4]) {
+  T r[4][6];
+  for (int j = 0; j < 6; ++j) {  // A^T over the rows
+    T col[6], v[4];
+    for (int i = 0; i < 6; ++i) col[i] = load<T>(s + (i * 6 + j) * stride);
+    at6(col, v);
+    for (int k = 0; k < 4; ++k) r[k][j] = v[k];
+  }
+  for (int k = 0; k < 4; ++k) at6(r[k], o[k]);  // then over the columns
+}
+
+// Columns 0-3 of eight tiles into 32 consecutive outputs.
+__attribute__((always_inline)) inline void store_interleaved4(float* out, const Lanes c[4]) {
+  const Lanes lo01 = __builtin_shufflevector(c[0], c[1], 0, 8, 1, 9, 2, 10, 3, 11);
+  const Lanes hi01 = __builtin_shufflevector(c[0], c[1], 4, 12, 5, 13, 6, 14, 7, 15);
+  const Lanes lo23 = __builtin_shufflevector(c[2], c[3], 0, 8, 1, 9, 2, 10, 3, 11);
+  const Lanes hi23 = __builtin_shufflevector(c[2], c[3], 4, 12, 5, 13, 6, 14, 7, 15);
+  store(out, __builtin_shufflevector(lo01, lo23, 0, 1, 8, 9, 2, 3, 10, 11));
+  store(out + 8, __builtin_shufflevector(lo01, lo23, 4, 5, 12, 13, 6, 7, 14, 15));
+  store(out + 16, __builtin_shufflevector(hi01, hi23, 0, 1, 8, 9, 2, 3, 10, 11));
+  store(out + 24, __builtin_shufflevector(hi01, hi23, 4, 5, 12, 13, 6, 7, 14, 15));
+}
+
+// F(4x4, 3x3): eight tiles from tx of tile row ty, whose 4 x 32 outputs lie inside the plane's
+// columns, into its first `rows` rows.
+__attribute__((always_inline)) inline void output_eight4(const WinogradTiles& t, const float* row,
+                                                         int64_t stride, int64_t ty, int64_t tx, int64_t rows,
+                                                         float* out) {
+  Lanes o[4][4];
+  output_tiles4<Lanes>(row + tx, stride, o);
+  for (int64_t k = 0; k < rows; ++k) store_interleaved4(out + (4 * ty + k) * t.Wo + 4 * tx, o[k]);
+}
+
+// F(4x4, 3x3): tile row ty, eight tiles at once where their columns lie inside the plane (the
+// last eight moved back to end at the last such tile), the rest one by one.
+__attribute__((always_inline)) inline void output_row4(const WinogradTiles& t, const float* row,
+                                                       int64_t stride, int64_t ty, float* out) {
+  const int64_t inside = t.Wo / 4, rows = std::min<int64_t>(4, t.Ho - 4 * ty);
+  int64_t tx = 0;
+  for (; tx + 8 <= inside; tx += 8) output_eight4(t, row, stride, ty, tx, rows, out);
+  if (tx < inside && inside >= 8) {
+    output_eight4(t, row, stride, ty, inside - 8, rows, out);
+    tx = inside;
+  }
+  for (; tx < t.tile_cols(); ++tx) {
+    float o[4][4];
+    output_tiles4<float>(row + tx, stride, o);
+    for (int k = 0; k < rows; ++k)
+      for (int l = 0; l < 4 && 4 * tx + l < t.Wo; ++l) out[(4 * ty + k) * t.Wo + 4 * tx + l] = o[k][l];
+  }
+}
+
+// F(2x2, 3x3): eight tiles from tx of tile row ty (as output_eight4).
+__attribute__((always_inline)) inline void output_eight2(const WinogradTiles& t, const float* row,
+                                                         int64_t stride, int64_t ty, int64_t tx, int64_t rows,
+                                                         float* out) {
+  Lanes r0e, r0o, r1e, r1o;
+  output_tiles<Lanes>(row + tx, stride, r0e, r0o, r1e, r1o);
+  store_interleaved(out + 2 * ty * t.Wo + 2 * tx, r0e, r0o);
+  if (rows > 1) store_interleaved(out + (2 * ty + 1) * t.Wo + 2 * tx, r1e, r1o);
+}
+
+// F(2x2, 3x3): tile row ty (as output_row4).
+__attribute__((always_inline)) inline void output_row2(const WinogradTiles& t, const float* row,
+                                                       int64_t stride, int64_t ty, float* out) {
+  const int64_t inside = t.Wo / 2, rows = std::min<int64_t>(2, t.Ho - 2 * ty);
+  int64_t tx = 0;
+  for (; tx + 8 <= inside; tx += 8) output_eight2(t, row, stride, ty, tx, rows, out);
+  if (tx < inside && inside >= 8) {
+    output_eight2(t, row, stride, ty, inside - 8, rows, out);
+    tx = inside;
+  }
+  for (; tx < t.tile_cols(); ++tx) {
+    float r0e, r0o, r1e, r1o;
+    output_tiles<float>(row + tx, stride, r0e, r0o, r1e, r1o);
+    store_tile(t, ty, tx, r0e, r0o, r1e, r1o, out);
+  }
+}
 }  // namespace
 
-// A^T m A with A^T = [1 1 1 0; 0 1 -1 -1], eight tiles of a row at once where their
-// 2 x 16 outputs lie inside the plane.
+// A^T m A per tile row; F(2x2, 3x3): A^T = [1 1 1 0; 0 1 -1 -1].
 __attribute__((target_clones("avx2", "default"))) void winograd_output(const WinogradTiles& t, const float* y,
                                                                        int64_t stride, int64_t ty0,
                                                                        int64_t ty1, float* out) {
-  const int64_t tc = t.tile_cols();
   for (int64_t ty = ty0; ty < ty1; ++ty) {
-    const float* row = y + (ty - ty0) * tc;
-    const bool both_rows = 2 * ty + 1 < t.Ho;
-    int64_t tx = 0;
-    for (; both_rows && 2 * (tx + 8) <= t.Wo; tx += 8) {
-      Lanes r0e, r0o, r1e, r1o;
-      output_tiles<Lanes>(row + tx, stride, r0e, r0o, r1e, r1o);
-      store_interleaved(out + 2 * ty * t.Wo + 2 * tx, r0e, r0o);
-      store_interleaved(out + (2 * ty + 1) * t.Wo + 2 * tx, r1e, r1o);
-    }
-    for (; tx < tc; ++tx) {
-      float r0e, r0o, r1e, r1o;
-      output_tiles<float>(row + tx, stride, r0e, r0o, r1e, r1o);
-      store_tile(t, ty, tx, r0e, r0o, r1e, r1o, out);
-    }
+    const float* row = y + (ty - ty0) * t.tile_cols();
+    if (t.m == 4)
+      output_row4(t, row, stride, ty, out);
+    else
+      output_row2(t, row, stride, ty, out);
   }
 }
 
