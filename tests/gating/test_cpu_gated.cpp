@@ -427,15 +427,16 @@ TEST_CASE("cpu gated: the reduced conv's arranged input: strides, uneven pads, d
 TEST_CASE(
     "cpu gated: the reduced conv as Winograd F(2x2, 3x3) and F(4x4, 3x3): blocks in parallel, odd edges",
     "[gating][cpu]") {
-  // 3x3 stride-1 convs with at least two blocks of tile rows per thread take Winograd on the
-  // reduced path (kernels/gated_winograd.h) from 16 active input channels, F(4x4, 3x3) where its
-  // tiles make enough blocks. On two threads 28 x 28 takes F(2x2, 3x3) (4 blocks of 4 tile rows,
-  // the last of 2), 33 x 33 too (odd: the last tiles' second row and column fall outside; 6
-  // blocks of 3), 53 x 53 F(4x4, 3x3) (14 tile rows in 4 blocks; the last tiles' last three rows
-  // and columns outside); on one thread 28 x 28 keeps F(2x2, 3x3) (F(4x4, 3x3) would be one
-  // block), 33 x 33 takes F(4x4, 3x3) (2 blocks of 7 tile rows). conv2 after the pool (on 14 x 14
-  // to 26 x 26) keeps the direct tiles or takes F(2x2, 3x3). (At 55 x 55 and 57 x 57 the dense
-  // conv at threshold 0, oneDNN's Winograd, misses this file's tolerance by 2.2 x.)
+  // 3x3 stride-1 convs take Winograd on the reduced path (kernels/gated_winograd.h) from 16
+  // active input channels: F(4x4, 3x3) where its tiles make at least two blocks of tile rows per
+  // thread, else F(2x2, 3x3) on planes of 100-256 tiles as one block (its phases shared out) or
+  // in blocks. On two threads 28 x 28 takes F(2x2, 3x3) as one block of 196 tiles, 33 x 33 in 6
+  // blocks of 3 tile rows (odd: the last tiles' second row and column fall outside), 53 x 53
+  // F(4x4, 3x3) (14 tile rows in 4 blocks; the last tiles' last three rows and columns
+  // outside); on one thread 28 x 28 keeps F(2x2, 3x3) (F(4x4, 3x3) would be one block), 33 x 33
+  // takes F(4x4, 3x3) (2 blocks of 7 tile rows). conv2 after the pool (on 14 x 14 to 26 x 26)
+  // keeps the direct tiles or takes F(2x2, 3x3). (At 55 x 55 and 57 x 57 the dense conv at
+  // threshold 0, oneDNN's Winograd, misses this file's tolerance by 2.2 x.)
   struct Case {
     int64_t size;
     std::string two_threads, one_thread;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "common/gate_activity.h"
 #include "common/gate_params.h"
@@ -492,12 +493,13 @@ class GatedConvKernel : public Kernel {
     }
   }
 
-  // Winograd for the reduced conv of 3x3 stride-1 convs with at least two blocks of tile rows per
-  // thread (blocks of about 64 tiles, the products' column tiles), the blocks in parallel, each on
-  // its own buffers: F(4x4, 3x3) where its tiles make enough blocks (planes of about 56 x 56 on
-  // two threads), else F(2x2, 3x3). With fewer blocks (planes of 14 x 14 and less) Winograd
-  // did not beat the direct tiles even with each phase of a block shared out (resnet18's 14 x 14
-  // and alexnet's 13 x 13 convs at 0.5: 0.82-1.16 x the direct tiles' time).
+  // Winograd for the reduced conv of 3x3 stride-1 convs: F(4x4, 3x3) where its tiles make at least
+  // two blocks of tile rows per thread (blocks of about 64 tiles, the products' column tiles;
+  // planes of about 56 x 56 on two threads), the blocks in parallel, each on its own buffers;
+  // else F(2x2, 3x3), on planes of kOneBlockTiles as one block whose phases are shared out in
+  // turn, on larger ones in blocks. Smaller planes (14 x 14 and less) keep the direct tiles:
+  // Winograd did not beat them there (resnet18's 14 x 14 and alexnet's 13 x 13 convs at 0.5:
+  // 0.82-1.22 x the direct tiles' time).
   void plan_winograd() {
     const Window& v = win_;
     if (v.kh != 3 || v.kw != 3 || v.sh != 1 || v.sw != 1 || v.dh != 1 || v.dw != 1) return;
@@ -505,13 +507,22 @@ class GatedConvKernel : public Kernel {
     for (const int64_t m : {int64_t(4), int64_t(2)}) {
       if (m == 4 && switched_off("FRUGAL_CPU_GATED_WINOGRAD4")) continue;
       wt_ = {m, v.H, v.W, v.pt, v.pl, v.Ho, v.Wo};
+      const int64_t tiles = wt_.tile_rows() * wt_.tile_cols();
       block_rows_ = std::max<int64_t>(1, 64 / wt_.tile_cols());
-      if (wino_blocks() < 2 * threads_) continue;
+      if (m == 2 && tiles >= kOneBlockTiles.first && tiles <= kOneBlockTiles.second &&
+          !switched_off("FRUGAL_CPU_GATED_ONE_BLOCK"))
+        block_rows_ = wt_.tile_rows();
+      else if (wino_blocks() < 2 * threads_)
+        continue;
       wino_ = true;
       wino_u_ = winograd_kernels(wt_, weight_.data(), M_, C_);
       return;
     }
   }
+  // F(2x2, 3x3) on a plane of this many tiles as one block, its phases shared out in turn
+  // (resnet18's 28 x 28 convs, 196 tiles: 0.82-0.95 of the time in blocks of 56 in parallel; its
+  // 14 x 14 ones, 49 tiles: 0.85-1.22 of the direct tiles', which they keep).
+  static constexpr std::pair<int64_t, int64_t> kOneBlockTiles = {100, 256};
   // Winograd's products have nin steps (the direct tiles' have 9 x nin), so a tile's fixed costs
   // weigh 9 times as much: it takes at least 16 active input channels.
   static constexpr int64_t kWinogradMinChannels = 16;
@@ -526,10 +537,8 @@ class GatedConvKernel : public Kernel {
     return (wt_.points() * ((C_ + M_) * wino_block_tiles() + 32) + 2 * wt_.points() * C_ + 2 + 15) / 16 * 16;
   }
 
-  // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows. (With
-  // the whole 28 x 28 or 14 x 14 plane as one block and its phases shared out in turn, channels,
-  // points, kernels: within this machine's noise on resnet18's 28 x 28 convs, slower on its 14 x
-  // 14 ones, 2026-11-27.)
+  // The reduced conv as Winograd: the active channels arranged, then the blocks of tile rows in
+  // parallel, each whole on one thread and its own buffers, or the one block's phases in turn.
   void run_winograd(const float* xs, float* ys, const Scratch& w, int64_t nin, int64_t nout,
                     ThreadPool* pool) const {
     const int64_t in_plane = win_.H * win_.W, chan = wt_.arranged_floats();
@@ -537,50 +546,80 @@ class GatedConvKernel : public Kernel {
       for (int64_t i = i0; i < i1; ++i)
         winograd_arrange(wt_, xs + w.in_idx[i] * in_plane, w.arranged + i * chan);
     });
-    auto block = [&](int64_t b, int slot) { winograd_block(w, nin, nout, ys, b, slot); };
+    if (wino_blocks() == 1) {  // its phases shared out in turn: channels, points, kernels
+      const WinoBlock k = wino_block(w, nin, nout, 0, 0);
+      parallel_range(pool, nin, 1, [&](int64_t i0, int64_t i1) { wino_inputs(k, w, i0, i1); });
+      parallel_range(pool, wt_.points(), 1, [&](int64_t p0, int64_t p1) { wino_products(k, w, p0, p1); });
+      parallel_range(pool, nout, 1, [&](int64_t r0, int64_t r1) { wino_outputs(k, w, ys, r0, r1); });
+      return;
+    }
+    auto block = [&](int64_t b, int slot) {  // a whole block on one thread
+      const WinoBlock k = wino_block(w, nin, nout, b, slot);
+      wino_inputs(k, w, 0, nin);
+      wino_products(k, w, 0, wt_.points());
+      wino_outputs(k, w, ys, 0, nout);
+    };
     if (pool && pool->size() > 1 && pool->size() <= threads_)  // slots: the workspace's, per thread
       pool->parallel_for(wino_blocks(), block);
     else
       for (int64_t b = 0; b < wino_blocks(); ++b) block(b, 0);
   }
 
-  // Block b on slot's buffers: the active channels' transformed tiles, one product per point on
-  // the indexed tiles (a step's weight column: its channel's index), the active kernels' output
-  // tiles and their epilogue.
-  void winograd_block(const Scratch& w, int64_t nin, int64_t nout, float* ys, int64_t b, int slot) const {
-    const int64_t ty0 = b * block_rows_, ty1 = std::min(wt_.tile_rows(), ty0 + block_rows_);
-    const int64_t tiles = (ty1 - ty0) * wt_.tile_cols(), chan = wt_.arranged_floats();
+  // Block b, tile rows [ty0, ty1), on slot's buffers: the active channels' transformed tiles V
+  // [points][nin][tiles], the products Y [points][nout][tiles] and the products' input rows.
+  struct WinoBlock {
+    int64_t nin, nout, ty0, ty1, tiles, vstride, ystride;
+    float *V, *Y;
+    const float** xrow;
+  };
+  WinoBlock wino_block(const Scratch& w, int64_t nin, int64_t nout, int64_t b, int slot) const {
+    WinoBlock k;
+    k.nin = nin;
+    k.nout = nout;
+    k.ty0 = b * block_rows_;
+    k.ty1 = std::min(wt_.tile_rows(), k.ty0 + block_rows_);
+    k.tiles = (k.ty1 - k.ty0) * wt_.tile_cols();
     // Points 16 floats further apart than their data: at a multiple of 4 KB (128 channels x 56
     // tiles) the 16 points' lines fell into the same cache sets.
-    const int64_t vstride = nin * tiles + 16, ystride = nout * tiles + 16;
-    float* V = w.out + slot * wino_slot_floats();
-    float* Y = V + wt_.points() * (C_ * wino_block_tiles() + 16);
+    k.vstride = nin * k.tiles + 16;
+    k.ystride = nout * k.tiles + 16;
+    k.V = w.out + slot * wino_slot_floats();
+    k.Y = k.V + wt_.points() * (C_ * wino_block_tiles() + 16);
     // The pointer table 8-byte aligned by address (the workspace may start at any float).
-    const float** xrow =
-        reinterpret_cast<const float**>(aligned8(Y + wt_.points() * (M_ * wino_block_tiles() + 16)));
-    for (int64_t i = 0; i < nin; ++i)
-      winograd_input(wt_, w.arranged + i * chan, ty0, ty1, V + i * tiles, vstride);
-    for (int64_t p = 0; p < wt_.points(); ++p) {
-      for (int64_t i = 0; i < nin; ++i) xrow[p * nin + i] = V + p * vstride + i * tiles;
+    k.xrow = reinterpret_cast<const float**>(aligned8(k.Y + wt_.points() * (M_ * wino_block_tiles() + 16)));
+    return k;
+  }
+  // Active channels [i0, i1): their transformed tiles.
+  void wino_inputs(const WinoBlock& k, const Scratch& w, int64_t i0, int64_t i1) const {
+    for (int64_t i = i0; i < i1; ++i)
+      winograd_input(wt_, w.arranged + i * wt_.arranged_floats(), k.ty0, k.ty1, k.V + i * k.tiles, k.vstride);
+  }
+  // Points [p0, p1): their products on the indexed tiles (a step's weight column: its channel's index).
+  void wino_products(const WinoBlock& k, const Scratch& w, int64_t p0, int64_t p1) const {
+    for (int64_t p = p0; p < p1; ++p) {
+      for (int64_t i = 0; i < k.nin; ++i) k.xrow[p * k.nin + i] = k.V + p * k.vstride + i * k.tiles;
       IndexedGemm g;
       g.w = wino_u_.data() + p * M_ * C_;
       g.ldw = C_;
       g.rows = w.out_idx;
-      g.nrows = nout;
+      g.nrows = k.nout;
       g.kcol = w.in_idx;
-      g.xrow = xrow + p * nin;
-      g.nk = nin;
-      g.cols = tiles;
+      g.xrow = k.xrow + p * k.nin;
+      g.nk = k.nin;
+      g.cols = k.tiles;
       g.kblock = 96;  // 96 rows of a 64-column tile: 24 KB
-      g.y = Y + p * ystride;
-      g.ldy = tiles;
+      g.y = k.Y + p * k.ystride;
+      g.ldy = k.tiles;
       indexed_gemm_run(g, isa_, 0, indexed_gemm_items(g, isa_));
     }
-    const int64_t out_plane = win_.Ho * win_.Wo, h0 = wt_.m * ty0 * win_.Wo,
-                  h1 = std::min(win_.Ho, wt_.m * ty1) * win_.Wo;
-    for (int64_t r = 0; r < nout; ++r) {
+  }
+  // Active kernels [r0, r1): their output tiles and epilogue.
+  void wino_outputs(const WinoBlock& k, const Scratch& w, float* ys, int64_t r0, int64_t r1) const {
+    const int64_t out_plane = win_.Ho * win_.Wo, h0 = wt_.m * k.ty0 * win_.Wo,
+                  h1 = std::min(win_.Ho, wt_.m * k.ty1) * win_.Wo;
+    for (int64_t r = r0; r < r1; ++r) {
       float* plane = ys + w.out_idx[r] * out_plane;
-      winograd_output(wt_, Y + r * tiles, ystride, ty0, ty1, plane);
+      winograd_output(wt_, k.Y + r * k.tiles, k.ystride, k.ty0, k.ty1, plane);
       epilogue_->apply(plane + h0, w.out_idx[r], h1 - h0);
     }
   }
@@ -625,7 +664,8 @@ class GatedConvKernel : public Kernel {
   std::vector<int64_t> tap_off_;
   int threads_ = 1;
   // Switches for comparisons (FRUGAL_CPU_GATED_DENSE=0: no sample takes the dense conv;
-  // FRUGAL_CPU_GATED_REDUCED=0: every sample does; FRUGAL_CPU_GATED_WINOGRAD=0: the direct tiles).
+  // FRUGAL_CPU_GATED_REDUCED=0: every sample does; FRUGAL_CPU_GATED_WINOGRAD=0: the direct tiles;
+  // FRUGAL_CPU_GATED_WINOGRAD4=0: F(2x2, 3x3) only; FRUGAL_CPU_GATED_ONE_BLOCK=0: blocks in parallel).
   bool dense_on_ = true, reduced_on_ = true;
   bool wino_ = false;  // the reduced conv as Winograd F(m x m, 3x3) (plan_winograd)
   WinogradTiles wt_;
