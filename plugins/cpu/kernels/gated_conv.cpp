@@ -533,7 +533,7 @@ class GatedConvKernel : public Kernel {
   // Per participant: a block's transformed input [points][C][tiles], products [points][M][tiles]
   // and the products' input rows (points x C pointers).
   int64_t wino_slot_floats() const {
-    // + 2: the pointer table's alignment (winograd_block)
+    // + 2: the pointer table's alignment (wino_block)
     return (wt_.points() * ((C_ + M_) * wino_block_tiles() + 32) + 2 * wt_.points() * C_ + 2 + 15) / 16 * 16;
   }
 
