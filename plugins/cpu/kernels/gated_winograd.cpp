@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 namespace frugal::cpu {
 
@@ -182,16 +183,6 @@ __attribute__((always_inline)) inline void store_interleaved(float* out, Lanes e
   store(out + 8, __builtin_shufflevector(e, o, 4, 12, 5, 13, 6, 14, 7, 15));
 }
 
-void store_tile(const WinogradTiles& t, int64_t ty, int64_t tx, float r0e, float r0o, float r1e, float r1o,
-                float* out) {
-  const float v[2][2] = {{r0e, r0o}, {r1e, r1o}};
-  for (int i = 0; i < 2; ++i) {
-    const int64_t h = 2 * ty + i;
-    if (h >= t.Ho) break;
-    for (int j = 0; j < 2 && 2 * tx + j < t.Wo; ++j) out[h * t.Wo + 2 * tx + j] = v[i][j];
-  }
-}
-
 // F(4x4, 3x3)'s A^T on six values: A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1].
 template <typename T>
 __attribute__((always_inline)) inline void at6(const T m[6], T o[4]) {
@@ -227,60 +218,41 @@ __attribute__((always_inline)) inline void store_interleaved4(float* out, const 
   store(out + 24, __builtin_shufflevector(hi01, hi23, 4, 5, 12, 13, 6, 7, 14, 15));
 }
 
-// F(4x4, 3x3): eight tiles from tx of tile row ty, whose 4 x 32 outputs lie inside the plane's
-// columns, into its first `rows` rows.
-__attribute__((always_inline)) inline void output_eight4(const WinogradTiles& t, const float* row,
-                                                         int64_t stride, int64_t ty, int64_t tx, int64_t rows,
-                                                         float* out) {
-  Lanes o[4][4];
-  output_tiles4<Lanes>(row + tx, stride, o);
-  for (int64_t k = 0; k < rows; ++k) store_interleaved4(out + (4 * ty + k) * t.Wo + 4 * tx, o[k]);
+// Tiles [tx, tx + lanes of T) of tile row ty into the tile row's first `rows` rows of outputs:
+// eight (T = Lanes) whose outputs lie inside the plane's columns, or one (T = float) clipped to
+// them.
+template <int M, typename T>
+__attribute__((always_inline)) inline void output_at(const WinogradTiles& t, const float* row, int64_t stride,
+                                                     int64_t ty, int64_t tx, int64_t rows, float* out) {
+  T o[M][M];
+  if constexpr (M == 4)
+    output_tiles4<T>(row + tx, stride, o);
+  else
+    output_tiles<T>(row + tx, stride, o[0][0], o[0][1], o[1][0], o[1][1]);
+  for (int64_t k = 0; k < rows; ++k) {
+    float* dst = out + (M * ty + k) * t.Wo + M * tx;
+    if constexpr (!std::is_same_v<T, Lanes>)
+      for (int l = 0; l < M && M * tx + l < t.Wo; ++l) dst[l] = o[k][l];
+    else if constexpr (M == 4)
+      store_interleaved4(dst, o[k]);
+    else
+      store_interleaved(dst, o[k][0], o[k][1]);
+  }
 }
 
-// F(4x4, 3x3): tile row ty, eight tiles at once where their columns lie inside the plane (the
-// last eight moved back to end at the last such tile), the rest one by one.
-__attribute__((always_inline)) inline void output_row4(const WinogradTiles& t, const float* row,
-                                                       int64_t stride, int64_t ty, float* out) {
-  const int64_t inside = t.Wo / 4, rows = std::min<int64_t>(4, t.Ho - 4 * ty);
+// Tile row ty: eight tiles at once where their columns lie inside the plane (the last eight
+// moved back to end at the last such tile), the rest one by one.
+template <int M>
+__attribute__((always_inline)) inline void output_row(const WinogradTiles& t, const float* row,
+                                                      int64_t stride, int64_t ty, float* out) {
+  const int64_t inside = t.Wo / M, rows = std::min<int64_t>(M, t.Ho - M * ty);
   int64_t tx = 0;
-  for (; tx + 8 <= inside; tx += 8) output_eight4(t, row, stride, ty, tx, rows, out);
+  for (; tx + 8 <= inside; tx += 8) output_at<M, Lanes>(t, row, stride, ty, tx, rows, out);
   if (tx < inside && inside >= 8) {
-    output_eight4(t, row, stride, ty, inside - 8, rows, out);
+    output_at<M, Lanes>(t, row, stride, ty, inside - 8, rows, out);
     tx = inside;
   }
-  for (; tx < t.tile_cols(); ++tx) {
-    float o[4][4];
-    output_tiles4<float>(row + tx, stride, o);
-    for (int k = 0; k < rows; ++k)
-      for (int l = 0; l < 4 && 4 * tx + l < t.Wo; ++l) out[(4 * ty + k) * t.Wo + 4 * tx + l] = o[k][l];
-  }
-}
-
-// F(2x2, 3x3): eight tiles from tx of tile row ty (as output_eight4).
-__attribute__((always_inline)) inline void output_eight2(const WinogradTiles& t, const float* row,
-                                                         int64_t stride, int64_t ty, int64_t tx, int64_t rows,
-                                                         float* out) {
-  Lanes r0e, r0o, r1e, r1o;
-  output_tiles<Lanes>(row + tx, stride, r0e, r0o, r1e, r1o);
-  store_interleaved(out + 2 * ty * t.Wo + 2 * tx, r0e, r0o);
-  if (rows > 1) store_interleaved(out + (2 * ty + 1) * t.Wo + 2 * tx, r1e, r1o);
-}
-
-// F(2x2, 3x3): tile row ty (as output_row4).
-__attribute__((always_inline)) inline void output_row2(const WinogradTiles& t, const float* row,
-                                                       int64_t stride, int64_t ty, float* out) {
-  const int64_t inside = t.Wo / 2, rows = std::min<int64_t>(2, t.Ho - 2 * ty);
-  int64_t tx = 0;
-  for (; tx + 8 <= inside; tx += 8) output_eight2(t, row, stride, ty, tx, rows, out);
-  if (tx < inside && inside >= 8) {
-    output_eight2(t, row, stride, ty, inside - 8, rows, out);
-    tx = inside;
-  }
-  for (; tx < t.tile_cols(); ++tx) {
-    float r0e, r0o, r1e, r1o;
-    output_tiles<float>(row + tx, stride, r0e, r0o, r1e, r1o);
-    store_tile(t, ty, tx, r0e, r0o, r1e, r1o, out);
-  }
+  for (; tx < t.tile_cols(); ++tx) output_at<M, float>(t, row, stride, ty, tx, rows, out);
 }
 }  // namespace
 
@@ -291,9 +263,9 @@ __attribute__((target_clones("avx2", "default"))) void winograd_output(const Win
   for (int64_t ty = ty0; ty < ty1; ++ty) {
     const float* row = y + (ty - ty0) * t.tile_cols();
     if (t.m == 4)
-      output_row4(t, row, stride, ty, out);
+      output_row<4>(t, row, stride, ty, out);
     else
-      output_row2(t, row, stride, ty, out);
+      output_row<2>(t, row, stride, ty, out);
   }
 }
 
