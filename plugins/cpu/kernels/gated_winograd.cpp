@@ -76,14 +76,15 @@ __attribute__((always_inline)) inline void store(float* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// Tiles [tx, tx + lanes of T) of one row of tiles: e and o the 4 rows' even and odd columns.
+// F(2x2, 3x3): tiles [tx, tx + lanes of T) of one row of tiles; row0 the tile row's first row
+// in the even column plane, the odd one `plane` floats on.
 template <typename T>
-__attribute__((always_inline)) inline void input_tiles(const float* const e[4], const float* const o[4],
-                                                       int64_t tx, float* base, int64_t stride) {
+__attribute__((always_inline)) inline void input_tiles2(const float* row0, int64_t plane, int64_t cols,
+                                                        int64_t tx, float* base, int64_t stride) {
   T a[4][4];
   for (int i = 0; i < 4; ++i) {  // row i of the tile times B: (d0 - d2, d1 + d2, d2 - d1, d1 - d3)
-    const T d0 = load<T>(e[i] + tx), d1 = load<T>(o[i] + tx), d2 = load<T>(e[i] + tx + 1),
-            d3 = load<T>(o[i] + tx + 1);
+    const float* r = row0 + i * cols + tx;
+    const T d0 = load<T>(r), d1 = load<T>(r + plane), d2 = load<T>(r + 1), d3 = load<T>(r + plane + 1);
     a[i][0] = d0 - d2;
     a[i][1] = d1 + d2;
     a[i][2] = d2 - d1;
@@ -129,32 +130,41 @@ __attribute__((always_inline)) inline void input_tiles4(const float* row0, int64
     for (int i = 0; i < 6; ++i) store(base + (i * 6 + j) * stride + tx, v[i]);
   }
 }
+template <int M, typename T>
+__attribute__((always_inline)) inline void input_at(const float* row0, int64_t plane, int64_t cols,
+                                                    int64_t tx, float* base, int64_t stride) {
+  if constexpr (M == 4)
+    input_tiles4<T>(row0, plane, cols, tx, base, stride);
+  else
+    input_tiles2<T>(row0, plane, cols, tx, base, stride);
+}
+
+// Tile row ty of an arranged channel: eight tiles at once (the last eight moved back to end at
+// the row's end: with 14 tiles a row, a third of them went one by one), one by one where the
+// row has fewer than eight.
+template <int M>
+__attribute__((always_inline)) inline void input_row(const WinogradTiles& t, const float* arranged,
+                                                     int64_t ty, float* base, int64_t stride) {
+  const int64_t plane = t.rows() * t.cols(), tc = t.tile_cols();
+  const float* row0 = arranged + M * ty * t.cols();
+  int64_t tx = 0;
+  for (; tx + 8 <= tc; tx += 8) input_at<M, Lanes>(row0, plane, t.cols(), tx, base, stride);
+  if (tx < tc && tc >= 8) input_at<M, Lanes>(row0, plane, t.cols(), tc - 8, base, stride);
+  for (; tc < 8 && tx < tc; ++tx) input_at<M, float>(row0, plane, t.cols(), tx, base, stride);
+}
 }  // namespace
 
-// B^T d B, eight tiles of a row at once (the last eight moved back to end at the row's end:
-// with 14 tiles a row, a third of them went one by one); F(2x2, 3x3): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
-// 0 1 0 -1] on the even and odd column planes.
+// B^T d B per tile row; F(2x2, 3x3): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1] on the even
+// and odd column planes.
 __attribute__((target_clones("avx2", "default"))) void winograd_input(const WinogradTiles& t,
                                                                       const float* arranged, int64_t ty0,
                                                                       int64_t ty1, float* v, int64_t stride) {
-  const int64_t rows = t.rows(), cols = t.cols(), tc = t.tile_cols();
   for (int64_t ty = ty0; ty < ty1; ++ty) {
-    float* base = v + (ty - ty0) * tc;
-    int64_t tx = 0;
-    if (t.m == 4) {
-      const float* row0 = arranged + 4 * ty * cols;
-      for (; tx + 8 <= tc; tx += 8) input_tiles4<Lanes>(row0, rows * cols, cols, tx, base, stride);
-      if (tx < tc && tc >= 8) input_tiles4<Lanes>(row0, rows * cols, cols, tc - 8, base, stride);
-      for (; tc < 8 && tx < tc; ++tx) input_tiles4<float>(row0, rows * cols, cols, tx, base, stride);
-      continue;
-    }
-    const float* e0 = arranged + (2 * ty) * cols;
-    const float* o0 = e0 + rows * cols;
-    const float* const e[4] = {e0, e0 + cols, e0 + 2 * cols, e0 + 3 * cols};
-    const float* const o[4] = {o0, o0 + cols, o0 + 2 * cols, o0 + 3 * cols};
-    for (; tx + 8 <= tc; tx += 8) input_tiles<Lanes>(e, o, tx, base, stride);
-    if (tx < tc && tc >= 8) input_tiles<Lanes>(e, o, tc - 8, base, stride);
-    for (; tc < 8 && tx < tc; ++tx) input_tiles<float>(e, o, tx, base, stride);
+    float* base = v + (ty - ty0) * t.tile_cols();
+    if (t.m == 4)
+      input_row<4>(t, arranged, ty, base, stride);
+    else
+      input_row<2>(t, arranged, ty, base, stride);
   }
 }
 
