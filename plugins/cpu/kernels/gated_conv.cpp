@@ -28,6 +28,7 @@
 #include "kernels/gated_winograd.h"
 #include "kernels/indexed_gemm.h"
 #include "kernels/kernel_util.h"
+#include "kernels/split_columns.h"
 
 namespace frugal::cpu {
 
@@ -320,26 +321,23 @@ class GatedConvKernel : public Kernel {
       }
   }
 
-  // Channel c of sample xs into its phase planes at dst (zeros in the padding).
+  // Channel plane xc into its phase planes at dst (zeros in the padding): per row phase a,
+  // the rows that lie in the input split by their columns' phases, the others zero.
   void arrange_channel(const float* xc, float* dst) const {
     const Window& v = win_;
-    for (int64_t a = 0; a < v.sh; ++a)
+    const int64_t plane = hq_ * wq_;
+    for (int64_t a = 0; a < v.sh; ++a) {
+      float* phases = dst + a * v.sw * plane;  // phase planes (a, 0), (a, 1), ... `plane` apart
+      int64_t r0 = 0, r1 = hq_;                // the rows r whose input row r * sh + a - pt lies in the input
+      while (r0 < hq_ && r0 * v.sh + a - v.pt < 0) ++r0;
+      while (r1 > r0 && (r1 - 1) * v.sh + a - v.pt >= v.H) --r1;
       for (int64_t b = 0; b < v.sw; ++b) {
-        float* plane = dst + (a * v.sw + b) * hq_ * wq_;
-        for (int64_t r = 0; r < hq_; ++r) {
-          float* row = plane + r * wq_;
-          const int64_t h = r * v.sh + a - v.pt;
-          if (h < 0 || h >= v.H) {
-            std::memset(row, 0, sizeof(float) * size_t(wq_));
-            continue;
-          }
-          const float* src = xc + h * v.W;
-          for (int64_t q = 0; q < wq_; ++q) {
-            const int64_t col = q * v.sw + b - v.pl;
-            row[q] = col >= 0 && col < v.W ? src[col] : 0.0f;
-          }
-        }
+        std::memset(phases + b * plane, 0, sizeof(float) * size_t(r0 * wq_));
+        std::memset(phases + b * plane + r1 * wq_, 0, sizeof(float) * size_t((hq_ - r1) * wq_));
       }
+      split_columns(xc + (r0 * v.sh + a - v.pt) * v.W, r1 - r0, v.sh * v.W, v.W, v.pl, v.sw, wq_,
+                    phases + r0 * wq_, wq_, plane);
+    }
   }
 
   // The product's steps: per active channel i and tap t, the weight column (c, t) and

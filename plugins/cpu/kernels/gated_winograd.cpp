@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/split_columns.h"
+
 namespace frugal::cpu {
 
 namespace {
@@ -43,21 +45,14 @@ std::vector<float> winograd_kernels(const WinogradTiles& t, const float* w, int6
 
 void winograd_arrange(const WinogradTiles& t, const float* x, float* dst) {
   const int64_t rows = t.rows(), cols = t.cols();
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t h = r - t.pt;
-    for (int64_t j = 0; j < t.m; ++j) {
-      float* d = dst + (j * rows + r) * cols;
-      if (h < 0 || h >= t.H) {
-        std::memset(d, 0, sizeof(float) * std::size_t(cols));
-        continue;
-      }
-      const float* src = x + h * t.W;
-      for (int64_t q = 0; q < cols; ++q) {
-        const int64_t col = t.m * q + j - t.pl;
-        d[q] = col >= 0 && col < t.W ? src[col] : 0.0f;
-      }
-    }
+  const int64_t r0 = std::min(rows, t.pt),
+                r1 = std::max(r0, std::min(rows, t.H + t.pt));  // rows in the input
+  for (int64_t j = 0; j < t.m; ++j) {
+    std::memset(dst + j * rows * cols, 0, sizeof(float) * std::size_t(r0 * cols));
+    std::memset(dst + (j * rows + r1) * cols, 0, sizeof(float) * std::size_t((rows - r1) * cols));
   }
+  split_columns(x + (r0 - t.pt) * t.W, r1 - r0, t.W, t.W, t.pl, t.m, cols, dst + r0 * cols, cols,
+                rows * cols);
 }
 
 namespace {
