@@ -82,16 +82,16 @@ bool GateParams::on(int64_t k, const float* pooled) const {
 // contracts a * b + acc into a fused multiply-add (neither avx2 nor avx512f implies fma),
 // so every clone gives on()'s bits.
 __attribute__((target_clones("avx512f", "avx2", "default"))) int64_t GateParams::kernels_on(
-    const float* pooled, int32_t* on) const {
+    const float* pooled, int32_t* on, int64_t k0, int64_t k1) const {
   constexpr int kAtOnce = 4;
   float z[kAtOnce];
-  int64_t n = 0, k = 0;
-  for (; k + kAtOnce <= kernels; k += kAtOnce) {
+  int64_t n = 0, k = k0;
+  for (; k + kAtOnce <= k1; k += kAtOnce) {
     gate_sums<kAtOnce>(*this, k, pooled, z);
     for (int j = 0; j < kAtOnce; ++j)
       if (passes(*this, z[j])) on[n++] = int32_t(k + j);
   }
-  for (; k < kernels; ++k) {
+  for (; k < k1; ++k) {
     gate_sums<1>(*this, k, pooled, z);
     if (passes(*this, z[0])) on[n++] = int32_t(k);
   }

@@ -534,3 +534,16 @@ TEST_CASE("cpu gated: a gated conv that is also a gate's consumer pools and skip
     if (t == 1.0f) CHECK(on_total == 0);
   }
 }
+
+TEST_CASE("cpu gated: a gate of 65536 weights or more, its kernels shared out over the threads",
+          "[gating][cpu]") {
+  // Such a gate's switches are computed in parts, one per thread, whose lists are then joined
+  // (kernels/gated_conv.cpp, gate_on): uneven parts on three threads, even on two, one part on one.
+  // Not threshold 1: over 256 channels some gates pass 16.6, where the float32 sigmoid is 1
+  // (docs/GATING.md).
+  GatedGraphOptions o;
+  o.channels = 256;
+  o.kernels = o.gate_channels = 301;  // 77056 weights
+  o.size = 5;
+  check_thresholds(o, {"{\"threads\": 3}", "{\"threads\": 2}", "{\"threads\": 1}"}, {0.0f, 0.5f, 0.7f}, 31);
+}
