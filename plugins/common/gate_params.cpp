@@ -98,4 +98,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) int64_t GateParams:
   return n;
 }
 
+// Defined after the clones: a call before their definition may not be multiversioned.
+int64_t GateParams::kernels_on(const float* pooled, int32_t* on) const {
+  return kernels_on(pooled, on, 0, kernels);
+}
+
 }  // namespace frugal::exec

@@ -27,7 +27,7 @@ struct GateParams {
   bool on(int64_t k, const float* pooled) const;
   // The kernels on for that sample, ascending, into `on` (room for `kernels`); returns how
   // many. The same arithmetic as on(), several kernels at a time.
-  int64_t kernels_on(const float* pooled, int32_t* on) const { return kernels_on(pooled, on, 0, kernels); }
+  int64_t kernels_on(const float* pooled, int32_t* on) const;
   // The same over kernels [k0, k1) (`on` with room for k1 - k0): threads may share a large gate.
   int64_t kernels_on(const float* pooled, int32_t* on, int64_t k0, int64_t k1) const;
 };
